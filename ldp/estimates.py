@@ -1,0 +1,112 @@
+"""Debiased frequency estimates from report counts.
+
+For every mechanism here the expected report rate of option (or bit) j is
+lambda_j = q + pi_j (p - q), so pi_hat_j = (lambda_hat_j - q) / (p - q) is unbiased with
+Var(pi_hat_j) = lambda_j (1 - lambda_j) / (n (p - q)^2). Intervals for lambda_j (Wilson with
+continuity correction by default, Clopper-Pearson as `exact`) are mapped through the same affine map and clipped
+to [0, 1]. Post-processing (clipping, projection onto the simplex) costs no privacy and
+is labelled; the unbiased estimate is always kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .intervals import INTERVALS, check_confidence
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Per-option estimates for one question; every array has one entry per option."""
+
+    n: int
+    counts: tuple[int, ...]
+    estimate: tuple[float, ...]
+    std_error: tuple[float, ...]
+    ci_low: tuple[float, ...]
+    ci_high: tuple[float, ...]
+    clipped: tuple[float, ...]
+    simplex: tuple[float, ...]
+    confidence: float
+    interval: str
+    simultaneous: bool
+
+    def to_dict(self) -> dict:
+        return {
+            "n": self.n,
+            "counts": list(self.counts),
+            "estimate": list(self.estimate),
+            "std_error": list(self.std_error),
+            "ci_low": list(self.ci_low),
+            "ci_high": list(self.ci_high),
+            "clipped": list(self.clipped),
+            "simplex": list(self.simplex),
+            "confidence": self.confidence,
+            "interval": self.interval,
+            "simultaneous": self.simultaneous,
+        }
+
+
+def debias(counts, n: int, p: float, q: float, *, confidence: float = 0.95,
+           interval: str = "wilson", simultaneous: bool = False) -> Estimate:
+    """Estimate pi from counts c_j of reports (GRR) or of 1-bits (unary), out of n reports.
+
+    With `simultaneous`, each interval is at level 1 - (1 - confidence) / k (Bonferroni),
+    so all k hold together with probability at least `confidence`.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    _check_counts(counts, n)
+    check_confidence(confidence)
+    if interval not in INTERVALS:
+        raise ValueError(f"interval must be one of {sorted(INTERVALS)}, got {interval!r}")
+    k = counts.size
+    gap = p - q
+    if n == 0:
+        nan = (float("nan"),) * k
+        return Estimate(0, tuple(int(c) for c in counts), nan, nan, (0.0,) * k, (1.0,) * k,
+                        nan, nan, confidence, interval, simultaneous)
+    lam = counts / n
+    est = (lam - q) / gap
+    se = np.sqrt(lam * (1.0 - lam) / n) / gap
+    level = 1.0 - (1.0 - confidence) / k if simultaneous else confidence
+    bounds = np.array([INTERVALS[interval](int(c), n, level) for c in counts])
+    low = np.clip((bounds[:, 0] - q) / gap, 0.0, 1.0)
+    high = np.clip((bounds[:, 1] - q) / gap, 0.0, 1.0)
+    return Estimate(
+        n=n,
+        counts=tuple(int(c) for c in counts),
+        estimate=_floats(est),
+        std_error=_floats(se),
+        ci_low=_floats(low),
+        ci_high=_floats(high),
+        clipped=_floats(np.clip(est, 0.0, 1.0)),
+        simplex=_floats(project_to_simplex(est)),
+        confidence=confidence,
+        interval=interval,
+        simultaneous=simultaneous,
+    )
+
+
+def project_to_simplex(v) -> np.ndarray:
+    """Euclidean projection onto {x >= 0, sum x = 1} (sort-based; Duchi et al. 2008)."""
+    v = np.asarray(v, dtype=float)
+    u = np.sort(v)[::-1]
+    cumulative = np.cumsum(u) - 1.0
+    ranks = np.arange(1, v.size + 1)
+    rho = np.nonzero(u - cumulative / ranks > 0)[0][-1]
+    return np.maximum(v - cumulative[rho] / (rho + 1), 0.0)
+
+
+def _check_counts(counts: np.ndarray, n: int) -> None:
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+        raise ValueError("n must be a non-negative integer")
+    if counts.ndim != 1 or counts.size < 2:
+        raise ValueError("counts must be a flat sequence with one entry per option")
+    if (counts < 0).any() or (counts > n).any():
+        raise ValueError("each count must lie between 0 and n")
+
+
+def _floats(a) -> tuple[float, ...]:
+    return tuple(float(x) for x in a)

@@ -1,0 +1,80 @@
+"""Integer parameters a browser can sample exactly.
+
+Every probability the respondent's browser uses is a fraction with a denominator
+(the modulus M) of at most 2**32, so it can be sampled exactly from uniform
+32-bit words by rejection: reject words >= M * floor(2**32 / M), take the rest mod M.
+Rounding always goes toward more privacy, so the effective epsilon computed from
+the integers never exceeds the configured one.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+WORD = 2**32
+
+
+def _check_fraction_ok(value: float, name: str) -> None:
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite")
+
+
+def binary_keep(epsilon: float) -> tuple[int, int]:
+    """(a, M) with M = 2**32 and a = floor(M e^eps / (1 + e^eps)), so ln(a / (M - a)) <= eps.
+
+    Float rounding is corrected by exact checks: a is lowered until ln(a/(M-a)) <= eps.
+    """
+    _check_fraction_ok(epsilon, "epsilon")
+    a = math.floor(WORD / (1.0 + math.exp(-epsilon)))
+    while a > WORD // 2 and math.log(a / (WORD - a)) > epsilon:
+        a -= 1
+    while math.log((a + 1) / (WORD - a - 1)) <= epsilon:
+        a += 1
+    return a, WORD
+
+
+def kary_keep_other(epsilon: float, k: int) -> tuple[int, int, int]:
+    """(a, b, M) with a/b just below e^eps and M = a + (k-1) b <= 2**32.
+
+    b = floor(2**32 / (e^eps + k - 1)), a = floor(b e^eps); effective eps = ln(a / b).
+    """
+    _check_fraction_ok(epsilon, "epsilon")
+    e = math.exp(epsilon)
+    b = math.floor(WORD / (e + k - 1))
+    a = math.floor(b * e)
+    while a + (k - 1) * b > WORD or math.log(a / b) > epsilon:
+        a -= 1
+    while a + k * b <= WORD and math.log((a + 1) / b) <= epsilon:
+        a += 1
+    return a, b, a + (k - 1) * b
+
+
+def oue_false_one(epsilon: float) -> tuple[int, int, int]:
+    """(a1, a0, M) for optimized unary encoding: P(1|1) = 1/2, P(1|0) = a0/M >= 1/(e^eps + 1).
+
+    a0 is rounded up (more privacy); effective eps = ln((M - a0) / a0).
+    """
+    _check_fraction_ok(epsilon, "epsilon")
+    a0 = math.ceil(WORD / (math.exp(epsilon) + 1.0))
+    while math.log((WORD - a0) / a0) > epsilon:
+        a0 += 1
+    while a0 > 1 and math.log((WORD - a0 + 1) / (a0 - 1)) <= epsilon:
+        a0 -= 1
+    return WORD // 2, a0, WORD
+
+
+def decimal_half_plus(q: Fraction) -> tuple[int, int]:
+    """(a, M) with a/M = (1 + q)/2 exactly when its denominator fits in 32 bits.
+
+    Otherwise a = floor(2**32 (1 + q) / 2), which is closer to 1/2 (more privacy).
+    """
+    p = (1 + q) / 2
+    if p.denominator <= WORD:
+        return p.numerator, p.denominator
+    return math.floor(p * WORD), WORD
+
+
+def acceptance_limit(modulus: int) -> int:
+    """Words below this limit are accepted when sampling uniformly below `modulus`."""
+    return modulus * (WORD // modulus)

@@ -1,0 +1,338 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import {
+  wordSource,
+  cryptoSource,
+  uniformBelow,
+  randomizeAnswer,
+  validateSampler,
+} from "../../static/js/randomizer.js";
+
+const TWO_32 = 2 ** 32;
+
+/** nextWord() that returns the given words in order and counts how many were consumed. */
+function feed(words) {
+  let i = 0;
+  const next = () => {
+    if (i >= words.length) throw new Error("test word feed exhausted");
+    return words[i++];
+  };
+  next.used = () => i;
+  return next;
+}
+
+/** nextWord() that always returns w (for enumerating U = w when w < M). */
+const constant = (w) => () => w;
+
+// ---- word sources ---------------------------------------------------------
+
+test("wordSource hands out the words of successive getRandomValues calls in order", () => {
+  let counter = 0;
+  const calls = [];
+  const next = wordSource((arr) => {
+    assert.ok(arr instanceof Uint32Array);
+    calls.push(arr.length);
+    for (let i = 0; i < arr.length; i++) arr[i] = counter++;
+    return arr;
+  });
+  const got = Array.from({ length: 200 }, () => next());
+  assert.deepEqual(got, Array.from({ length: 200 }, (_, i) => i));
+  assert.equal(calls.reduce((s, n) => s + n, 0), counter);
+  assert.ok(calls.length >= 1);
+});
+
+test("wordSource returns full-range uint32 values", () => {
+  const next = wordSource((arr) => arr.fill(TWO_32 - 1));
+  assert.equal(next(), TWO_32 - 1);
+});
+
+test("cryptoSource uses Web Crypto and yields uint32 words", () => {
+  const next = cryptoSource();
+  for (let i = 0; i < 300; i++) {
+    const w = next();
+    assert.ok(Number.isInteger(w) && w >= 0 && w < TWO_32);
+  }
+  let bound = null;
+  const fake = {
+    getRandomValues(arr) {
+      bound = this;
+      return arr.fill(7);
+    },
+  };
+  assert.equal(cryptoSource(fake)(), 7);
+  assert.equal(bound, fake, "getRandomValues must be bound to its crypto object");
+});
+
+test("cryptoSource throws a clear error when Web Crypto is missing", () => {
+  const msg = /Web Crypto \(crypto\.getRandomValues\) is not available/;
+  assert.throws(() => cryptoSource(null), msg);
+  assert.throws(() => cryptoSource({}), msg);
+  assert.throws(() => cryptoSource({ getRandomValues: 1 }), msg);
+});
+
+test("cryptoSource() throws when globalThis.crypto is missing", () => {
+  const saved = Object.getOwnPropertyDescriptor(globalThis, "crypto");
+  Object.defineProperty(globalThis, "crypto", { value: undefined, configurable: true, writable: true });
+  try {
+    assert.throws(() => cryptoSource(), /Web Crypto \(crypto\.getRandomValues\) is not available/);
+    assert.throws(() => cryptoSource(undefined), /is not available/);
+  } finally {
+    if (saved) Object.defineProperty(globalThis, "crypto", saved);
+    else delete globalThis.crypto;
+  }
+  assert.equal(typeof cryptoSource()(), "number");
+});
+
+// ---- uniformBelow ---------------------------------------------------------
+
+test("uniformBelow rejects biased words for M = 3 and uses the next word", () => {
+  // limit = 3 * floor(2^32 / 3) = 4294967295, so only the word 4294967295 is rejected.
+  let next = feed([4294967295, 4294967294]);
+  assert.equal(uniformBelow(3, next), 4294967294 % 3);
+  assert.equal(next.used(), 2);
+
+  next = feed([4294967295, 4294967295, 4294967295, 5]);
+  assert.equal(uniformBelow(3, next), 2);
+  assert.equal(next.used(), 4);
+
+  next = feed([4294967294]);
+  assert.equal(uniformBelow(3, next), 4294967294 % 3);
+  assert.equal(next.used(), 1);
+});
+
+test("uniformBelow rejection limit = M * floor(2^32 / M) for several M", () => {
+  for (const m of [3, 5, 7, 10, 1000, 2 ** 31 + 1, TWO_32 - 1]) {
+    const limit = m * Math.floor(TWO_32 / m);
+    // limit - 1 accepted with one word
+    let next = feed([limit - 1]);
+    assert.equal(uniformBelow(m, next), (limit - 1) % m);
+    assert.equal(next.used(), 1);
+    if (limit < TWO_32) {
+      // limit and the top word are rejected
+      next = feed([limit, TWO_32 - 1, 1]);
+      assert.equal(uniformBelow(m, next), 1 % m);
+      assert.equal(next.used(), 3);
+    }
+  }
+});
+
+test("uniformBelow with M = 2^32 rejects nothing; M = 1 always gives 0", () => {
+  for (const w of [0, 1, 2 ** 31, TWO_32 - 2, TWO_32 - 1]) {
+    const next = feed([w]);
+    assert.equal(uniformBelow(TWO_32, next), w);
+    assert.equal(next.used(), 1);
+  }
+  const next = feed([TWO_32 - 1, 12345]);
+  assert.equal(uniformBelow(1, next), 0);
+  assert.equal(next.used(), 1);
+});
+
+test("uniformBelow is exactly uniform over whole periods of words", () => {
+  for (const m of [3, 5, 7, 10]) {
+    const counts = new Array(m).fill(0);
+    let w = 0;
+    const next = () => w++;
+    for (let n = 0; n < m * 1000; n++) counts[uniformBelow(m, next)]++;
+    assert.equal(w, m * 1000, "no word below the limit is rejected");
+    assert.deepEqual(counts, new Array(m).fill(1000));
+  }
+  // the top partial period (words >= limit) is never used
+  for (const m of [3, 5, 7, 10]) {
+    const limit = m * Math.floor(TWO_32 / m);
+    for (let w = limit; w < TWO_32; w++) {
+      assert.throws(() => uniformBelow(m, feed([w])), /exhausted/);
+    }
+  }
+});
+
+test("uniformBelow validates its modulus and the words", () => {
+  for (const bad of [0, -1, 1.5, TWO_32 + 1, NaN, Infinity, "3", null, undefined]) {
+    assert.throws(() => uniformBelow(bad, constant(0)), /modulus/);
+  }
+  for (const badWord of [-1, TWO_32, 0.5, NaN, undefined]) {
+    assert.throws(() => uniformBelow(3, constant(badWord)), /non-uint32/);
+  }
+});
+
+// ---- grr ------------------------------------------------------------------
+
+test("grr yes/no known answers: words 0,1,2 keep, 3 flips", () => {
+  const s = { kind: "grr", k: 2, modulus: 4, keep: 3, other: 1 };
+  for (const truth of [0, 1]) {
+    const next = feed([0, 1, 2, 3]);
+    const got = [0, 1, 2, 3].map(() => randomizeAnswer(s, truth, next));
+    assert.deepEqual(got, [truth, truth, truth, 1 - truth]);
+    assert.equal(next.used(), 4);
+  }
+});
+
+test("grr k = 4 maps j to the j-th other option, skipping the truth", () => {
+  // keep = 5, other = 2: U in [0,5) keeps; U = 5 + 2j + {0,1} reports option j of the others.
+  const s = { kind: "grr", k: 4, modulus: 11, keep: 5, other: 2 };
+  const others = { 0: [1, 2, 3], 1: [0, 2, 3], 2: [0, 1, 3], 3: [0, 1, 2] };
+  for (let truth = 0; truth < 4; truth++) {
+    for (let u = 0; u < 5; u++) assert.equal(randomizeAnswer(s, truth, constant(u)), truth);
+    for (let j = 0; j < 3; j++) {
+      for (const off of [0, 1]) {
+        const u = 5 + 2 * j + off;
+        assert.equal(randomizeAnswer(s, truth, constant(u)), others[truth][j], `truth ${truth} U ${u}`);
+      }
+    }
+  }
+});
+
+test("grr: exhaustive counts over every U equal keep / other exactly", () => {
+  const samplers = [
+    { kind: "grr", k: 3, modulus: 7, keep: 3, other: 2 },
+    { kind: "grr", k: 2, modulus: 4, keep: 3, other: 1 },
+    { kind: "grr", k: 5, modulus: 17, keep: 5, other: 3 },
+  ];
+  for (const s of samplers) {
+    for (let truth = 0; truth < s.k; truth++) {
+      const counts = new Array(s.k).fill(0);
+      for (let u = 0; u < s.modulus; u++) {
+        const next = feed([u]);
+        counts[randomizeAnswer(s, truth, next)]++;
+        assert.equal(next.used(), 1);
+      }
+      const expected = Array.from({ length: s.k }, (_, i) => (i === truth ? s.keep : s.other));
+      assert.deepEqual(counts, expected);
+    }
+  }
+});
+
+test("grr with modulus 2^32 (epsilon bit flip) uses words directly", () => {
+  const keep = 3000000000;
+  const s = { kind: "grr", k: 2, modulus: TWO_32, keep, other: TWO_32 - keep };
+  assert.equal(randomizeAnswer(s, 1, feed([keep - 1])), 1);
+  assert.equal(randomizeAnswer(s, 1, feed([keep])), 0);
+  assert.equal(randomizeAnswer(s, 0, feed([TWO_32 - 1])), 1);
+});
+
+test("grr skips rejected words", () => {
+  // M = 7: limit = 7 * floor(2^32 / 7) = 4294967292; words 4294967292.. are rejected.
+  const s = { kind: "grr", k: 3, modulus: 7, keep: 3, other: 2 };
+  const next = feed([4294967292, TWO_32 - 1, 6]);
+  assert.equal(randomizeAnswer(s, 0, next), 2); // U = 6 -> j = 1 -> option 2
+  assert.equal(next.used(), 3);
+});
+
+// ---- unary ----------------------------------------------------------------
+
+test("unary known answers: per-bit thresholds and exactly k words per answer", () => {
+  const s = { kind: "unary", k: 4, modulus: 10, one_if_true: 7, one_if_false: 2 };
+  // truth = 2: threshold 2,2,7,2
+  let next = feed([1, 2, 6, 9]);
+  assert.deepEqual(randomizeAnswer(s, 2, next), [1, 0, 1, 0]);
+  assert.equal(next.used(), 4);
+  next = feed([0, 0, 7, 0]);
+  assert.deepEqual(randomizeAnswer(s, 2, next), [1, 1, 0, 1]);
+  assert.equal(next.used(), 4);
+  // truth = 0: bit 0 uses one_if_true
+  next = feed([6, 6, 1, 2, 7, 1, 1, 1]);
+  assert.deepEqual(randomizeAnswer(s, 0, next), [1, 0, 1, 0]);
+  assert.deepEqual(randomizeAnswer(s, 0, next), [0, 1, 1, 1]);
+  assert.equal(next.used(), 8);
+});
+
+test("unary skips rejected words bit by bit", () => {
+  // M = 10: limit = 4294967290; words >= limit are rejected.
+  const s = { kind: "unary", k: 2, modulus: 10, one_if_true: 7, one_if_false: 2 };
+  const next = feed([4294967290, 1, TWO_32 - 1, 4294967295, 8]);
+  assert.deepEqual(randomizeAnswer(s, 1, next), [1, 0]);
+  assert.equal(next.used(), 5);
+});
+
+test("unary: exhaustive counts per bit over every U equal the thresholds", () => {
+  const samplers = [
+    { kind: "unary", k: 3, modulus: 5, one_if_true: 3, one_if_false: 1 },
+    { kind: "unary", k: 4, modulus: 7, one_if_true: 4, one_if_false: 2 },
+  ];
+  for (const s of samplers) {
+    for (let truth = 0; truth < s.k; truth++) {
+      const ones = new Array(s.k).fill(0);
+      // enumerate all M^k tuples (U_0, ..., U_{k-1})
+      const total = s.modulus ** s.k;
+      for (let code = 0; code < total; code++) {
+        const words = [];
+        for (let i = 0, c = code; i < s.k; i++, c = Math.floor(c / s.modulus)) words.push(c % s.modulus);
+        const next = feed(words);
+        const bits = randomizeAnswer(s, truth, next);
+        assert.equal(next.used(), s.k);
+        assert.equal(bits.length, s.k);
+        bits.forEach((b, i) => {
+          assert.ok(b === 0 || b === 1);
+          ones[i] += b;
+        });
+      }
+      const per = total / s.modulus; // tuples per value of one coordinate
+      const expected = Array.from({ length: s.k }, (_, i) =>
+        (i === truth ? s.one_if_true : s.one_if_false) * per);
+      assert.deepEqual(ones, expected);
+    }
+  }
+});
+
+// ---- validation -----------------------------------------------------------
+
+test("validateSampler accepts good samplers", () => {
+  const g = { kind: "grr", k: 3, modulus: 7, keep: 3, other: 2 };
+  const u = { kind: "unary", k: 3, modulus: 5, one_if_true: 3, one_if_false: 1 };
+  assert.equal(validateSampler(g), g);
+  assert.equal(validateSampler(u), u);
+  validateSampler({ kind: "grr", k: 2, modulus: TWO_32, keep: 3000000000, other: TWO_32 - 3000000000 });
+});
+
+test("validateSampler and randomizeAnswer reject bad samplers", () => {
+  const g = { kind: "grr", k: 3, modulus: 7, keep: 3, other: 2 };
+  const u = { kind: "unary", k: 3, modulus: 5, one_if_true: 3, one_if_false: 1 };
+  const bad = [
+    null,
+    undefined,
+    42,
+    "grr",
+    { ...g, kind: "oue" },
+    { ...g, kind: undefined },
+    { ...g, k: 1, modulus: 3 },
+    { ...g, k: 2.5 },
+    { ...g, k: "3" },
+    { ...g, modulus: 8 },                     // M != A + (K-1) B
+    { ...g, keep: 2, other: 2, modulus: 6 },  // B not < A
+    { ...g, other: 0, modulus: 3 },           // B < 1
+    { ...g, keep: undefined },
+    { ...g, keep: 3.5, modulus: 7.5 },
+    { kind: "grr", k: 2, modulus: TWO_32 + 2, keep: TWO_32, other: 2 }, // > 2^32
+    { ...u, k: 1 },
+    { ...u, one_if_false: 0 },
+    { ...u, one_if_false: 3 },                // A0 not < A1
+    { ...u, one_if_true: 5 },                 // A1 not < M
+    { ...u, modulus: undefined },
+    { ...u, one_if_true: NaN },
+    { ...u, modulus: TWO_32 + 1 },
+  ];
+  for (const s of bad) {
+    assert.throws(() => validateSampler(s), Error, JSON.stringify(s));
+    assert.throws(() => randomizeAnswer(s, 0, constant(0)), Error, JSON.stringify(s));
+  }
+});
+
+test("randomizeAnswer rejects bad answers and word sources", () => {
+  const g = { kind: "grr", k: 3, modulus: 7, keep: 3, other: 2 };
+  const u = { kind: "unary", k: 3, modulus: 5, one_if_true: 3, one_if_false: 1 };
+  for (const s of [g, u]) {
+    for (const truth of [-1, 3, 1.5, "1", null, undefined, NaN, true]) {
+      assert.throws(() => randomizeAnswer(s, truth, constant(0)), /answer must be an integer/);
+    }
+    assert.throws(() => randomizeAnswer(s, 0, undefined), /nextWord/);
+  }
+});
+
+// ---- guards ---------------------------------------------------------------
+
+test("module source has no Math.random and no CommonJS", () => {
+  const src = readFileSync(new URL("../../static/js/randomizer.js", import.meta.url), "utf8");
+  assert.ok(!src.includes("Math.random"), "Math.random must not be used");
+  assert.ok(!/\brequire\s*\(|module\.exports|\bexports\./.test(src), "must be a pure ES module");
+  assert.ok(/^export function randomizeAnswer\b/m.test(src));
+});
