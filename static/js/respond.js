@@ -1,0 +1,137 @@
+// DOM glue for the respondent page: read the true answers (kept in memory only),
+// randomize them with randomizer.js, post the reports as JSON, show the receipt.
+// True answers never leave this page: the inputs have no name and sit in no form.
+import { cryptoSource, randomizeAnswer } from "./randomizer.js";
+
+const config = JSON.parse(document.getElementById("survey-data").textContent);
+const root = document.getElementById("survey");
+const sendButton = document.getElementById("send");
+const statusLine = document.getElementById("status");
+let nextWord = null;
+let pending = null; // the randomized payload; a retry resends it, never re-randomizes
+
+function say(text) {
+  statusLine.textContent = text;
+}
+
+function fieldsetOf(question) {
+  return root.querySelector(`fieldset[data-question="${question.id}"]`);
+}
+
+function radios(question) {
+  return Array.from(fieldsetOf(question).querySelectorAll("input[type=radio]"));
+}
+
+// Unnamed radios do not group by themselves: keep one choice per question.
+root.addEventListener("change", (event) => {
+  const input = event.target;
+  if (input.type !== "radio" || !input.checked) return;
+  const fieldset = input.closest("fieldset");
+  for (const other of fieldset.querySelectorAll("input[type=radio]")) {
+    if (other !== input) other.checked = false;
+  }
+  const problem = fieldset.querySelector(".problem");
+  problem.hidden = true;
+});
+
+function trueAnswers() {
+  const answers = [];
+  let missing = null;
+  for (const question of config.questions) {
+    const chosen = radios(question).findIndex((input) => input.checked);
+    if (chosen < 0) {
+      const problem = fieldsetOf(question).querySelector(".problem");
+      problem.textContent = "Please choose an answer.";
+      problem.hidden = false;
+      missing = missing || fieldsetOf(question);
+    }
+    answers.push(chosen);
+  }
+  if (missing) {
+    missing.querySelector("input").focus();
+    return null;
+  }
+  return answers;
+}
+
+function uuidFromWords() {
+  const hex = [0, 1, 2, 3].map(() => nextWord().toString(16).padStart(8, "0")).join("");
+  const variant = ((parseInt(hex[16], 16) % 4) + 8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function randomizedPayload(answers) {
+  const reports = {};
+  config.questions.forEach((question, i) => {
+    reports[String(question.id)] = randomizeAnswer(question.sampler, answers[i], nextWord);
+  });
+  return { version: config.version, key: uuidFromWords(), reports };
+}
+
+function lock() {
+  for (const input of root.querySelectorAll("input")) input.disabled = true;
+}
+
+function describeReport(question, report) {
+  if (Array.isArray(report)) {
+    const on = question.options.filter((_, i) => report[i] === 1);
+    return `bits ${report.join("")} (set for: ${on.length ? on.join(", ") : "none"})`;
+  }
+  return `"${question.options[report]}"`;
+}
+
+function showReceipt(payload) {
+  for (const input of root.querySelectorAll("input")) input.checked = false; // forget the truth
+  root.hidden = true;
+  const list = document.getElementById("receipt-list");
+  for (const question of config.questions) {
+    const item = document.createElement("li");
+    item.textContent = `${fieldsetOf(question).querySelector("legend").textContent.trim()} Reported: ${describeReport(question, payload.reports[String(question.id)])}`;
+    list.append(item);
+  }
+  document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
+  const receipt = document.getElementById("receipt");
+  receipt.hidden = false;
+  receipt.focus();
+}
+
+async function send() {
+  if (!pending) {
+    const answers = trueAnswers();
+    if (!answers) return;
+    pending = randomizedPayload(answers);
+    lock();
+  }
+  sendButton.disabled = true;
+  say("Sending your randomized answers…");
+  let response;
+  try {
+    response = await fetch(config.endpoint, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": config.csrfToken },
+      body: JSON.stringify(pending),
+    });
+  } catch {
+    sendButton.disabled = false;
+    say("Could not reach the server. Your randomized answers are kept; press the button to try again.");
+    return;
+  }
+  if (response.ok) {
+    say("");
+    showReceipt(pending);
+    return;
+  }
+  const body = await response.json().catch(() => ({}));
+  const reason = body.error ? body.error.reason : `the server answered ${response.status}`;
+  say(`Not sent: ${reason}.${response.status === 409 ? " Please reload the page." : ""}`);
+  sendButton.disabled = response.status < 500;
+}
+
+try {
+  nextWord = cryptoSource();
+  sendButton.disabled = false;
+  sendButton.addEventListener("click", send);
+} catch (error) {
+  say(`${error.message}. This browser cannot take part; please use an up-to-date browser.`);
+}

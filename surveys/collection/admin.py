@@ -1,0 +1,194 @@
+"""Survey configuration in the Django admin.
+
+Every question shows what its mechanism means (effective epsilon, q, odds, respondents
+needed); a survey over its privacy budget, or a mechanism that does not fit its question,
+cannot be saved; once a survey has a report its questions are read-only.
+"""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.utils.html import format_html
+
+import ldp
+
+from . import lifecycle
+from .models import Option, Question, Survey
+
+
+def describe(question: Question) -> str:
+    try:
+        mechanism = question.mechanism()
+    except (ValueError, TypeError) as error:
+        return str(error)
+    facts = lifecycle.mechanism_facts(mechanism)
+    return format_html(
+        "ε = {} (q = {}); a report shifts the odds at most {}:1; "
+        "{} respondents for ±5 points at 95%",
+        f"{facts['epsilon']:.4f}", f"{facts['q']:.4f}", f"{facts['odds']:.2f}",
+        f"{facts['respondents_5pt']:,}",
+    )
+
+
+class QuestionFormSet(forms.BaseInlineFormSet):
+    """Checks the survey's total epsilon, as it will be after this save, against its budget."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        mechanisms = []
+        for form in self.forms:
+            if not form.cleaned_data or form.cleaned_data.get("DELETE"):
+                continue
+            question = form.instance
+            try:
+                mechanisms.append(question.mechanism())
+            except (ValueError, TypeError):
+                continue  # the form's own clean() has reported it
+        total = ldp.survey_epsilon(mechanisms)
+        budget = self.instance.epsilon_budget
+        if total > budget:
+            raise ValidationError(
+                f"These questions cost ε = {total:.4f} per respondent, over the survey's budget "
+                f"of {budget:g}. Lower some epsilons (or q), or raise the budget."
+            )
+
+
+class QuestionInline(admin.StackedInline):
+    model = Question
+    formset = QuestionFormSet
+    extra = 0
+    show_change_link = True
+    fields = ("order", "text", "kind", "mechanism_name", "q", "epsilon", "privacy")
+    readonly_fields = ("privacy",)
+
+    @admin.display(description="What it means")
+    def privacy(self, question):
+        return describe(question) if question.pk else "Save to see the privacy figures."
+
+    def _frozen(self, obj):
+        return obj is not None and obj.has_reports()
+
+    def has_add_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_delete_permission(request, obj)
+
+
+@admin.register(Survey)
+class SurveyAdmin(admin.ModelAdmin):
+    list_display = ("title", "slug", "status", "epsilon_summary", "response_count", "opens_at", "closes_at")
+    list_filter = ("status",)
+    search_fields = ("title", "slug")
+    prepopulated_fields = {"slug": ("title",)}
+    filter_horizontal = ("researchers",)
+    readonly_fields = ("epsilon_summary", "response_count")
+    inlines = [QuestionInline]
+    actions = ["open_surveys", "close_surveys"]
+    fieldsets = (
+        (None, {"fields": ("title", "slug", "description")}),
+        ("Collection", {"fields": ("status", "opens_at", "closes_at", "access", "response_count")}),
+        ("Privacy", {"fields": ("epsilon_budget", "epsilon_summary")}),
+        ("Results", {"fields": ("researchers",)}),
+    )
+
+    @admin.display(description="Privacy cost (ε per respondent)")
+    def epsilon_summary(self, survey):
+        if survey.pk is None:
+            return "-"
+        try:
+            total = survey.total_epsilon()
+        except (ValueError, TypeError) as error:
+            return f"incomplete: {error}"
+        return f"{total:.4f} of {survey.epsilon_budget:g}"
+
+    @admin.display(description="Responses")
+    def response_count(self, survey):
+        return survey.responses.count() if survey.pk else 0
+
+    @admin.action(description="Open the selected surveys for responses")
+    def open_surveys(self, request, queryset):
+        self._transition(request, queryset, lifecycle.open_survey, "opened")
+
+    @admin.action(description="Close the selected surveys")
+    def close_surveys(self, request, queryset):
+        self._transition(request, queryset, lifecycle.close_survey, "closed")
+
+    def _transition(self, request, queryset, verb, done):
+        for survey in queryset:
+            try:
+                verb(survey)
+            except ValidationError as error:
+                self.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
+            else:
+                self.message_user(request, f"{survey}: {done}.", messages.SUCCESS)
+
+
+class OptionInline(admin.TabularInline):
+    model = Option
+    extra = 0
+    fields = ("order", "label")
+
+    def _frozen(self, obj):
+        return obj is not None and obj.survey.has_reports()
+
+    def has_add_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_delete_permission(request, obj)
+
+
+class QuestionForm(forms.ModelForm):
+    class Meta:
+        model = Question
+        fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon")
+
+    def clean(self):
+        cleaned = super().clean()
+        survey = cleaned.get("survey")
+        if survey is None or self.errors:
+            return cleaned
+        try:
+            lifecycle.check_budget_with(survey, self.instance)
+        except ValidationError as error:
+            raise ValidationError(error.messages) from None
+        return cleaned
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    form = QuestionForm
+    list_display = ("text", "survey", "order", "kind", "mechanism_name", "privacy")
+    list_filter = ("survey",)
+    inlines = [OptionInline]
+    readonly_fields = ("privacy",)
+
+    @admin.display(description="What it means")
+    def privacy(self, question):
+        return describe(question) if question.pk else "-"
+
+    def has_change_permission(self, request, obj=None):
+        if obj is not None and obj.survey.has_reports():
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.survey.has_reports():
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        question = form.instance
+        if question.kind == Question.Kind.SINGLE_CHOICE and question.k() < 2:
+            self.message_user(request, "A single-choice question needs at least two options "
+                                       "before its survey can open.", messages.WARNING)

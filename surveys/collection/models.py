@@ -1,0 +1,281 @@
+"""Survey definitions and the randomized reports respondents' browsers send.
+
+Nothing here can hold a true answer: a Report holds the randomized value only, and a
+Response holds no IP address, user agent, precise time or link to anybody.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils import timezone
+
+import ldp
+
+MAX_OPTIONS = 32  # unary reports are stored as a bitmask in a 64-bit integer
+YES_NO_LABELS = ("No", "Yes")  # report value 1 means yes
+
+
+class FrozenMechanism(ValidationError):
+    """The survey has reports: its questions and parameters can no longer change."""
+
+
+class Survey(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    class Access(models.TextChoices):
+        LINK = "link", "Anyone with the link"
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    opens_at = models.DateTimeField(null=True, blank=True, help_text="Optional; UTC.")
+    closes_at = models.DateTimeField(null=True, blank=True, help_text="Optional; UTC.")
+    epsilon_budget = models.FloatField(
+        default=3.0,
+        validators=[MinValueValidator(ldp.EPSILON_MIN), MaxValueValidator(100.0)],
+        help_text="Most privacy loss one respondent may incur on this survey: the sum of its "
+                  "questions' epsilons.",
+    )
+    access = models.CharField(max_length=12, choices=Access.choices, default=Access.LINK)
+    researchers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="visible_surveys",
+        help_text="Who may see this survey's results.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(closes_at__isnull=True) | models.Q(opens_at__isnull=True)
+                | models.Q(closes_at__gt=models.F("opens_at")),
+                name="survey_closes_after_it_opens",
+            ),
+            models.CheckConstraint(condition=models.Q(epsilon_budget__gt=0), name="survey_budget_positive"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def clean(self):
+        if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
+            raise ValidationError({"closes_at": "A survey must close after it opens."})
+
+    def has_reports(self) -> bool:
+        return self.pk is not None and self.responses.exists()
+
+    def is_accepting(self, now=None) -> bool:
+        now = now or timezone.now()
+        return (
+            self.status == self.Status.OPEN
+            and (self.opens_at is None or self.opens_at <= now)
+            and (self.closes_at is None or now < self.closes_at)
+        )
+
+    def ordered_questions(self):
+        return self.questions.order_by("order").prefetch_related("options")
+
+    def mechanisms(self) -> list[ldp.Mechanism]:
+        return [question.mechanism() for question in self.ordered_questions()]
+
+    def total_epsilon(self) -> float:
+        return ldp.survey_epsilon(self.mechanisms())
+
+    def mechanism_version(self) -> str:
+        """A digest of everything that determines how reports are made and read.
+
+        Responses store it; a submission made from an outdated form is refused.
+        """
+        definition = [
+            [q.pk, q.kind, q.mechanism().to_dict(), [o.label for o in q.ordered_options()]]
+            for q in self.ordered_questions()
+        ]
+        digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
+        return digest[:16]
+
+
+class Question(models.Model):
+    class Kind(models.TextChoices):
+        YES_NO = "yes_no", "Yes / no"
+        SINGLE_CHOICE = "single_choice", "Single choice"
+
+    class MechanismName(models.TextChoices):
+        QRR = "qrr", "q-randomized response (yes/no)"
+        BITFLIP = "bitflip", "Epsilon bit flip (yes/no)"
+        KRR = "krr", "k-ary randomized response (single choice)"
+        SUE = "sue", "Symmetric unary encoding (single choice)"
+        OUE = "oue", "Optimized unary encoding (single choice)"
+
+    FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon")
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
+    order = models.PositiveIntegerField(default=1)
+    text = models.CharField(max_length=500)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.YES_NO)
+    mechanism_name = models.CharField("mechanism", max_length=10, choices=MechanismName.choices,
+                                      default=MechanismName.QRR)
+    q = models.DecimalField(
+        max_digits=7, decimal_places=6, null=True, blank=True,
+        help_text="q-randomized response only: the probability of answering truthfully "
+                  "(otherwise a fair coin answers). 0.5 gives epsilon = ln 3.",
+    )
+    epsilon = models.FloatField(null=True, blank=True, help_text="All other mechanisms.")
+
+    class Meta:
+        ordering = ["survey", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
+            models.CheckConstraint(
+                condition=(models.Q(mechanism_name="qrr", q__isnull=False, epsilon__isnull=True)
+                           | (~models.Q(mechanism_name="qrr") & models.Q(q__isnull=True, epsilon__isnull=False))),
+                name="question_has_its_parameter",
+            ),
+            models.CheckConstraint(
+                condition=(models.Q(kind="yes_no", mechanism_name__in=["qrr", "bitflip"])
+                           | models.Q(kind="single_choice", mechanism_name__in=["krr", "sue", "oue"])),
+                name="question_mechanism_fits_kind",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.order}. {self.text}"
+
+    def ordered_options(self):
+        return sorted(self.options.all(), key=lambda option: option.order)
+
+    def labels(self) -> list[str]:
+        if self.kind == self.Kind.YES_NO:
+            return list(YES_NO_LABELS)
+        return [option.label for option in self.ordered_options()]
+
+    def k(self) -> int:
+        return 2 if self.kind == self.Kind.YES_NO else len(self.ordered_options())
+
+    def mechanism(self) -> ldp.Mechanism:
+        """The ldp mechanism; raises ValueError with a readable message if it cannot be built."""
+        if self.mechanism_name == "qrr":
+            if self.q is None:
+                raise ValueError("q-randomized response needs q")
+            return ldp.QRandomizedResponse(Decimal(self.q).normalize())
+        if self.epsilon is None:
+            raise ValueError(f"{self.get_mechanism_name_display()} needs epsilon")
+        k = max(self.k(), 2)  # before its options exist, a question is judged as if it had two
+        return ldp.make(self.mechanism_name, k=k, epsilon=self.epsilon)
+
+    def clean(self):
+        errors = {}
+        yes_no = self.kind == self.Kind.YES_NO
+        if yes_no != (self.mechanism_name in ldp.YES_NO):
+            errors["mechanism_name"] = (
+                "Yes/no questions use q-randomized response or the epsilon bit flip; "
+                "single-choice questions use k-ary randomized response or a unary encoding."
+            )
+        if self.mechanism_name == "qrr":
+            if self.q is None:
+                errors["q"] = "q-randomized response needs q."
+            if self.epsilon is not None:
+                errors["epsilon"] = "Leave epsilon empty for q-randomized response; q sets it."
+        else:
+            if self.epsilon is None:
+                errors["epsilon"] = "This mechanism needs epsilon."
+            if self.q is not None:
+                errors["q"] = "q is only for q-randomized response."
+        if not errors:
+            try:
+                self.mechanism()
+            except (ValueError, TypeError) as error:
+                errors["q" if self.mechanism_name == "qrr" else "epsilon"] = str(error)
+        if errors:
+            raise ValidationError(errors)
+
+    def save(self, *args, **kwargs):
+        _refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if self.survey.has_reports():
+            raise FrozenMechanism("This survey has reports; its questions cannot be deleted.")
+        return super().delete(*args, **kwargs)
+
+
+class Option(models.Model):
+    FROZEN_FIELDS = ("question_id", "order", "label")
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
+    order = models.PositiveIntegerField(default=1)
+    label = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["question", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "order"], name="option_order_unique"),
+        ]
+
+    def __str__(self):
+        return self.label
+
+    def save(self, *args, **kwargs):
+        _refuse_if_frozen(self, Option, self.FROZEN_FIELDS, lambda o: o.question.survey)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if self.question.survey.has_reports():
+            raise FrozenMechanism("This survey has reports; its options cannot be deleted.")
+        return super().delete(*args, **kwargs)
+
+
+def _refuse_if_frozen(obj, model, fields, survey_of) -> None:
+    """Debiasing must use the parameters the reports were made with, so they never change."""
+    if obj.pk is None:
+        if survey_of(obj).has_reports():
+            raise FrozenMechanism("This survey has reports; nothing can be added to it.")
+        return
+    old = model.objects.filter(pk=obj.pk).first()
+    if old is None:
+        return
+    changed = any(getattr(old, name) != getattr(obj, name) for name in fields)
+    if changed and (survey_of(old).has_reports() or survey_of(obj).has_reports()):
+        raise FrozenMechanism("This survey has reports; its questions and parameters are read-only.")
+
+
+class Response(models.Model):
+    """One respondent's randomized reports. Deliberately nothing that identifies anyone."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="responses")
+    mechanism_version = models.CharField(max_length=16)
+    submitted_on = models.DateField(help_text="Day only: a precise time could link a report to a visit.")
+    # A random key the browser makes per submission, so a retry never stores twice.
+    submission_key = models.UUIDField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "submission_key"], name="response_key_unique"),
+        ]
+
+
+class Report(models.Model):
+    """A randomized value: an option index, or for unary encodings a bitmask (bit j = option j)."""
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="reports")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="reports")
+    value = models.BigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["response", "question"], name="report_once_per_question"),
+            models.CheckConstraint(condition=models.Q(value__gte=0), name="report_value_nonnegative"),
+        ]
+        indexes = [models.Index(fields=["question", "value"])]

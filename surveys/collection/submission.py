@@ -1,0 +1,136 @@
+"""Recording a respondent's randomized reports: strict validation, one transaction.
+
+Payload (JSON): {"version": "<mechanism version>", "key": "<uuid made by the browser>",
+"reports": {"<question id>": <option index> | [<bit>, ...]}}. Nothing else is accepted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from .models import Question, Report, Response, Survey
+
+PAYLOAD_FIELDS = {"version", "key", "reports"}
+
+
+class SubmissionError(Exception):
+    """A refused submission: HTTP status, the field at fault and why."""
+
+    def __init__(self, status: int, field: str, reason: str):
+        super().__init__(f"{field}: {reason}")
+        self.status, self.field, self.reason = status, field, reason
+
+    def as_dict(self) -> dict:
+        return {"error": {"field": self.field, "reason": self.reason}}
+
+
+@dataclass(frozen=True)
+class Receipt:
+    response_id: uuid.UUID
+    created: bool
+    reports: dict
+
+    def as_dict(self) -> dict:
+        return {"id": str(self.response_id), "reports": self.reports}
+
+
+def check_accepting(survey: Survey) -> None:
+    if survey.status == Survey.Status.DRAFT:
+        raise SubmissionError(404, "survey", "no such survey")
+    if not survey.is_accepting():
+        raise SubmissionError(410, "survey", "this survey is not accepting responses")
+
+
+def submit(survey: Survey, payload) -> Receipt:
+    """Validate and store one response; a retry with the same key returns the first receipt."""
+    check_accepting(survey)
+    key, version, raw_reports = _envelope(payload)
+    if version != survey.mechanism_version():
+        raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
+    questions = list(survey.ordered_questions())
+    values = _values(questions, raw_reports)
+    existing = _earlier_receipt(survey, key, values, raw_reports)
+    if existing:
+        return existing
+    try:
+        with transaction.atomic():
+            response = Response.objects.create(
+                survey=survey, mechanism_version=version, submission_key=key,
+                submitted_on=timezone.now().date(),
+            )
+            Report.objects.bulk_create(
+                Report(response=response, question=question, value=values[question.pk])
+                for question in questions
+            )
+    except IntegrityError:
+        # A concurrent retry with the same key won the race; answer as for any retry.
+        existing = _earlier_receipt(survey, key, values, raw_reports)
+        if existing:
+            return existing
+        raise
+    return Receipt(response.pk, True, raw_reports)
+
+
+def _envelope(payload) -> tuple[uuid.UUID, str, dict]:
+    if not isinstance(payload, dict):
+        raise SubmissionError(400, "body", "expected a JSON object")
+    unknown = sorted(set(payload) - PAYLOAD_FIELDS)
+    if unknown:
+        raise SubmissionError(400, unknown[0], "unknown field")
+    for name in sorted(PAYLOAD_FIELDS):
+        if name not in payload:
+            raise SubmissionError(400, name, "this field is required")
+    try:
+        key = uuid.UUID(str(payload["key"]))
+    except ValueError:
+        raise SubmissionError(400, "key", "must be a UUID") from None
+    if not isinstance(payload["version"], str):
+        raise SubmissionError(400, "version", "must be a string")
+    if not isinstance(payload["reports"], dict):
+        raise SubmissionError(400, "reports", "must be an object keyed by question id")
+    return key, payload["version"], payload["reports"]
+
+
+def _values(questions: list[Question], reports: dict) -> dict[int, int]:
+    """Map question id -> stored value, checking every report is in its mechanism's domain."""
+    expected = {str(q.pk): q for q in questions}
+    for name in reports:
+        if name not in expected:
+            raise SubmissionError(400, f"reports.{name}", "no such question in this survey")
+    values = {}
+    for name, question in expected.items():
+        field = f"reports.{name}"
+        if name not in reports:
+            raise SubmissionError(400, field, "a report for every question is required")
+        values[question.pk] = _value(question, reports[name], field)
+    return values
+
+
+def _value(question: Question, report, field: str) -> int:
+    k = question.k()
+    if question.mechanism().sampler()["kind"] == "unary":
+        if not (isinstance(report, list) and len(report) == k
+                and all(_is_int(bit) and bit in (0, 1) for bit in report)):
+            raise SubmissionError(400, field, f"must be a list of {k} bits (0 or 1)")
+        return sum(bit << index for index, bit in enumerate(report))
+    if not (_is_int(report) and 0 <= report < k):
+        raise SubmissionError(400, field, f"must be an option index from 0 to {k - 1}")
+    return report
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _earlier_receipt(survey: Survey, key: uuid.UUID, values: dict[int, int], reports: dict) -> Receipt | None:
+    response = Response.objects.filter(survey=survey, submission_key=key).first()
+    if response is None:
+        return None
+    stored = dict(response.reports.values_list("question_id", "value"))
+    if stored != values:
+        raise SubmissionError(409, "key", "this key was already used for different reports")
+    return Receipt(response.pk, False, reports)

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import api, views
+
+app_name = "collection"
+
+urlpatterns = [
+    path("s/<slug:slug>/", views.respond, name="respond"),
+    path("api/v1/surveys/<slug:slug>/", api.survey_detail, name="api-survey"),
+    path("api/v1/surveys/<slug:slug>/responses/", api.submit_response, name="api-responses"),
+]

@@ -1,0 +1,29 @@
+"""The respondent's page. It renders the questions; respond.js randomizes and posts."""
+
+from django.middleware.csrf import get_token
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils import timezone
+
+from .definition import survey_definition
+from .models import Survey
+
+
+def respond(request, slug):
+    survey = get_object_or_404(Survey.objects.exclude(status=Survey.Status.DRAFT), slug=slug)
+    if not survey.is_accepting():
+        not_yet = survey.opens_at is not None and timezone.now() < survey.opens_at
+        return render(request, "collection/closed.html", {"survey": survey, "not_yet": not_yet}, status=410)
+    definition = survey_definition(survey)
+    client = {  # all respond.js needs: where to post, and each question's exact sampler
+        "endpoint": reverse("collection:api-responses", args=[slug]),
+        "csrfToken": get_token(request),
+        "version": definition["version"],
+        "questions": [
+            {"id": q["id"], "options": q["options"], "sampler": q["mechanism"]["sampler"]}
+            for q in definition["questions"]
+        ],
+    }
+    return render(request, "collection/respond.html", {
+        "survey": survey, "definition": definition, "questions": definition["questions"], "client": client,
+    })
