@@ -1,0 +1,59 @@
+"""The fixed cast every view is tested with, and a ready-made open survey.
+
+Cast: `owner` (a researcher assigned to the survey), `other_researcher` (a researcher
+who is not), `superuser`, and anonymous (the plain `client`).
+"""
+
+import math
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from surveys.collection.models import Option, Question, Survey
+from tests.factories import PASSWORD, make_user
+
+
+@pytest.fixture
+def owner(db):
+    return make_user("owner")
+
+
+@pytest.fixture
+def other_researcher(db):
+    return make_user("other")
+
+
+@pytest.fixture
+def superuser(db):
+    return get_user_model().objects.create_superuser(username="super", password=PASSWORD)
+
+
+def login(client, user):
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def owner_client(client, owner):
+    return login(client, owner)
+
+
+@pytest.fixture
+def survey(db, owner):
+    """An open survey with one question per mechanism: qrr, bitflip, krr (3 options), oue (4 options)."""
+    survey = Survey.objects.create(slug="health", title="Health", status=Survey.Status.OPEN, epsilon_budget=6.0)
+    survey.researchers.add(owner)
+    Question.objects.create(survey=survey, order=1, text="Cheated?", kind="yes_no", mechanism_name="qrr",
+                            q=Decimal("0.5"))
+    Question.objects.create(survey=survey, order=2, text="Drove drunk?", kind="yes_no",
+                            mechanism_name="bitflip", epsilon=math.log(3))
+    krr = Question.objects.create(survey=survey, order=3, text="Drugs?", kind="single_choice",
+                                  mechanism_name="krr", epsilon=1.0)
+    oue = Question.objects.create(survey=survey, order=4, text="Party?", kind="single_choice",
+                                  mechanism_name="oue", epsilon=1.0)
+    for i, label in enumerate(["Never", "Sometimes", "Often"]):
+        Option.objects.create(question=krr, order=i, label=label)
+    for i, label in enumerate(["A", "B", "C", "D"]):
+        Option.objects.create(question=oue, order=i, label=label)
+    return survey
