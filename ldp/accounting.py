@@ -51,8 +51,8 @@ def deniability(mechanism: Mechanism) -> dict:
         "odds": odds,
         "best_guess": guess,
         "text": (
-            f"Whatever your browser sends makes any one answer at most {odds:.2f} times "
-            f"as likely as another; someone guessing your answer from it is right at most "
-            f"{guess:.0%} of the time."
+            f"Seeing what your browser sends changes anyone's odds between two answers by at "
+            f"most {odds:.2f} times; if both were equally likely beforehand, a guess of your "
+            f"answer from it is right at most {guess:.0%} of the time."
         ),
     }

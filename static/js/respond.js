@@ -86,7 +86,8 @@ function showReceipt(payload) {
   const list = document.getElementById("receipt-list");
   for (const question of config.questions) {
     const item = document.createElement("li");
-    item.textContent = `${fieldsetOf(question).querySelector("legend").textContent.trim()} Reported: ${describeReport(question, payload.reports[String(question.id)])}`;
+    const legend = fieldsetOf(question).querySelector("legend").textContent.trim();
+    item.textContent = `${legend} Sent: ${describeReport(question, payload.reports[String(question.id)])}`;
     list.append(item);
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
