@@ -87,7 +87,8 @@ class SurveyAdmin(admin.ModelAdmin):
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     filter_horizontal = ("researchers",)
-    readonly_fields = ("epsilon_summary", "response_count")
+    # Status changes only through the open/close actions, which check the configuration first.
+    readonly_fields = ("status", "epsilon_summary", "response_count")
     inlines = [QuestionInline]
     actions = ["open_surveys", "close_surveys"]
     fieldsets = (
@@ -152,16 +153,17 @@ class QuestionForm(forms.ModelForm):
         model = Question
         fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon")
 
-    def clean(self):
-        cleaned = super().clean()
-        survey = cleaned.get("survey")
-        if survey is None or self.errors:
-            return cleaned
+    def _post_clean(self):
+        # The budget is checked on the instance as it will be saved, after the form's values are on it.
+        super()._post_clean()
+        if self.errors:
+            return
         try:
-            lifecycle.check_budget_with(survey, self.instance)
+            lifecycle.check_budget_with(self.instance.survey, self.instance)
         except ValidationError as error:
-            raise ValidationError(error.messages) from None
-        return cleaned
+            self.add_error(None, error)
+        except (ValueError, TypeError) as error:
+            self.add_error(None, str(error))
 
 
 @admin.register(Question)

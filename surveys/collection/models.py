@@ -153,6 +153,8 @@ class Question(models.Model):
         return f"{self.order}. {self.text}"
 
     def ordered_options(self):
+        if self.pk is None:  # an unsaved question has no options yet
+            return []
         return sorted(self.options.all(), key=lambda option: option.order)
 
     def labels(self) -> list[str]:

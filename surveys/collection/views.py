@@ -12,7 +12,8 @@ from .models import Survey
 def respond(request, slug):
     survey = get_object_or_404(Survey.objects.exclude(status=Survey.Status.DRAFT), slug=slug)
     if not survey.is_accepting():
-        not_yet = survey.opens_at is not None and timezone.now() < survey.opens_at
+        not_yet = (survey.status == Survey.Status.OPEN and survey.opens_at is not None
+                   and timezone.now() < survey.opens_at)
         return render(request, "collection/closed.html", {"survey": survey, "not_yet": not_yet}, status=410)
     definition = survey_definition(survey)
     client = {  # all respond.js needs: where to post, and each question's exact sampler

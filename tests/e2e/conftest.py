@@ -4,32 +4,21 @@ Playwright's own browser download cannot work here; we launch the system `chromi
 """
 
 import os
-import shutil
 
 import pytest
 
+from surveys.collection.randomizer_audit import launch_chromium
+
 # Playwright's sync API runs an event loop in this thread; Django must still allow ORM calls.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # CI runs as root
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.fail("Debian's chromium is not on PATH; .ci/run installs it (apt-get install chromium)")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         yield browser
         browser.close()
 

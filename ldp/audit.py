@@ -1,0 +1,96 @@
+"""Auditing a randomizer from outside: do its reports follow the published channel?
+
+Given a published sampler (the integers of `Mechanism.sampler()`) and, for each true
+answer x, the counts of reports observed over `draws` runs of the randomizer, we check:
+
+* conformity: every cell's count is consistent with its published probability, by an
+  exact two-sided binomial test (the probability lies in the Clopper-Pearson interval),
+  with the family-wise false-alarm rate `alpha` split over all cells (Bonferroni);
+* an empirical lower bound on epsilon that holds with probability 1 - alpha: for k-ary
+  channels max over y, x, x' of ln(L[y|x] / U[y|x']); for unary encodings
+  ln(L1 / U0) + ln((1 - U0) / (1 - L1)), where L and U are Clopper-Pearson bounds.
+  A randomizer that leaks more than it claims shows a bound above the claimed epsilon.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .intervals import clopper_pearson
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    claimed_epsilon: float
+    epsilon_lower_bound: float
+    failures: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and self.epsilon_lower_bound <= self.claimed_epsilon
+
+
+def sampler_epsilon(sampler: dict) -> float:
+    """The epsilon a published sampler claims: ln(a / b), or ln(a1 (M - a0) / (a0 (M - a1)))."""
+    if sampler["kind"] == "grr":
+        return math.log(sampler["keep"] / sampler["other"])
+    a1, a0, m = sampler["one_if_true"], sampler["one_if_false"], sampler["modulus"]
+    return math.log(a1 * (m - a0) / (a0 * (m - a1)))
+
+
+def cell_probabilities(sampler: dict) -> list[list[float]]:
+    """P[x][y]: probability of report y (grr) or of bit y being 1 (unary) given truth x."""
+    k, m = sampler["k"], sampler["modulus"]
+    if sampler["kind"] == "grr":
+        same, other = sampler["keep"] / m, sampler["other"] / m
+    else:
+        same, other = sampler["one_if_true"] / m, sampler["one_if_false"] / m
+    return [[same if y == x else other for y in range(k)] for x in range(k)]
+
+
+def audit(sampler: dict, counts, draws, alpha: float = 1e-6,
+          cells_in_family: int | None = None) -> AuditResult:
+    """Test observed counts against the published sampler.
+
+    `counts` is a k x k table (row x: counts for true answer x over `draws` runs), or a
+    mapping {x: row} for some of the true answers; `draws` is one number or a mapping
+    {x: runs}. `cells_in_family` is the number of cells the Bonferroni split is over
+    (default: the cells given here); pass the total when auditing several samplers together.
+    """
+    k = sampler["k"]
+    rows = counts if isinstance(counts, dict) else dict(enumerate(counts))
+    runs = draws if isinstance(draws, dict) else {x: draws for x in rows}
+    if not rows or any(not 0 <= x < k or len(row) != k for x, row in rows.items()):
+        raise ValueError(f"counts must have rows of {k} counts, one per true answer in [0, {k})")
+    level = 1.0 - alpha / (cells_in_family or k * len(rows))
+    bounds = {x: [clopper_pearson(int(c), runs[x], level) for c in row] for x, row in rows.items()}
+    expected = cell_probabilities(sampler)
+    failures = []
+    for x, row in rows.items():
+        for y in range(k):
+            low, high = bounds[x][y]
+            if not low <= expected[x][y] <= high:
+                failures.append(
+                    f"truth {x}, {'report' if sampler['kind'] == 'grr' else 'bit'} {y}: "
+                    f"observed {row[y] / runs[x]:.5f}, published {expected[x][y]:.5f}"
+                )
+    return AuditResult(sampler_epsilon(sampler), _epsilon_lower_bound(sampler, bounds), tuple(failures))
+
+
+def _epsilon_lower_bound(sampler: dict, bounds: dict) -> float:
+    """The largest log-ratio the confidence bounds prove, over pairs of audited true answers."""
+    best = 0.0
+    pairs = [(x, x2) for x in bounds for x2 in bounds if x != x2]
+    for x, x2 in pairs:
+        if sampler["kind"] == "grr":
+            for y in range(sampler["k"]):
+                low, high = bounds[x][y][0], bounds[x2][y][1]
+                if low > 0:
+                    best = max(best, math.log(low / high))
+        else:
+            # Bit x is 1 with probability p when x is true and q when x2 is.
+            low1, high0 = bounds[x][x][0], bounds[x2][x][1]
+            if low1 > 0 and high0 < 1:
+                best = max(best, math.log(low1 / high0) + math.log((1 - high0) / (1 - low1)))
+    return best

@@ -1,0 +1,116 @@
+"""surveys.collection.lifecycle: the figures shown to admins, budget checks, opening and closing."""
+
+import math
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+import ldp
+from surveys.collection import lifecycle
+from surveys.collection.models import MAX_OPTIONS, Option, Question, Survey
+from tests.collection.helpers import question
+
+
+@pytest.fixture
+def draft(survey):
+    survey.status = Survey.Status.DRAFT
+    survey.save()
+    return survey
+
+
+@pytest.mark.parametrize("mechanism", [
+    ldp.QRandomizedResponse("0.5"), ldp.BitFlip(math.log(3)), ldp.KaryRR(1.0, 3), ldp.OptimizedUnary(2.0, 4),
+], ids=lambda m: m.name)
+def test_mechanism_facts_are_the_effective_epsilon_and_what_it_implies(mechanism):
+    eps = mechanism.effective_epsilon
+    facts = lifecycle.mechanism_facts(mechanism)
+    assert facts["epsilon"] == eps <= mechanism.epsilon
+    assert facts["q"] == pytest.approx(math.tanh(eps / 2))
+    assert facts["odds"] == pytest.approx(math.exp(eps))
+    assert facts["best_guess"] == pytest.approx(math.exp(eps) / (1 + math.exp(eps)))
+    # n = z^2 / (4 m^2 (p - q)^2) at 95% and m = 0.05, rounded up
+    z = 1.959963984540054
+    assert facts["respondents_5pt"] == math.ceil(z * z / (4 * 0.05**2 * (mechanism.p - mechanism.q) ** 2))
+
+
+def test_check_budget_with_returns_the_total_with_the_question_as_edited(survey):
+    edited = question(survey, 2)
+    edited.epsilon = 2.0
+    expected = math.fsum(m.effective_epsilon for m in (
+        ldp.QRandomizedResponse("0.5"), ldp.BitFlip(2.0), ldp.KaryRR(1.0, 3), ldp.OptimizedUnary(1.0, 4)))
+    assert lifecycle.check_budget_with(survey, edited) == pytest.approx(expected, abs=1e-12)
+
+
+def test_check_budget_with_refuses_an_edit_over_the_budget(survey):
+    edited = question(survey, 2)
+    edited.epsilon = 4.0  # 1.0986 + 4 + 1 + 1 > 6
+    with pytest.raises(ValidationError, match="Over the survey's privacy budget"):
+        lifecycle.check_budget_with(survey, edited)
+
+
+def test_check_budget_with_counts_a_new_yes_no_question(survey):
+    new = Question(survey=survey, order=5, text="?", kind="yes_no", mechanism_name="bitflip", epsilon=2.0)
+    with pytest.raises(ValidationError):
+        lifecycle.check_budget_with(survey, new)  # 4.2 + 2 > 6
+    new.epsilon = 1.0
+    assert lifecycle.check_budget_with(survey, new) == pytest.approx(survey.total_epsilon() + 1.0, abs=1e-6)
+
+
+def test_a_well_configured_survey_has_no_problems(survey):
+    assert lifecycle.problems(survey) == []
+
+
+def test_a_survey_without_questions_cannot_open(db):
+    empty = Survey.objects.create(slug="empty", title="Empty")
+    assert lifecycle.problems(empty) == ["it has no questions"]
+    with pytest.raises(ValidationError, match="cannot open: it has no questions"):
+        lifecycle.open_survey(empty)
+    assert Survey.objects.get(pk=empty.pk).status == Survey.Status.DRAFT
+
+
+@pytest.mark.parametrize("count", [0, 1])
+def test_a_single_choice_question_needs_two_options_to_open(draft, count):
+    krr = question(draft, 3)
+    krr.options.filter(order__gte=count).delete()
+    assert lifecycle.problems(draft) == [f"question 3 needs 2 to {MAX_OPTIONS} options, has {count}"]
+    with pytest.raises(ValidationError):
+        lifecycle.open_survey(draft)
+    assert Survey.objects.get(pk=draft.pk).status == Survey.Status.DRAFT
+
+
+def test_a_single_choice_question_with_too_many_options_cannot_open(draft):
+    krr = question(draft, 3)
+    for i in range(3, MAX_OPTIONS + 1):
+        Option.objects.create(question=krr, order=i, label=f"option {i}")
+    assert lifecycle.problems(draft) == [f"question 3 needs 2 to {MAX_OPTIONS} options, has {MAX_OPTIONS + 1}"]
+
+
+def test_a_survey_over_its_budget_cannot_open(draft):
+    Survey.objects.filter(pk=draft.pk).update(epsilon_budget=3.0)
+    draft.refresh_from_db()
+    total = math.fsum(m.effective_epsilon for m in draft.mechanisms())
+    assert lifecycle.problems(draft) == [f"its questions cost ε = {total:.4f}, over the budget 3"]
+    with pytest.raises(ValidationError, match="over the budget"):
+        lifecycle.open_survey(draft)
+    assert Survey.objects.get(pk=draft.pk).status == Survey.Status.DRAFT
+
+
+def test_a_question_with_a_bad_parameter_stops_opening(draft):
+    Question.objects.filter(pk=question(draft, 2).pk).update(epsilon=50.0)  # bypasses save(), as old data might
+    found = lifecycle.problems(draft)
+    assert len(found) == 1 and found[0].startswith("question 2:") and "epsilon must lie in" in found[0]
+
+
+def test_open_survey_opens_a_valid_draft_and_close_survey_closes_it(draft):
+    lifecycle.open_survey(draft)
+    assert Survey.objects.get(pk=draft.pk).status == Survey.Status.OPEN
+    lifecycle.close_survey(draft)
+    assert Survey.objects.get(pk=draft.pk).status == Survey.Status.CLOSED
+
+
+def test_opening_and_closing_are_allowed_after_responses(responded):
+    lifecycle.close_survey(responded)
+    lifecycle.open_survey(responded)
+    assert Survey.objects.get(pk=responded.pk).status == Survey.Status.OPEN
+    assert question(responded, 1).q == Decimal("0.5")

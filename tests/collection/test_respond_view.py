@@ -1,0 +1,170 @@
+"""The respondent page /s/<slug>/: questions without named inputs, exact samplers, no inline script."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+import ldp
+from surveys.collection.models import Survey
+from tests.collection.pages import parse
+
+URL = "/s/health/"
+
+
+@pytest.fixture
+def page(client, survey):
+    response = client.get(URL)
+    assert response.status_code == 200
+    return parse(response.content)
+
+
+def _set_window(survey, status=Survey.Status.OPEN, opens=None, closes=None):
+    now = timezone.now()
+    Survey.objects.filter(pk=survey.pk).update(
+        status=status, opens_at=now + opens if opens is not None else None,
+        closes_at=now + closes if closes is not None else None)
+
+
+def test_it_shows_a_fieldset_with_a_legend_and_a_label_per_option_for_each_question(survey, page):
+    fieldsets = page.find_all("fieldset")
+    questions = list(survey.ordered_questions())
+    assert len(fieldsets) == len(questions)
+    for fieldset, question in zip(fieldsets, questions):
+        assert fieldset.attrs["data-question"] == str(question.pk)
+        legend = fieldset.find("legend")
+        assert legend is not None and question.text in legend.text
+        labels = fieldset.find_all("label")
+        assert [label.text for label in labels] == question.labels()
+        for index, label in enumerate(labels):
+            (radio,) = label.find_all("input")
+            assert radio.attrs["type"] == "radio" and radio.attrs["data-option"] == str(index)
+
+
+def test_no_true_answer_can_be_submitted_natively(page):
+    inputs = page.find_all("input")
+    assert inputs, "the page has answer inputs"
+    assert all("name" not in element.attrs for element in inputs)
+    assert not any("name" in element.attrs for tag in ("select", "textarea") for element in page.find_all(tag))
+    assert all("action" not in form.attrs for form in page.find_all("form"))
+
+
+def test_it_explains_the_protection_and_each_questions_deniability(survey, page):
+    section = page.find("section", **{"class": "protection"})
+    assert section is not None and "How your answers are protected" in section.text
+    total = ldp.survey_epsilon(survey.mechanisms())
+    assert f"ε = {total:.3f}" in section.text
+    for question in survey.ordered_questions():
+        note = page.by_id(f"note-{question.pk}")
+        assert note is not None
+        assert note.text == " ".join(ldp.deniability(question.mechanism())["text"].split())
+        odds = ldp.odds_factor(question.mechanism().effective_epsilon)
+        assert f"{odds:.2f} times" in note.text
+
+
+def test_it_says_why_nothing_can_be_sent_without_javascript(page):
+    (note,) = page.find_all("noscript")
+    assert "needs JavaScript" in note.text and "randomize" in note.text
+
+
+def test_the_survey_data_block_carries_the_samplers_endpoint_and_version(client, survey, page):
+    block = page.by_id("survey-data")
+    assert block.tag == "script" and block.attrs.get("type") == "application/json"
+    data = json.loads(block.raw_text)
+    assert data["endpoint"] == f"/api/v1/surveys/{survey.slug}/responses/"
+    assert data["version"] == survey.mechanism_version()
+    assert data["csrfToken"]
+    questions = list(survey.ordered_questions())
+    assert [q["id"] for q in data["questions"]] == [q.pk for q in questions]
+    assert [q["options"] for q in data["questions"]] == [q.labels() for q in questions]
+    assert [q["sampler"] for q in data["questions"]] == [q.mechanism().sampler() for q in questions]
+
+
+def test_there_is_no_inline_executable_script(page):
+    scripts = page.find_all("script")
+    assert scripts
+    for script in scripts:
+        if "src" in script.attrs:
+            assert script.raw_text.strip() == ""
+        else:
+            assert script.attrs.get("type") == "application/json"
+    for element in page.iter():
+        assert not any(name.startswith("on") for name in element.attrs), element
+        assert not element.attrs.get("href", "").lower().startswith("javascript:")
+
+
+def test_scripts_are_modules_served_from_static(page):
+    external = [script for script in page.find_all("script") if "src" in script.attrs]
+    assert external
+    for script in external:
+        assert script.attrs["type"] == "module"
+        assert script.attrs["src"].startswith("/static/")
+        assert "//" not in script.attrs["src"]
+
+
+def test_the_page_sends_a_strict_csp_and_no_referrer(client, survey):
+    response = client.get(URL)
+    policy = response["Content-Security-Policy"]
+    directives = {part.split()[0]: part.split()[1:] for part in policy.split(";") if part.strip()}
+    assert directives["script-src"] == ["'self'"]
+    assert "'unsafe-inline'" not in policy and "'unsafe-eval'" not in policy
+    assert directives["object-src"] == ["'none'"]
+    assert response["Referrer-Policy"] == "no-referrer"
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["X-Content-Type-Options"] == "nosniff"
+
+
+def test_the_api_sends_the_same_security_headers(client, survey):
+    response = client.get("/api/v1/surveys/health/")
+    assert "script-src 'self'" in response["Content-Security-Policy"]
+    assert response["Referrer-Policy"] == "no-referrer"
+
+
+def test_a_logged_in_researcher_sees_the_same_page(client, survey, owner):
+    client.force_login(owner)
+    response = client.get(URL)
+    assert response.status_code == 200
+    assert len(parse(response.content).find_all("fieldset")) == 4
+
+
+@pytest.mark.parametrize("slug", ["health", "nope"])
+def test_a_draft_or_unknown_survey_is_not_found(client, survey, slug):
+    _set_window(survey, status=Survey.Status.DRAFT)
+    assert client.get(f"/s/{slug}/").status_code == 404
+
+
+CLOSED = "This survey is closed and no longer accepts responses."
+NOT_YET = "This survey opens on"
+
+
+@pytest.mark.parametrize("window, message", [
+    ({"status": Survey.Status.CLOSED}, CLOSED),
+    ({"closes": -timedelta(minutes=1)}, CLOSED),
+    ({"opens": timedelta(days=1)}, NOT_YET),
+], ids=["closed", "past-its-close", "not-yet-open"])
+def test_a_survey_not_accepting_answers_410_with_a_clear_page(client, survey, window, message):
+    _set_window(survey, **window)
+    response = client.get(URL)
+    assert response.status_code == 410
+    page = parse(response.content)
+    notice = page.find("p", **{"class": "notice"}).text
+    assert message in notice
+    assert (CLOSED if message == NOT_YET else NOT_YET) not in notice
+    assert "Health" in page.find("h1").text
+    assert not page.find_all("fieldset") and page.by_id("survey-data") is None
+    assert "script-src 'self'" in response["Content-Security-Policy"]
+
+
+def test_the_not_yet_open_page_says_when_it_opens(client, survey):
+    opens = timezone.now() + timedelta(days=3)
+    Survey.objects.filter(pk=survey.pk).update(opens_at=opens)
+    notice = parse(client.get(URL).content).find("p", **{"class": "notice"}).text
+    assert f"{opens.day} {opens:%B %Y}" in notice
+
+
+def test_a_closed_survey_with_a_future_opening_date_says_it_is_closed(client, survey):
+    _set_window(survey, status=Survey.Status.CLOSED, opens=timedelta(days=1))
+    response = client.get(URL)
+    assert response.status_code == 410
+    assert CLOSED in parse(response.content).find("p", **{"class": "notice"}).text

@@ -1,0 +1,88 @@
+"""Hundreds of respondents with the same true answers submit through the real page;
+what the database stored follows the published channel."""
+
+from decimal import Decimal
+
+import pytest
+
+from ldp.audit import audit
+from surveys.collection.models import Report
+from tests.e2e.privacy import survey_with
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MECHANISMS = [
+    ("yes_no", "qrr", Decimal("0.5"), 2),
+    ("single_choice", "krr", 1.0, 3),
+    ("single_choice", "oue", 1.0, 4),
+]
+PER_TRUTH = 160  # two groups of true answers: 320 submissions in all
+PARALLEL = 16
+
+
+ANSWER_AND_SEND = """(truth) => {
+  document.querySelectorAll("fieldset.question").forEach((fieldset) => {
+    fieldset.querySelectorAll("input[type=radio]")[truth].click();
+  });
+  document.getElementById("send").click();
+}"""
+
+
+def submit_many(browser, url, truth, count):
+    """`count` respondents, each in a fresh browser context, all answering option `truth`.
+
+    Pages of a batch load and send concurrently: each step is started on every page first.
+    """
+    done = 0
+    while done < count:
+        batch = [browser.new_context() for _ in range(min(PARALLEL, count - done))]
+        pages = [context.new_page() for context in batch]
+        for page in pages:
+            page.goto(url, wait_until="commit")
+        for page in pages:
+            page.wait_for_selector("#send:enabled")
+            page.evaluate(ANSWER_AND_SEND, truth)
+        for page in pages:
+            page.wait_for_selector("#receipt:not([hidden])", timeout=30_000)
+        for context in batch:
+            context.close()
+        done += len(batch)
+
+
+def stored_counts(question, exclude_ids=()):
+    k = question.k()
+    counts = [0] * k
+    values = Report.objects.filter(question=question).exclude(response_id__in=exclude_ids)
+    for value in values.values_list("value", flat=True):
+        if question.mechanism_name in ("sue", "oue"):
+            for j in range(k):
+                counts[j] += (value >> j) & 1
+        else:
+            counts[value] += 1
+    return counts
+
+
+def test_stored_reports_from_the_form_follow_the_published_channel(live_server, browser):
+    survey = survey_with(MECHANISMS)
+    url = f"{live_server.url}/s/{survey.slug}/"
+    submit_many(browser, url, truth=0, count=PER_TRUTH)
+    first_group = list(survey.responses.values_list("id", flat=True))
+    submit_many(browser, url, truth=1, count=PER_TRUTH)
+
+    assert survey.responses.count() == 2 * PER_TRUTH
+    questions = list(survey.ordered_questions())
+    family = sum(2 * q.k() for q in questions)
+    for question in questions:
+        rows = {
+            0: [c for c in _counts_within(question, first_group)],
+            1: stored_counts(question, exclude_ids=first_group),
+        }
+        result = audit(question.mechanism().sampler(), rows, PER_TRUTH, alpha=1e-6, cells_in_family=family)
+        assert result.failures == ()
+        assert result.epsilon_lower_bound <= result.claimed_epsilon
+
+
+def _counts_within(question, response_ids):
+    everything = stored_counts(question)
+    others = stored_counts(question, exclude_ids=response_ids)
+    return [a - b for a, b in zip(everything, others)]

@@ -1,0 +1,45 @@
+"""The page's own randomizer.js, in real Chromium, follows the channel the server published.
+
+10^5 draws per true answer for every mechanism; exact binomial tests at a family-wise
+false-alarm rate of 1e-6, and a Clopper-Pearson lower bound on the empirical epsilon.
+"""
+
+import pytest
+
+import ldp
+from surveys.collection.randomizer_audit import audit_page
+from tests.e2e.privacy import EVERY_MECHANISM, serve_modified, served_text, survey_with
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# A randomizer that sometimes keeps the truth regardless: more leakage than it claims.
+LEAKY_GRR = ("if (u < a) return truth;", "if (u < a || nextWord() % 8 === 0) return truth;")
+LEAKY_UNARY = ("bits.push(uniformBelow(m, nextWord) < threshold ? 1 : 0);",
+               "bits.push(uniformBelow(m, nextWord) < threshold || (i === truth && nextWord() % 8 === 0) ? 1 : 0);")
+
+
+def test_the_page_randomizer_matches_every_published_channel(live_server, page):
+    survey = survey_with(EVERY_MECHANISM)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    audits = audit_page(page, draws=100_000, alpha=1e-6)
+
+    assert [a.question_id for a in audits] == [q.pk for q in survey.ordered_questions()]
+    for item, question in zip(audits, survey.ordered_questions()):
+        assert item.result.failures == ()
+        assert item.result.epsilon_lower_bound <= item.result.claimed_epsilon
+        # The page claims exactly the effective epsilon the server computes.
+        assert item.result.claimed_epsilon == pytest.approx(question.mechanism().effective_epsilon, rel=1e-12)
+        assert item.result.claimed_epsilon <= ldp.EPSILON_MAX
+
+
+def test_a_mis_parameterized_randomizer_is_caught(live_server, page):
+    survey = survey_with(EVERY_MECHANISM)
+    serve_modified(page, "randomizer.js", LEAKY_GRR, LEAKY_UNARY)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    source = served_text(page, "/static/js/randomizer.js")
+    assert LEAKY_GRR[1] in source and LEAKY_UNARY[1] in source
+
+    audits = audit_page(page, draws=50_000, alpha=1e-6)
+    for item in audits:
+        assert not item.result.passed
+        assert item.result.epsilon_lower_bound > item.result.claimed_epsilon
