@@ -38,13 +38,30 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _unit_open(text: str) -> float:
+def _number_in(low: float, high: float, closed: str):
+    """A parser for a number in an interval; `closed` says which ends belong to it ('', 'low', 'both')."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("must be a number") from None
+        above = value >= low if closed in ("low", "both") else value > low
+        below = value <= high if closed == "both" else value < high
+        if not (above and below):
+            left = "[" if closed in ("low", "both") else "("
+            right = "]" if closed == "both" else ")"
+            raise argparse.ArgumentTypeError(f"must lie in {left}{low:g}, {high:g}{right}")
+        return value
+    return parse
+
+
+def _seed(text: str) -> int:
     try:
-        value = float(text)
+        value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("must be a number") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError("must lie strictly between 0 and 1")
+        raise argparse.ArgumentTypeError("must be a non-negative integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be a non-negative integer")
     return value
 
 
@@ -58,31 +75,35 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--q", type=str, help="q of q-randomized response (qrr only)")
         sub.add_argument("--epsilon", type=float, help="epsilon (all but qrr)")
         sub.add_argument("--k", type=_positive_int, default=None, help="options (krr, sue, oue)")
-        sub.add_argument("--confidence", type=_unit_open, default=0.95)
+        sub.add_argument("--confidence", type=_number_in(0.5, 1.0, "low"), default=0.95)
     simulate.add_argument("--truth", required=True, type=_fraction_list,
                           help="yes/no: the true yes fraction; k options: k fractions summing to 1")
     simulate.add_argument("--n", required=True, type=_positive_int)
     simulate.add_argument("--reps", type=_positive_int, default=1)
-    simulate.add_argument("--seed", type=int, default=None)
+    simulate.add_argument("--seed", type=_seed, default=None)
     simulate.add_argument("--interval", choices=["wilson", "exact"], default="wilson")
-    plan.add_argument("--margin", required=True, type=_unit_open)
-    plan.add_argument("--expected", type=_unit_open, default=None,
+    plan.add_argument("--margin", required=True, type=_number_in(0.0, 1.0, ""))
+    plan.add_argument("--expected", type=_number_in(0.0, 1.0, "both"), default=None,
                       help="expected fraction (default: worst case)")
     return parser
 
 
 def _mechanism(parser, args):
-    yes_no = args.mechanism in YES_NO
-    if yes_no and args.k not in (None, 2):
-        parser.error(f"argument --k: {args.mechanism} is for yes/no questions")
-    if not yes_no and args.k is None:
-        parser.error(f"argument --k: required for {args.mechanism}")
+    name = args.mechanism
+    if name in YES_NO and args.k not in (None, 2):
+        parser.error(f"argument --k: {name} is for yes/no questions")
+    if name not in YES_NO and args.k is None:
+        parser.error(f"argument --k: required for {name}")
+    wanted, unwanted = ("--q", "--epsilon") if name == "qrr" else ("--epsilon", "--q")
+    if getattr(args, unwanted.lstrip("-")) is not None:
+        parser.error(f"argument {unwanted}: not used by {name}; give {wanted}")
+    if getattr(args, wanted.lstrip("-")) is None:
+        parser.error(f"argument {wanted}: required for {name}")
     try:
-        return make(args.mechanism, k=args.k or 2, q=args.q, epsilon=args.epsilon)
+        return make(name, k=args.k or 2, q=args.q, epsilon=args.epsilon)
     except (ValueError, TypeError) as error:
         text = str(error)
-        name = "--k" if text.startswith("k ") else "--q" if args.mechanism == "qrr" else "--epsilon"
-        parser.error(f"argument {name}: {text}")
+        parser.error(f"argument {'--k' if text.startswith('k ') else wanted}: {text}")
 
 
 def _truth(parser, args, k: int) -> np.ndarray:

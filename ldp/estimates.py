@@ -56,7 +56,10 @@ def debias(counts, n: int, p: float, q: float, *, confidence: float = 0.95,
     With `simultaneous`, each interval is at level 1 - (1 - confidence) / k (Bonferroni),
     so all k hold together with probability at least `confidence`.
     """
-    counts = np.asarray(counts, dtype=np.int64)
+    raw = np.asarray(counts)
+    if raw.dtype.kind not in "iu" and not (raw.size and np.all(np.mod(raw, 1) == 0)):
+        raise ValueError("counts must be whole numbers")
+    counts = raw.astype(np.int64)
     _check_counts(counts, n)
     check_confidence(confidence)
     if interval not in INTERVALS:

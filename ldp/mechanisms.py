@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from typing import ClassVar
 
@@ -58,6 +58,8 @@ class Mechanism:
 
     def estimate(self, counts, n: int, **options) -> Estimate:
         """Debiased estimates; options: confidence, interval ('wilson'|'exact'), simultaneous."""
+        if np.ndim(counts) != 1 or len(counts) != self.k:
+            raise ValueError(f"counts must have one entry per option ({self.k})")
         return debias(counts, n, self.p, self.q, **options)
 
     def variance(self, pi, n: int) -> np.ndarray:
@@ -71,7 +73,7 @@ class Mechanism:
             raise ValueError("true values must be a flat array of integer option indexes")
         if values.size and (values.min() < 0 or values.max() >= self.k):
             raise ValueError(f"true values must lie in [0, {self.k})")
-        return values
+        return values.astype(np.int64, copy=False)
 
 
 def _check_epsilon(epsilon) -> float:
@@ -266,13 +268,15 @@ class _Unary(Mechanism):
     def randomize(self, values, rng: np.random.Generator) -> np.ndarray:
         """An (n, k) array of 0/1 bits."""
         values = self._values(values)
-        u = rng.integers(0, self.modulus, size=(values.size, self.k), dtype=np.int64)
-        threshold = np.full((values.size, self.k), self.one_if_false, dtype=np.int64)
-        threshold[np.arange(values.size), values] = self.one_if_true
-        return (u < threshold).astype(np.uint8)
+        dtype = np.uint32 if self.modulus <= 2**32 else np.int64
+        u = rng.integers(0, self.modulus, size=(values.size, self.k), dtype=dtype)
+        bits = (u < self.one_if_false).astype(np.uint8)
+        rows = np.arange(values.size)
+        bits[rows, values] = u[rows, values] < self.one_if_true
+        return bits
 
     def counts(self, reports) -> np.ndarray:
-        return np.asarray(reports, dtype=np.int64).reshape(-1, self.k).sum(axis=0)
+        return np.asarray(reports).reshape(-1, self.k).sum(axis=0, dtype=np.int64)
 
     def to_dict(self) -> dict:
         return {"mechanism": self.name, "epsilon": self.epsilon, "k": self.k}
@@ -373,15 +377,15 @@ def epsilon_from_q(q: float) -> float:
 
 
 def _decimal_fraction(value, name: str) -> Fraction:
-    """Read q exactly as written: "0.5", Decimal, Fraction or a float's shortest repr."""
+    """Read q exactly as written: "0.5", "1/3", Decimal, Fraction or a float's shortest repr."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be a number")
     if isinstance(value, Fraction):
         return value
     try:
-        return Fraction(Decimal(str(value)))
-    except (InvalidOperation, ValueError, TypeError):
-        raise ValueError(f"{name} must be a decimal number, got {value!r}") from None
+        return Fraction(str(value))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise ValueError(f"{name} must be a finite decimal number or fraction, got {value!r}") from None
 
 
 def _decimal_text(value: Fraction) -> str:
