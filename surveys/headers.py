@@ -4,6 +4,8 @@ No inline scripts or styles anywhere; data reaches JavaScript through json_scrip
 (which is a data block, not executed), so script-src 'self' is enough.
 """
 
+import functools
+
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
     "script-src 'self'",
@@ -15,6 +17,16 @@ CONTENT_SECURITY_POLICY = "; ".join([
     "form-action 'self'",
     "frame-ancestors 'none'",
 ])
+
+
+def no_referrer(view):
+    """Survey pages tell the browser to send no Referer anywhere: a survey URL may carry a token."""
+    @functools.wraps(view)
+    def wrapped(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        response["Referrer-Policy"] = "no-referrer"
+        return response
+    return wrapped
 
 
 class SecurityHeadersMiddleware:

@@ -14,6 +14,12 @@ from surveys.collection.models import Option, Question, Survey
 from tests.factories import PASSWORD, make_user
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Hashing with the production hasher costs ~0.3 s per user; the tests only need it to work."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def owner(db):
     return make_user("owner")

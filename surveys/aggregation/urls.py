@@ -1,3 +1,16 @@
+from django.urls import path
+
+from . import api, schema, views
+
 app_name = "aggregation"
 
-urlpatterns = []
+urlpatterns = [
+    path("results/", views.survey_list, name="surveys"),
+    path("results/<slug:slug>/", views.dashboard, name="dashboard"),
+    path("results/<slug:slug>/export/estimates.csv", views.export_estimates, name="export-estimates"),
+    path("results/<slug:slug>/export/reports.csv", views.export_reports_csv, name="export-reports-csv"),
+    path("results/<slug:slug>/export/reports.json", views.export_reports_json, name="export-reports-json"),
+    path("results/<slug:slug>/export/codebook.json", views.export_codebook, name="export-codebook"),
+    path("api/v1/surveys/<slug:slug>/estimates/", api.estimates, name="api-estimates"),
+    path("api/v1/schema/", schema.schema_view, name="api-schema"),
+]

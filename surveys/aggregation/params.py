@@ -1,0 +1,100 @@
+"""How results are asked for: confidence level, interval, Bonferroni, planner margin.
+
+One parser for the dashboard's GET form, the estimates API and the estimates export,
+so a query string means the same thing everywhere. Anything it does not understand is
+refused with the parameter's name and the reason, never silently replaced by a default.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from ldp.intervals import INTERVALS
+
+CONFIDENCE_MIN, CONFIDENCE_MAX = 0.5, 0.999
+MARGIN_MIN, MARGIN_MAX = 0.001, 0.5
+CONFIDENCE_CHOICES = (0.90, 0.95, 0.99)
+INTERVAL_CHOICES = {
+    "wilson": "Wilson score (continuity-corrected)",
+    "exact": "Clopper–Pearson (exact)",
+}
+TRUE_WORDS = {"1", "true", "yes", "on"}
+FALSE_WORDS = {"0", "false", "no", "off", ""}
+
+
+@dataclass(frozen=True)
+class ResultOptions:
+    confidence: float = 0.95
+    interval: str = "wilson"
+    simultaneous: bool = False
+    margin: float = 0.05
+
+    def query(self) -> str:
+        """The same options as a query string (for links that keep them)."""
+        return urlencode({"confidence": f"{self.confidence:g}", "interval": self.interval,
+                          "simultaneous": "on" if self.simultaneous else "off", "margin": f"{self.margin:g}"})
+
+
+DEFAULTS = ResultOptions()
+FIELDS = ("confidence", "interval", "simultaneous", "margin")
+
+
+class BadParameter(ValueError):
+    """A query parameter the results cannot be computed with: which one, and why."""
+
+    def __init__(self, field: str, reason: str):
+        super().__init__(f"{field}: {reason}")
+        self.field, self.reason = field, reason
+
+    def as_dict(self) -> dict:
+        return {"error": {"field": self.field, "reason": self.reason}}
+
+
+def parse(query, fields=FIELDS) -> ResultOptions:
+    """Read a QueryDict (or plain dict); unknown or repeated parameters are refused too."""
+    unknown = sorted(set(query) - set(fields))
+    if unknown:
+        raise BadParameter(unknown[0], "unknown parameter; expected one of " + ", ".join(fields))
+    values = {}
+    for name in fields:
+        given = query.getlist(name) if hasattr(query, "getlist") else [query[name]] if name in query else []
+        if len(given) > 1:
+            raise BadParameter(name, "give this parameter at most once")
+        if given:
+            values[name] = READERS[name](given[0].strip())
+    return ResultOptions(**values)
+
+
+def _number(name: str, text: str, low: float, high: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise BadParameter(name, f"must be a number between {low:g} and {high:g}") from None
+    if not (math.isfinite(value) and low <= value <= high):
+        raise BadParameter(name, f"must be a number between {low:g} and {high:g}")
+    return value
+
+
+def _interval(text: str) -> str:
+    if text not in INTERVALS:
+        raise BadParameter("interval", "must be one of " + ", ".join(sorted(INTERVALS)))
+    return text
+
+
+def _flag(text: str) -> bool:
+    word = text.lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise BadParameter("simultaneous", "must be true or false (also 1/0, yes/no, on/off)")
+
+
+READERS = {
+    "confidence": lambda text: _number("confidence", text, CONFIDENCE_MIN, CONFIDENCE_MAX),
+    "interval": _interval,
+    "simultaneous": _flag,
+    "margin": lambda text: _number("margin", text, MARGIN_MIN, MARGIN_MAX),
+}

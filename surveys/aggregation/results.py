@@ -1,0 +1,221 @@
+"""The results service: report counts from the database, debiased by `ldp`.
+
+Dashboards, the estimates API and the exports all call this module, so they show one
+set of numbers. Counting happens in the database, in at most two grouped queries per
+survey whatever the number of reports or options:
+
+- index reports (q-RR, bit flip, k-RR): GROUP BY (question, value), COUNT(*);
+- unary reports (SUE, OUE; a bitmask, bit j = option j): GROUP BY question,
+  COUNT(*) and SUM((value >> j) & 1) for every bit j.
+
+Both read only the (question, value) index, so the cost grows linearly with the number of
+reports (see the `bench_results` command); constant cost would need counters kept up
+to date at submission time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Count, F, OuterRef, Subquery, Sum
+
+import ldp
+from surveys.collection.models import Question, Report, Response, Survey
+
+from .params import DEFAULTS, ResultOptions
+
+
+class Unavailable(Exception):
+    """The survey's stored configuration cannot be read as mechanisms (only possible for
+    surveys edited outside the admin); there is nothing sound to compute."""
+
+
+@dataclass(frozen=True)
+class OptionRow:
+    index: int
+    label: str
+    count: int
+    estimate: float
+    std_error: float
+    ci_low: float
+    ci_high: float
+    clipped: float
+    simplex: float
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    question: Question
+    labels: tuple[str, ...]
+    mechanism: ldp.Mechanism
+    estimate: ldp.Estimate
+    level: float  # each interval's own level: the confidence, or its Bonferroni share
+    margin_now: float  # worst-case half-width reached with n reports; inf at n = 0
+    margin: float  # the planner's target half-width
+    needed: int  # respondents for `margin` at `level`, worst case
+
+    @property
+    def key(self) -> str:
+        return f"q{self.question.order}"
+
+    @property
+    def n(self) -> int:
+        return self.estimate.n
+
+    @property
+    def still_needed(self) -> int:
+        return max(0, self.needed - self.n)
+
+    @property
+    def unary(self) -> bool:
+        return self.mechanism.sampler()["kind"] == "unary"
+
+    @property
+    def q_equivalent(self) -> float | None:
+        """For yes/no questions, the q of q-RR with the same channel (tanh(eps / 2))."""
+        if self.mechanism.name not in ldp.YES_NO:
+            return None
+        return ldp.q_from_epsilon(self.mechanism.effective_epsilon)
+
+    @property
+    def rows(self) -> list[OptionRow]:
+        e = self.estimate
+        return [OptionRow(j, label, *values) for j, (label, *values) in enumerate(zip(
+            self.labels, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, e.simplex))]
+
+    def as_dict(self) -> dict:
+        m = self.mechanism
+        return {
+            "id": self.question.pk,
+            "key": self.key,
+            "order": self.question.order,
+            "text": self.question.text,
+            "kind": self.question.kind,
+            "n": self.n,
+            "mechanism": {
+                "name": m.name, "label": m.label, "parameters": m.to_dict(),
+                "effective_epsilon": m.effective_epsilon, "q_equivalent": self.q_equivalent,
+                "p": m.p, "q": m.q,
+            },
+            "counts_are": "reports with a 1 in each option's bit" if self.unary else "reports of each option",
+            "interval_level": self.level,
+            "options": [
+                {"index": r.index, "label": r.label, "count": r.count, "estimate": _number(r.estimate),
+                 "std_error": _number(r.std_error), "ci_low": r.ci_low, "ci_high": r.ci_high,
+                 "post_processed": {"clipped": _number(r.clipped), "simplex": _number(r.simplex)}}
+                for r in self.rows
+            ],
+            "planner": {"margin_now": _number(self.margin_now), "margin": self.margin,
+                        "respondents_needed": self.needed, "still_needed": self.still_needed},
+        }
+
+
+@dataclass(frozen=True)
+class SurveyResults:
+    survey: Survey
+    options: ResultOptions
+    responses: int
+    epsilon_total: float
+    questions: list[QuestionResult]
+
+    def as_dict(self) -> dict:
+        o = self.options
+        return {
+            "survey": {"slug": self.survey.slug, "title": self.survey.title, "status": self.survey.status,
+                       "epsilon_total": self.epsilon_total, "epsilon_budget": self.survey.epsilon_budget,
+                       "responses": self.responses},
+            "confidence": o.confidence, "interval": o.interval, "simultaneous": o.simultaneous,
+            "questions": [question.as_dict() for question in self.questions],
+        }
+
+
+def questions_with_mechanisms(survey: Survey) -> list[tuple[Question, ldp.Mechanism]]:
+    """The survey's questions in order with their mechanisms (two queries: questions, options)."""
+    pairs = []
+    for question in survey.ordered_questions():
+        try:
+            pairs.append((question, question.mechanism()))
+        except (ValueError, TypeError) as error:
+            raise Unavailable(f"question {question.order}: {error}") from None
+    return pairs
+
+
+def count_reports(pairs) -> dict[int, tuple[np.ndarray, int]]:
+    """question id -> (counts per option, n reports), counted by the database."""
+    counts = {q.pk: np.zeros(m.k, dtype=np.int64) for q, m in pairs}
+    totals = dict.fromkeys(counts, 0)
+    unary = {q.pk: m.k for q, m in pairs if m.sampler()["kind"] == "unary"}
+    index = {q.pk: m.k for q, m in pairs if q.pk not in unary}
+    if index:
+        grouped = (Report.objects.filter(question_id__in=index).order_by()
+                   .values("question_id", "value").annotate(c=Count("*")).values_list("question_id", "value", "c"))
+        for question_id, value, c in grouped:
+            if not 0 <= value < index[question_id]:
+                raise Unavailable(f"question id {question_id} has reports outside its options")
+            counts[question_id][value] = c
+            totals[question_id] += c
+    if unary:
+        # One SUM of bit tests per option position, for all unary questions at once; bits at
+        # or above a question's k are always 0 (the submission checks the list length).
+        bits = {f"bit{j}": Sum(F("value").bitrightshift(j).bitand(1)) for j in range(max(unary.values()))}
+        grouped = (Report.objects.filter(question_id__in=unary).order_by()
+                   .values("question_id").annotate(n=Count("*"), **bits))
+        for row in grouped:
+            k = unary[row["question_id"]]
+            counts[row["question_id"]][:] = [int(row[f"bit{j}"] or 0) for j in range(k)]
+            totals[row["question_id"]] = row["n"]
+    return {pk: (counts[pk], totals[pk]) for pk in counts}
+
+
+def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyResults:
+    """Debiased estimates, intervals and the sample-size planner for every question."""
+    pairs = questions_with_mechanisms(survey)
+    counted = count_reports(pairs)
+    questions = [_question_result(q, m, *counted[q.pk], options) for q, m in pairs]
+    return SurveyResults(
+        survey=survey, options=options, responses=survey.responses.count(),
+        epsilon_total=ldp.survey_epsilon(m for _, m in pairs), questions=questions,
+    )
+
+
+def _question_result(question, mechanism, counts, n, options: ResultOptions) -> QuestionResult:
+    estimate = mechanism.estimate(counts, n, confidence=options.confidence, interval=options.interval,
+                                  simultaneous=options.simultaneous)
+    # The planner speaks of the same intervals the table shows, Bonferroni share included.
+    level = 1.0 - (1.0 - options.confidence) / mechanism.k if options.simultaneous else options.confidence
+    return QuestionResult(
+        question=question, labels=tuple(question.labels()), mechanism=mechanism, estimate=estimate,
+        level=level, margin_now=ldp.margin_at(mechanism, n, level), margin=options.margin,
+        needed=ldp.respondents_needed(mechanism, options.margin, level),
+    )
+
+
+@dataclass(frozen=True)
+class SurveySummary:
+    survey: Survey
+    responses: int
+    questions: int
+    epsilon_total: float | None  # None when the configuration cannot be read
+
+
+def overview(surveys) -> list[SurveySummary]:
+    """One line per survey for the researcher's list (three queries in all)."""
+    responses = Response.objects.filter(survey=OuterRef("pk")).order_by().values("survey").annotate(
+        c=Count("*")).values("c")
+    surveys = surveys.annotate(n_responses=Subquery(responses)).prefetch_related("questions__options")
+    summaries = []
+    for survey in surveys:
+        questions = list(survey.questions.all())
+        try:
+            epsilon = ldp.survey_epsilon(q.mechanism() for q in questions)
+        except (ValueError, TypeError):
+            epsilon = None
+        summaries.append(SurveySummary(survey, survey.n_responses or 0, len(questions), epsilon))
+    return summaries
+
+
+def _number(x: float) -> float | None:
+    """JSON has no NaN or infinity: undefined values (no reports yet) become null."""
+    return x if math.isfinite(x) else None

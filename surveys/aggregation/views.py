@@ -1,0 +1,101 @@
+"""Researcher pages and exports: check access, read the parameters, call a service, render.
+
+Anonymous visitors are sent to log in; a survey the researcher is not assigned to is a 404.
+Nothing here is cached anywhere (never_cache): these are a survey's results.
+"""
+
+import csv
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.utils.http import content_disposition_header
+from django.views.decorators.cache import never_cache
+
+from . import access, charts, exports, params, results
+
+
+def researchers_only(view):
+    return login_required(never_cache(view))
+
+
+@researchers_only
+def survey_list(request):
+    summaries = results.overview(access.visible_surveys(request.user))
+    return render(request, "aggregation/list.html", {"summaries": summaries})
+
+
+@researchers_only
+def dashboard(request, slug):
+    survey = access.survey_for(request.user, slug)
+    try:
+        options, problem = params.parse(request.GET), None
+    except params.BadParameter as error:
+        # Still show the results, at the defaults, with the complaint on top.
+        options, problem = params.DEFAULTS, error
+    try:
+        found = results.survey_results(survey, options)
+    except results.Unavailable as error:
+        return _unavailable(request, survey, error)
+    return render(request, "aggregation/dashboard.html", {
+        "survey": survey, "results": found, "options": options, "problem": problem,
+        "questions": [(question, charts.estimate_chart(question)) for question in found.questions],
+        "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
+        "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[options.interval],
+        "query": options.query(),
+    }, status=400 if problem else 200)
+
+
+@researchers_only
+def export_estimates(request, slug):
+    survey = access.survey_for(request.user, slug)
+    try:
+        found = results.survey_results(survey, params.parse(request.GET))
+    except params.BadParameter as error:
+        return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
+    except results.Unavailable as error:
+        return _unavailable(request, survey, error)
+    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, "estimates.csv")
+    csv.writer(response).writerows(exports.estimate_rows(found))
+    return response
+
+
+@researchers_only
+def export_reports_csv(request, slug):
+    return _stream(request, slug, exports.report_csv_lines, "reports.csv", "text/csv; charset=utf-8")
+
+
+@researchers_only
+def export_reports_json(request, slug):
+    return _stream(request, slug, exports.report_json_chunks, "reports.json", "application/json")
+
+
+@researchers_only
+def export_codebook(request, slug):
+    survey = access.survey_for(request.user, slug)
+    try:
+        book = exports.codebook(survey, results.questions_with_mechanisms(survey))
+    except results.Unavailable as error:
+        return _unavailable(request, survey, error)
+    response = HttpResponse(json.dumps(book, indent=2), content_type="application/json")
+    return _attachment(response, survey, "codebook.json")
+
+
+def _stream(request, slug, lines, name, content_type):
+    survey = access.survey_for(request.user, slug)
+    try:
+        pairs = results.questions_with_mechanisms(survey)
+    except results.Unavailable as error:
+        return _unavailable(request, survey, error)
+    response = StreamingHttpResponse(lines(survey, pairs), content_type=content_type)
+    return _attachment(response, survey, name)
+
+
+def _attachment(response, survey, name):
+    response["Content-Disposition"] = content_disposition_header(True, exports.filename(survey, name))
+    return response
+
+
+def _unavailable(request, survey, error):
+    return render(request, "aggregation/unavailable.html", {"survey": survey, "reason": str(error)}, status=409)

@@ -1,0 +1,106 @@
+"""GET /api/v1/surveys/<slug>/estimates/: the dashboard's numbers as JSON."""
+
+import math
+
+import pytest
+from django.urls import reverse
+
+from surveys.aggregation import results
+from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.templatetags.results_format import percent
+from tests.aggregation.support import add_responses, counts
+
+
+def get(client, user, survey, query=""):
+    client.force_login(user)
+    return client.get(reverse("aggregation:api-estimates", args=[survey.slug]) + query)
+
+
+def test_it_answers_with_no_one_or_many_responses(client, owner, sized_survey):
+    response = get(client, owner, sized_survey)
+    assert response.status_code == 200
+    data = response.json()
+    n = sized_survey.responses.count()
+    assert data["survey"]["responses"] == n
+    assert [q["n"] for q in data["questions"]] == [n] * 4
+    if n == 0:
+        assert all(o["estimate"] is None for q in data["questions"] for o in q["options"])
+
+
+def test_its_estimates_equal_ldps_on_the_reports_counts(client, owner, survey):
+    reports = add_responses(survey, 250, seed=21)
+    data = get(client, owner, survey).json()
+    for question, values in reports.items():
+        expected = question.mechanism().estimate(counts(question, values), 250)
+        got = next(q for q in data["questions"] if q["id"] == question.pk)
+        assert [o["estimate"] for o in got["options"]] == pytest.approx(expected.estimate)
+        assert [o["std_error"] for o in got["options"]] == pytest.approx(expected.std_error)
+        assert [o["ci_low"] for o in got["options"]] == pytest.approx(expected.ci_low)
+        assert [o["ci_high"] for o in got["options"]] == pytest.approx(expected.ci_high)
+        assert [o["count"] for o in got["options"]] == list(expected.counts)
+
+
+def test_it_shows_the_same_numbers_as_the_dashboard(client, owner, survey):
+    add_responses(survey, 90, seed=22)
+    data = get(client, owner, survey, "?confidence=0.9&interval=exact").json()
+    html = client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?confidence=0.9&interval=exact")
+    html = html.content.decode()
+    for question in data["questions"]:
+        for option in question["options"]:
+            assert f"{percent(option['estimate'])}</td>" in html
+            assert f"{percent(option['ci_low'])} – {percent(option['ci_high'])}" in html
+
+
+def test_it_applies_confidence_interval_and_simultaneous(client, owner, survey):
+    add_responses(survey, 60, seed=23)
+    data = get(client, owner, survey, "?confidence=0.99&interval=exact&simultaneous=true&margin=0.1").json()
+    assert (data["confidence"], data["interval"], data["simultaneous"]) == (0.99, "exact", True)
+    expected = results.survey_results(survey, ResultOptions(0.99, "exact", True, 0.1)).as_dict()
+    assert data == expected
+    oue = data["questions"][3]
+    assert oue["interval_level"] == pytest.approx(1 - 0.01 / 4)
+    assert oue["planner"]["margin"] == 0.1
+
+
+def test_it_describes_each_mechanism(client, owner, survey):
+    data = get(client, owner, survey).json()
+    qrr, bitflip, krr, oue = data["questions"]
+    assert qrr["mechanism"]["parameters"] == {"mechanism": "qrr", "q": "0.5"}
+    assert qrr["mechanism"]["q_equivalent"] == pytest.approx(0.5)
+    assert bitflip["mechanism"]["effective_epsilon"] == pytest.approx(math.log(3), abs=1e-8)
+    assert krr["mechanism"]["q_equivalent"] is None
+    assert oue["counts_are"].startswith("reports with a 1")
+    assert oue["mechanism"]["p"] == 0.5
+
+
+@pytest.mark.parametrize("query,field", [
+    ("?confidence=0.3", "confidence"),
+    ("?confidence=1.5", "confidence"),
+    ("?confidence=abc", "confidence"),
+    ("?interval=wald", "interval"),
+    ("?simultaneous=perhaps", "simultaneous"),
+    ("?margin=2", "margin"),
+    ("?level=0.9", "level"),
+])
+def test_it_rejects_bad_parameters_with_400_naming_the_field(client, owner, survey, query, field):
+    response = get(client, owner, survey, query)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == field and error["reason"]
+
+
+def test_an_unassigned_researcher_gets_404_even_with_bad_parameters(client, other_researcher, survey):
+    assert get(client, other_researcher, survey, "?confidence=7").status_code == 404
+
+
+def test_anonymous_gets_403_json(client, survey):
+    response = client.get(reverse("aggregation:api-estimates", args=[survey.slug]))
+    assert response.status_code == 403
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["field"] == "request"
+
+
+def test_it_answers_409_for_a_configuration_it_cannot_read(client, owner, survey):
+    survey.questions.filter(order=2).update(epsilon=50.0)
+    response = get(client, owner, survey)
+    assert response.status_code == 409 and response.json()["error"]["field"] == "survey"

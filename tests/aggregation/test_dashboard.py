@@ -1,0 +1,124 @@
+"""The researcher's dashboard of one survey."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+import ldp
+from surveys.aggregation import results
+from surveys.aggregation.templatetags.results_format import percent
+from tests.aggregation.support import add_responses
+
+
+def dashboard(client, user, survey, query=""):
+    client.force_login(user)
+    return client.get(reverse("aggregation:dashboard", args=[survey.slug]) + query)
+
+
+def test_it_renders_with_no_one_or_many_responses(client, owner, sized_survey):
+    response = dashboard(client, owner, sized_survey)
+    assert response.status_code == 200
+    html = response.content.decode()
+    for question in sized_survey.questions.all():
+        assert question.text in html
+    n = sized_survey.responses.count()
+    assert ("No responses yet" in html) == (n == 0)
+    assert html.count('role="img"') == (4 if n else 0)
+
+
+def test_it_shows_the_estimates_intervals_and_errors_of_the_service(client, owner, survey):
+    add_responses(survey, 150, seed=11)
+    html = dashboard(client, owner, survey).content.decode()
+    for result in results.survey_results(survey).questions:
+        for row in result.rows:
+            assert f"{percent(row.estimate)}</td>" in html
+            assert f"{percent(row.ci_low)} – {percent(row.ci_high)}" in html
+            assert f"{percent(row.std_error)}</td>" in html
+            assert f"<td class=\"num\">{row.count}</td>" in html
+
+
+def test_it_shows_mechanism_epsilon_q_and_reports(client, owner, survey):
+    add_responses(survey, 40, seed=12)
+    html = dashboard(client, owner, survey).content.decode()
+    for question in survey.ordered_questions():
+        mechanism = question.mechanism()
+        assert mechanism.label in html
+        assert f"{mechanism.effective_epsilon:.4f}" in html
+    assert f"{ldp.q_from_epsilon(survey.questions.get(order=1).mechanism().effective_epsilon):.4f}" in html
+    assert "<dd>40</dd>" in html
+    assert f"ε = {survey.total_epsilon():.4f}" in html
+    assert "Open" in html
+
+
+def test_it_labels_the_post_processed_estimates(client, owner, survey):
+    add_responses(survey, 30, seed=13)
+    html = dashboard(client, owner, survey).content.decode()
+    assert "post-processed; no privacy cost" in html
+
+
+def test_its_chart_is_inline_svg_without_style_attributes_or_scripts(client, owner, survey):
+    add_responses(survey, 30, seed=14)
+    response = dashboard(client, owner, survey)
+    html = response.content.decode()
+    assert "<svg" in html and "<title id=" in html and "<desc id=" in html
+    assert "style=" not in html and "<style" not in html and "<script" not in html
+    assert "style-src 'self'" in response["Content-Security-Policy"]
+
+
+def test_its_tables_are_accessible(client, owner, survey):
+    add_responses(survey, 30, seed=15)
+    html = dashboard(client, owner, survey).content.decode()
+    assert html.count("<table") == html.count("<caption>") == 8
+    assert '<th scope="col"' in html and '<th scope="row"' in html
+    assert '<meta name="viewport"' in html
+
+
+def test_it_applies_the_chosen_confidence_interval_and_bonferroni(client, owner, survey):
+    add_responses(survey, 80, seed=16)
+    html = dashboard(client, owner, survey, "?confidence=0.99&interval=exact&simultaneous=on").content.decode()
+    assert '<option value="0.99" selected>' in html
+    assert '<option value="exact" selected>' in html
+    assert 'name="simultaneous" checked' in html
+    assert "99.5% interval" in html  # yes/no: 1 - 0.01 / 2
+    found = results.survey_results(survey, results.ResultOptions(0.99, "exact", True))
+    row = found.questions[2].rows[1]
+    assert f"{percent(row.ci_low)} – {percent(row.ci_high)}" in html
+
+
+def test_its_planner_shows_the_margin_now_and_respondents_still_needed(client, owner, survey):
+    add_responses(survey, 100, seed=17)
+    html = dashboard(client, owner, survey, "?margin=0.1").content.decode()
+    mechanism = survey.questions.get(order=3).mechanism()
+    needed = ldp.respondents_needed(mechanism, 0.1)
+    assert f"the margin at 95% is ±{ldp.margin_at(mechanism, 100) * 100:.1f} points" in html
+    assert f"For ±10.0 points you need {needed} respondents: {needed - 100} more" in html
+
+
+def test_its_planner_defaults_to_5_points(client, owner, survey):
+    html = dashboard(client, owner, survey).content.decode()
+    needed = ldp.respondents_needed(survey.questions.get(order=1).mechanism(), 0.05)
+    assert f"For ±5.0 points you need {needed} respondents: {needed} more" in html
+
+
+@pytest.mark.parametrize("query", ["?confidence=2", "?interval=normal", "?margin=-1", "?colour=red"])
+def test_it_names_a_bad_parameter_and_shows_the_defaults(client, owner, survey, query):
+    response = dashboard(client, owner, survey, query)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert re.search(r'role="alert">The parameter “\w+” was not understood', html)
+    assert '<option value="0.95" selected>' in html
+
+
+def test_its_export_links_keep_the_chosen_settings(client, owner, survey):
+    html = dashboard(client, owner, survey, "?confidence=0.9&interval=exact").content.decode()
+    assert "export/estimates.csv?confidence=0.9&amp;interval=exact" in html
+    for name in ("reports.csv", "reports.json", "codebook.json"):
+        assert f"/results/health/export/{name}" in html
+
+
+def test_it_explains_a_configuration_it_cannot_read(client, owner, survey):
+    survey.questions.filter(order=2).update(epsilon=50.0)  # only possible behind the admin's back
+    response = dashboard(client, owner, survey)
+    assert response.status_code == 409
+    assert "question 2" in response.content.decode()

@@ -1,0 +1,239 @@
+"""Exports: estimates CSV, reports CSV/JSON and the codebook, enough to redo the analysis elsewhere."""
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import jsonschema
+import numpy as np
+import pytest
+from django.http import StreamingHttpResponse
+from django.urls import reverse
+
+from surveys.aggregation import exports
+from tests.aggregation.support import add_responses
+
+MECHANISM = {
+    "type": "object",
+    "required": ["name", "label", "parameters", "effective_epsilon", "p", "q", "p_exact", "q_exact", "sampler"],
+    "properties": {
+        "name": {"enum": ["qrr", "bitflip", "krr", "sue", "oue"]},
+        "effective_epsilon": {"type": "number", "exclusiveMinimum": 0},
+        "p": {"type": "number", "minimum": 0, "maximum": 1},
+        "q": {"type": "number", "minimum": 0, "maximum": 1},
+        "p_exact": {"type": "string", "pattern": r"^\d+/\d+$"},
+        "q_exact": {"type": "string", "pattern": r"^\d+/\d+$"},
+        "sampler": {"type": "object", "required": ["kind", "k", "modulus"],
+                    "properties": {"kind": {"enum": ["grr", "unary"]}, "modulus": {"type": "integer"}}},
+    },
+}
+CODEBOOK = {
+    "type": "object",
+    "required": ["format", "survey", "debiasing", "reports_csv_columns", "questions"],
+    "properties": {
+        "format": {"const": "ldp-survey-codebook/1"},
+        "survey": {"type": "object", "required": ["slug", "mechanism_version", "epsilon_total"]},
+        "reports_csv_columns": {"type": "array", "items": {"type": "string"}},
+        "questions": {"type": "array", "items": {
+            "type": "object",
+            "required": ["key", "id", "order", "text", "kind", "options", "mechanism", "report"],
+            "properties": {
+                "key": {"type": "string", "pattern": r"^q\d+$"},
+                "options": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+                "mechanism": MECHANISM,
+                "report": {"type": "object", "required": ["encoding", "csv_columns"],
+                           "properties": {"encoding": {"enum": ["index", "bits"]}}},
+            },
+        }},
+    },
+}
+REPORTS = {
+    "type": "object",
+    "required": ["format", "codebook", "responses"],
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": "ldp-survey-reports/1"},
+        "codebook": CODEBOOK,
+        "responses": {"type": "array", "items": {
+            "type": "object",
+            "required": ["id", "submitted_on", "mechanism_version", "reports"],
+            "additionalProperties": False,
+            "properties": {
+                "id": {"type": "string", "format": "uuid"},
+                "submitted_on": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
+                "mechanism_version": {"type": "string"},
+                "reports": {"type": "object", "additionalProperties": {"oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"enum": [0, 1]}},
+                ]}},
+            },
+        }},
+    },
+}
+
+
+def download(client, user, survey, name, query=""):
+    client.force_login(user)
+    response = client.get(reverse(f"aggregation:export-{name}", args=[survey.slug]) + query)
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    return response, body.decode()
+
+
+def rows(text):
+    return list(csv.reader(io.StringIO(text)))
+
+
+@pytest.mark.parametrize("name,filename,content_type", [
+    ("estimates", "health-estimates.csv", "text/csv"),
+    ("reports-csv", "health-reports.csv", "text/csv"),
+    ("reports-json", "health-reports.json", "application/json"),
+    ("codebook", "health-codebook.json", "application/json"),
+])
+def test_each_export_is_a_named_attachment(client, owner, survey, name, filename, content_type):
+    response, _ = download(client, owner, survey, name)
+    assert response["Content-Disposition"] == f'attachment; filename="{filename}"'
+    assert response["Content-Type"].startswith(content_type)
+
+
+@pytest.mark.parametrize("name", ["reports-csv", "reports-json"])
+def test_the_report_exports_stream(client, owner, survey, name):
+    client.force_login(owner)
+    response = client.get(reverse(f"aggregation:export-{name}", args=[survey.slug]))
+    assert isinstance(response, StreamingHttpResponse)
+
+
+def test_every_export_renders_with_no_one_or_many_responses(client, owner, sized_survey):
+    n = sized_survey.responses.count()
+    _, text = download(client, owner, sized_survey, "reports-csv")
+    assert len(rows(text)) == n + 1
+    _, text = download(client, owner, sized_survey, "reports-json")
+    assert len(json.loads(text)["responses"]) == n
+    _, text = download(client, owner, sized_survey, "estimates")
+    assert len(rows(text)) == 1 + 2 + 2 + 3 + 4
+    _, text = download(client, owner, sized_survey, "codebook")
+    assert len(json.loads(text)["questions"]) == 4
+
+
+def test_the_estimates_csv_has_a_header_and_the_apis_numbers(client, owner, survey):
+    add_responses(survey, 120, seed=41)
+    _, text = download(client, owner, survey, "estimates", "?confidence=0.9&simultaneous=on")
+    header, *body = rows(text)
+    assert header == exports.ESTIMATE_COLUMNS
+    api = client.get(reverse("aggregation:api-estimates", args=[survey.slug]) + "?confidence=0.9&simultaneous=on")
+    expected = [(q["id"], o) for q in api.json()["questions"] for o in q["options"]]
+    assert len(body) == len(expected)
+    for row, (question_id, option) in zip(body, expected):
+        record = dict(zip(header, row))
+        assert int(record["question_id"]) == question_id and record["option_label"] == option["label"]
+        assert int(record["count"]) == option["count"]
+        for column in ("estimate", "std_error", "ci_low", "ci_high"):
+            assert float(record[column]) == pytest.approx(option[column], rel=1e-12)
+        assert record["confidence"] == "0.9" and record["simultaneous"] == "true"
+
+
+def test_the_estimates_csv_leaves_undefined_numbers_empty(client, owner, survey):
+    _, text = download(client, owner, survey, "estimates")
+    header, first, *_ = rows(text)
+    record = dict(zip(header, first))
+    assert record["n"] == "0" and record["estimate"] == "" and record["std_error"] == ""
+
+
+def test_the_estimates_csv_refuses_a_bad_parameter(client, owner, survey):
+    client.force_login(owner)
+    response = client.get(reverse("aggregation:export-estimates", args=[survey.slug]) + "?interval=wald")
+    assert response.status_code == 400 and b"interval" in response.content
+
+
+def test_the_reports_csv_has_one_row_per_response_and_the_codebooks_columns(client, owner, survey):
+    reports = add_responses(survey, 50, seed=42)
+    _, text = download(client, owner, survey, "reports-csv")
+    header, *body = rows(text)
+    book = json.loads(download(client, owner, survey, "codebook")[1])
+    assert header == book["reports_csv_columns"]
+    assert header == ["response_id", "submitted_on", "mechanism_version", "q1", "q2", "q3",
+                      "q4_0", "q4_1", "q4_2", "q4_3"]
+    assert len(body) == 50 and len({row[0] for row in body}) == 50
+    assert {row[2] for row in body} == {survey.mechanism_version()}
+    for column, question in zip(("q1", "q2", "q3"), list(reports)[:3]):
+        values = sorted(int(row[header.index(column)]) for row in body)
+        assert values == sorted(int(v) for v in reports[question])
+
+
+def test_the_reports_json_validates_against_its_documented_structure(client, owner, sized_survey):
+    _, text = download(client, owner, sized_survey, "reports-json")
+    document = json.loads(text)
+    jsonschema.validate(document, REPORTS)
+    for response in document["responses"]:
+        assert set(response["reports"]) == {"q1", "q2", "q3", "q4"}
+        assert len(response["reports"]["q4"]) == 4
+
+
+def test_the_codebook_carries_each_mechanisms_exact_parameters(client, owner, survey):
+    _, text = download(client, owner, survey, "codebook")
+    book = json.loads(text)
+    jsonschema.validate(book, CODEBOOK)
+    for entry, question in zip(book["questions"], survey.ordered_questions()):
+        mechanism = question.mechanism()
+        described = entry["mechanism"]
+        assert described["name"] == mechanism.name
+        assert described["effective_epsilon"] == mechanism.effective_epsilon
+        assert (described["p"], described["q"]) == (mechanism.p, mechanism.q)
+        assert float(Fraction(described["p_exact"])) == mechanism.p
+        assert float(Fraction(described["q_exact"])) == mechanism.q
+        assert described["sampler"] == mechanism.sampler()
+        assert entry["options"] == question.labels()
+    assert book["questions"][0]["mechanism"]["parameters"] == {"mechanism": "qrr", "q": "0.5"}
+    assert book["questions"][3]["report"]["encoding"] == "bits"
+
+
+def test_the_json_export_embeds_the_codebook(client, owner, survey):
+    _, reports = download(client, owner, survey, "reports-json")
+    _, book = download(client, owner, survey, "codebook")
+    assert json.loads(reports)["codebook"] == json.loads(book)
+
+
+def api_questions(client, survey):
+    return client.get(reverse("aggregation:api-estimates", args=[survey.slug])).json()["questions"]
+
+
+def debias_with_numpy(counts, n, mechanism):
+    """What a statistician does with the codebook alone: p and q from the sampler's integers."""
+    sampler = mechanism["sampler"]
+    high, low = ("one_if_true", "one_if_false") if sampler["kind"] == "unary" else ("keep", "other")
+    p, q = sampler[high] / sampler["modulus"], sampler[low] / sampler["modulus"]
+    lam = np.asarray(counts, dtype=float) / n
+    return (lam - q) / (p - q), np.sqrt(lam * (1 - lam) / n) / (p - q)
+
+
+def test_estimates_recomputed_from_the_csv_and_codebook_alone_equal_the_apis(client, owner, survey):
+    add_responses(survey, 400, seed=43, truth={1: [0.8, 0.2], 3: [0.5, 0.3, 0.2], 4: [0.4, 0.3, 0.2, 0.1]})
+    book = json.loads(download(client, owner, survey, "codebook")[1])
+    header, *body = rows(download(client, owner, survey, "reports-csv")[1])
+    table = np.array([[int(cell) for cell in row[3:]] for row in body])
+    api = {q["key"]: q for q in api_questions(client, survey)}
+    for entry in book["questions"]:
+        columns = [header.index(c) - 3 for c in entry["report"]["csv_columns"]]
+        k = len(entry["options"])
+        if entry["report"]["encoding"] == "bits":
+            counts = table[:, columns].sum(axis=0)
+        else:
+            counts = np.bincount(table[:, columns[0]], minlength=k)
+        estimate, std_error = debias_with_numpy(counts, len(body), entry["mechanism"])
+        options = api[entry["key"]]["options"]
+        assert estimate == pytest.approx([o["estimate"] for o in options], rel=1e-12, abs=1e-12)
+        assert std_error == pytest.approx([o["std_error"] for o in options], rel=1e-12)
+
+
+def test_estimates_recomputed_from_the_json_export_alone_equal_the_apis(client, owner, survey):
+    add_responses(survey, 300, seed=44)
+    document = json.loads(download(client, owner, survey, "reports-json")[1])
+    api = {q["key"]: q for q in api_questions(client, survey)}
+    n = len(document["responses"])
+    for entry in document["codebook"]["questions"]:
+        values = [response["reports"][entry["key"]] for response in document["responses"]]
+        k = len(entry["options"])
+        counts = np.sum(values, axis=0) if entry["report"]["encoding"] == "bits" else np.bincount(values, minlength=k)
+        estimate, _ = debias_with_numpy(counts, n, entry["mechanism"])
+        assert estimate == pytest.approx([o["estimate"] for o in api[entry["key"]]["options"]], rel=1e-12, abs=1e-12)

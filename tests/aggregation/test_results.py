@@ -1,0 +1,129 @@
+"""The results service: counts in the database, debiasing by ldp, bounded queries."""
+
+import math
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+import ldp
+from surveys.aggregation import results
+from surveys.aggregation.params import ResultOptions
+from surveys.collection.models import Option, Question, Report, Survey
+from tests.aggregation.support import add_responses, counts, store
+
+
+def by_order(found):
+    return {result.question.order: result for result in found.questions}
+
+
+@pytest.mark.parametrize("options", [
+    ResultOptions(),
+    ResultOptions(confidence=0.99, interval="exact"),
+    ResultOptions(confidence=0.9, simultaneous=True),
+])
+def test_its_estimates_equal_ldps_on_the_same_counts(survey, options):
+    reports = add_responses(survey, 300, seed=1)
+    found = by_order(results.survey_results(survey, options))
+    for question, values in reports.items():
+        expected = question.mechanism().estimate(
+            counts(question, values), 300, confidence=options.confidence, interval=options.interval,
+            simultaneous=options.simultaneous)
+        assert found[question.order].estimate == expected
+
+
+def test_it_counts_reports_per_option_and_one_bits_per_option(survey):
+    reports = add_responses(survey, 120, seed=2)
+    found = by_order(results.survey_results(survey))
+    for question, values in reports.items():
+        assert found[question.order].n == 120
+        assert list(found[question.order].estimate.counts) == list(counts(question, values))
+    assert results.survey_results(survey).responses == 120
+
+
+def test_it_counts_every_bit_of_a_32_option_unary_question(db, owner):
+    survey = Survey.objects.create(slug="wide", title="Wide", status=Survey.Status.OPEN, epsilon_budget=10)
+    question = Question.objects.create(survey=survey, order=1, text="Which?", kind="single_choice",
+                                       mechanism_name="sue", epsilon=2.0)
+    Option.objects.bulk_create(Option(question=question, order=j, label=f"o{j}") for j in range(32))
+    bits = np.zeros((3, 32), dtype=np.uint8)
+    bits[0, 31] = bits[1, 31] = bits[1, 0] = 1
+    bits[2, :] = 1
+    store(survey, {question: bits})
+    estimate = results.survey_results(survey).questions[0].estimate
+    assert estimate.counts[0] == 2 and estimate.counts[31] == 3 and estimate.counts[5] == 1
+
+
+def wide_survey():
+    """More questions and options than the shared survey."""
+    survey = Survey.objects.create(slug="wide", title="Wide", status=Survey.Status.OPEN, epsilon_budget=20)
+    for order, (name, k) in enumerate([("krr", 9), ("oue", 12), ("sue", 20), ("krr", 2)], start=1):
+        question = Question.objects.create(survey=survey, order=order, text=f"Q{order}", kind="single_choice",
+                                           mechanism_name=name, epsilon=1.0)
+        Option.objects.bulk_create(Option(question=question, order=j, label=f"o{j}") for j in range(k))
+    return survey
+
+
+def test_its_query_count_does_not_grow_with_reports_or_options(survey, django_assert_max_num_queries):
+    add_responses(survey, 5, seed=3)
+    with CaptureQueriesContext(connection) as few:
+        results.survey_results(survey)
+    assert len(few.captured_queries) <= 5
+    wide = wide_survey()
+    add_responses(wide, 500, seed=4)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        found = results.survey_results(wide)
+    assert [result.n for result in found.questions] == [500] * 4
+
+
+def test_it_counts_with_one_grouped_query_per_encoding(survey):
+    add_responses(survey, 50, seed=5)
+    with CaptureQueriesContext(connection) as queries:
+        results.survey_results(survey)
+    report_queries = [q["sql"] for q in queries.captured_queries if "collection_report" in q["sql"]]
+    assert len(report_queries) == 2
+    assert all("GROUP BY" in sql for sql in report_queries)
+
+
+def test_it_reports_no_estimate_but_a_plan_before_any_response(survey):
+    found = results.survey_results(survey)
+    assert found.responses == 0
+    for result in found.questions:
+        assert result.n == 0 and all(math.isnan(x) for x in result.estimate.estimate)
+        assert result.margin_now == math.inf
+        assert result.needed == result.still_needed == ldp.respondents_needed(result.mechanism, 0.05)
+        assert result.as_dict()["options"][0]["estimate"] is None
+        assert result.as_dict()["planner"]["margin_now"] is None
+
+
+def test_its_planner_uses_the_bonferroni_level_when_simultaneous(survey):
+    add_responses(survey, 100, seed=6)
+    found = by_order(results.survey_results(survey, ResultOptions(simultaneous=True, margin=0.1)))
+    krr = found[3]
+    level = 1 - 0.05 / 3
+    assert krr.level == pytest.approx(level)
+    assert krr.needed == ldp.respondents_needed(krr.mechanism, 0.1, level)
+    assert krr.margin_now == pytest.approx(ldp.margin_at(krr.mechanism, 100, level))
+    assert krr.still_needed == max(0, krr.needed - 100)
+
+
+def test_it_sums_the_effective_epsilons(survey):
+    found = results.survey_results(survey)
+    assert found.epsilon_total == pytest.approx(survey.total_epsilon())
+
+
+def test_it_refuses_reports_outside_the_options(survey):
+    store(survey, {survey.questions.get(order=1): np.array([0, 1])})
+    Report.objects.filter(question__order=1).update(value=7)
+    with pytest.raises(results.Unavailable):
+        results.survey_results(survey)
+
+
+def test_its_overview_counts_responses_per_survey(survey, superuser):
+    add_responses(survey, 7, seed=7)
+    Survey.objects.create(slug="empty", title="Empty")
+    summaries = {s.survey.slug: s for s in results.overview(Survey.objects.all())}
+    assert summaries["health"].responses == 7 and summaries["health"].questions == 4
+    assert summaries["health"].epsilon_total == pytest.approx(survey.total_epsilon())
+    assert summaries["empty"].responses == 0 and summaries["empty"].epsilon_total == 0

@@ -1,0 +1,52 @@
+"""Admins and researchers use their pages in a real browser, under the strict CSP."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from surveys.collection import demo
+from tests.factories import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def csp_violations(page):
+    messages = []
+    page.on("console", lambda message: messages.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    return messages
+
+
+def log_in(page, login_url, username, next_path):
+    page.goto(f"{login_url}?next={next_path}")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("[type=submit]")
+    page.wait_for_load_state()
+
+
+def test_an_admin_logs_in_and_adds_a_question_inline_under_the_csp(live_server, page):
+    get_user_model().objects.create_superuser(username="admin", password=PASSWORD)
+    survey, _ = demo.create_demo_survey()
+    violations = csp_violations(page)
+    change = f"/admin/collection/survey/{survey.pk}/change/"
+    log_in(page, f"{live_server.url}/admin/login/", "admin", change)
+
+    assert page.url == f"{live_server.url}{change}"
+    inlines = page.locator(".inline-related:not(.empty-form)")
+    before = inlines.count()
+    page.click(".add-row a")  # the admin's own JavaScript adds an inline form
+    assert inlines.count() == before + 1
+    assert violations == []
+
+
+def test_a_researcher_logs_in_and_reads_the_dashboard_under_the_csp(live_server, page):
+    survey, _ = demo.create_demo_survey()
+    demo.simulate_responses(survey, 200, seed=3)
+    survey.researchers.add(make_user("researcher"))
+    violations = csp_violations(page)
+    log_in(page, f"{live_server.url}/accounts/login/", "researcher", f"/results/{survey.slug}/")
+
+    assert page.url == f"{live_server.url}/results/{survey.slug}/"
+    assert page.locator("h1").text_content().strip().startswith(survey.title)
+    assert page.locator("svg[role=img]").count() == survey.questions.count()
+    assert violations == []
