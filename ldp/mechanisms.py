@@ -76,6 +76,12 @@ class Mechanism:
         return values.astype(np.int64, copy=False)
 
 
+def _settle(mechanism, **values) -> None:
+    """Set a frozen dataclass's checked and derived fields, once, in __post_init__."""
+    for name, value in values.items():
+        object.__setattr__(mechanism, name, value)
+
+
 def _check_epsilon(epsilon) -> float:
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)):
         raise TypeError("epsilon must be a number")
@@ -164,10 +170,7 @@ class QRandomizedResponse(_Kary):
                 f"q = {float(q)} gives epsilon {eps:.4g}, outside [{EPSILON_MIN}, {EPSILON_MAX}]"
             )
         a, m = exact.decimal_half_plus(q)
-        object.__setattr__(self, "truth_probability", q)
-        object.__setattr__(self, "keep", a)
-        object.__setattr__(self, "other", m - a)
-        object.__setattr__(self, "modulus", m)
+        _settle(self, truth_probability=q, keep=a, other=m - a, modulus=m)
 
     @property
     def epsilon(self) -> float:
@@ -197,10 +200,7 @@ class BitFlip(_Kary):
     def __post_init__(self):
         eps = _check_epsilon(self.epsilon)
         a, m = exact.binary_keep(eps)
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "keep", a)
-        object.__setattr__(self, "other", m - a)
-        object.__setattr__(self, "modulus", m)
+        _settle(self, epsilon=eps, keep=a, other=m - a, modulus=m)
 
     def to_dict(self) -> dict:
         return {"mechanism": self.name, "epsilon": self.epsilon}
@@ -226,11 +226,7 @@ class KaryRR(_Kary):
         eps = _check_epsilon(self.epsilon)
         k = _check_k(self.k)
         a, b, m = exact.kary_keep_other(eps, k)
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "k", k)
-        object.__setattr__(self, "keep", a)
-        object.__setattr__(self, "other", b)
-        object.__setattr__(self, "modulus", m)
+        _settle(self, epsilon=eps, k=k, keep=a, other=b, modulus=m)
 
     def to_dict(self) -> dict:
         return {"mechanism": self.name, "epsilon": self.epsilon, "k": self.k}
@@ -301,9 +297,7 @@ class SymmetricUnary(_Unary):
         eps = _check_epsilon(self.epsilon)
         k = _check_k(self.k)
         a, m = exact.binary_keep(eps / 2.0)
-        for name, value in (("epsilon", eps), ("k", k), ("one_if_true", a),
-                            ("one_if_false", m - a), ("modulus", m)):
-            object.__setattr__(self, name, value)
+        _settle(self, epsilon=eps, k=k, one_if_true=a, one_if_false=m - a, modulus=m)
 
 
 @dataclass(frozen=True)
@@ -325,9 +319,7 @@ class OptimizedUnary(_Unary):
         eps = _check_epsilon(self.epsilon)
         k = _check_k(self.k)
         a1, a0, m = exact.oue_false_one(eps)
-        for name, value in (("epsilon", eps), ("k", k), ("one_if_true", a1),
-                            ("one_if_false", a0), ("modulus", m)):
-            object.__setattr__(self, name, value)
+        _settle(self, epsilon=eps, k=k, one_if_true=a1, one_if_false=a0, modulus=m)
 
 
 MECHANISMS = {cls.name: cls for cls in

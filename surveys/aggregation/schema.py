@@ -1,7 +1,7 @@
 """The OpenAPI 3 schema at /api/v1/schema/ (drf-spectacular) and the results API's shapes.
 
 The schema is public, as the respondent API it describes is. The respondent endpoints
-carry their own @extend_schema in surveys/collection/api.py; what lives here is only
+are described in surveys/collection/schema.py; what lives here is only
 what the generator needs besides: the response shapes of the estimates endpoint and a
 description of the collection app's CSRF-for-everyone authentication.
 """

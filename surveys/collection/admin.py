@@ -30,6 +30,25 @@ def describe(question: Question) -> str:
     )
 
 
+class FrozenAfterReports:
+    """Inline rows become read-only once the parent's survey has a report."""
+
+    def survey_of(self, obj):
+        raise NotImplementedError
+
+    def _frozen(self, obj):
+        return obj is not None and self.survey_of(obj).has_reports()
+
+    def has_add_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_delete_permission(request, obj)
+
+
 class QuestionFormSet(forms.BaseInlineFormSet):
     """Checks the survey's total epsilon, as it will be after this save, against its budget."""
 
@@ -55,7 +74,7 @@ class QuestionFormSet(forms.BaseInlineFormSet):
             )
 
 
-class QuestionInline(admin.StackedInline):
+class QuestionInline(FrozenAfterReports, admin.StackedInline):
     model = Question
     formset = QuestionFormSet
     extra = 0
@@ -67,17 +86,8 @@ class QuestionInline(admin.StackedInline):
     def privacy(self, question):
         return describe(question) if question.pk else "Save to see the privacy figures."
 
-    def _frozen(self, obj):
-        return obj is not None and obj.has_reports()
-
-    def has_add_permission(self, request, obj=None):
-        return not self._frozen(obj) and super().has_add_permission(request, obj)
-
-    def has_change_permission(self, request, obj=None):
-        return not self._frozen(obj) and super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return not self._frozen(obj) and super().has_delete_permission(request, obj)
+    def survey_of(self, obj):
+        return obj
 
 
 @admin.register(Survey)
@@ -130,22 +140,13 @@ class SurveyAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{survey}: {done}.", messages.SUCCESS)
 
 
-class OptionInline(admin.TabularInline):
+class OptionInline(FrozenAfterReports, admin.TabularInline):
     model = Option
     extra = 0
     fields = ("order", "label")
 
-    def _frozen(self, obj):
-        return obj is not None and obj.survey.has_reports()
-
-    def has_add_permission(self, request, obj=None):
-        return not self._frozen(obj) and super().has_add_permission(request, obj)
-
-    def has_change_permission(self, request, obj=None):
-        return not self._frozen(obj) and super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return not self._frozen(obj) and super().has_delete_permission(request, obj)
+    def survey_of(self, obj):
+        return obj.survey
 
 
 class QuestionForm(forms.ModelForm):
