@@ -4,9 +4,11 @@ Dashboards, the estimates API and the exports all call this module, so they show
 set of numbers. Counting happens in the database, in at most two grouped queries per
 survey whatever the number of reports or options:
 
-- index reports (q-RR, bit flip, k-RR): GROUP BY (question, value), COUNT(*);
-- unary reports (SUE, OUE; a bitmask, bit j = option j): GROUP BY question,
-  COUNT(*) and SUM((value >> j) & 1) for every bit j.
+- index reports (q-RR, bit flip, k-RR), and unary reports (SUE, OUE; a bitmask, bit j =
+  option j) of questions with at most 16 options: GROUP BY (question, value), COUNT(*),
+  the bitmasks' counts split into bits afterwards;
+- unary reports with more options: GROUP BY question, COUNT(*) and SUM((value >> j) & 1)
+  for every bit j.
 
 Both read only the (question, value) index, so the cost grows linearly with the number of
 reports (see the `bench_results` command); constant cost would need counters kept up
@@ -142,28 +144,45 @@ def questions_with_mechanisms(survey: Survey) -> list[tuple[Question, ldp.Mechan
     return pairs
 
 
+GROUPED_UNARY_MAX_K = 16  # up to 2^16 distinct bitmasks per question: cheap to group by value
+
+
 def count_reports(pairs) -> dict[int, tuple[np.ndarray, int]]:
-    """question id -> (counts per option, n reports), counted by the database."""
+    """question id -> (counts per option, n reports), counted by the database.
+
+    One GROUP BY (question, value) serves index reports and unary reports with few options
+    (each distinct bitmask's count is split into its bits here, vectorized); unary questions
+    with many options, whose bitmasks could be nearly all distinct, sum their bits in SQL.
+    """
     counts = {q.pk: np.zeros(m.k, dtype=np.int64) for q, m in pairs}
     totals = dict.fromkeys(counts, 0)
     unary = {q.pk: m.k for q, m in pairs if m.sampler()["kind"] == "unary"}
-    index = {q.pk: m.k for q, m in pairs if q.pk not in unary}
-    if index:
-        grouped = (Report.objects.filter(question_id__in=index).order_by()
-                   .values("question_id", "value").annotate(c=Count("*")).values_list("question_id", "value", "c"))
-        for question_id, value, c in grouped:
-            if not 0 <= value < index[question_id]:
-                raise Unavailable(f"question id {question_id} has reports outside its options")
-            counts[question_id][value] = c
-            totals[question_id] += c
-    if unary:
-        # One SUM of bit tests per option position, for all unary questions at once; bits at
-        # or above a question's k are always 0 (the submission checks the list length).
-        bits = {f"bit{j}": Sum(F("value").bitrightshift(j).bitand(1)) for j in range(max(unary.values()))}
-        grouped = (Report.objects.filter(question_id__in=unary).order_by()
-                   .values("question_id").annotate(n=Count("*"), **bits))
-        for row in grouped:
-            k = unary[row["question_id"]]
+    many_bits = {pk: k for pk, k in unary.items() if k > GROUPED_UNARY_MAX_K}
+    grouped_ks = {q.pk: m.k for q, m in pairs if q.pk not in many_bits}
+    if grouped_ks:
+        rows = (Report.objects.filter(question_id__in=grouped_ks).order_by()
+                .values("question_id", "value").annotate(c=Count("*")).values_list("question_id", "value", "c"))
+        by_question: dict[int, list[tuple[int, int]]] = {}
+        for question_id, value, c in rows:
+            by_question.setdefault(question_id, []).append((value, c))
+        for question_id, found in by_question.items():
+            values, tallies = np.array(found, dtype=np.int64).T
+            k = grouped_ks[question_id]
+            totals[question_id] = int(tallies.sum())
+            if question_id in unary:
+                bits = (values[:, None] >> np.arange(k)) & 1
+                counts[question_id][:] = tallies @ bits
+            else:
+                if values.min() < 0 or values.max() >= k:
+                    raise Unavailable(f"question id {question_id} has reports outside its options")
+                counts[question_id][values] = tallies
+    if many_bits:
+        # Bits at or above a question's k are always 0 (the submission checks the list length).
+        sums = {f"bit{j}": Sum(F("value").bitrightshift(j).bitand(1)) for j in range(max(many_bits.values()))}
+        rows = (Report.objects.filter(question_id__in=many_bits).order_by()
+                .values("question_id").annotate(n=Count("*"), **sums))
+        for row in rows:
+            k = many_bits[row["question_id"]]
             counts[row["question_id"]][:] = [int(row[f"bit{j}"] or 0) for j in range(k)]
             totals[row["question_id"]] = row["n"]
     return {pk: (counts[pk], totals[pk]) for pk in counts}
