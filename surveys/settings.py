@@ -91,12 +91,12 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env.text("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))  # collectstatic writes here
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "surveys.storage.StaticFilesStorage"  # whitenoise, hashed, ES imports rewritten
         if PRODUCTION
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },

@@ -2,7 +2,10 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from . import health
+
 urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     # Researchers are not staff, so they sign in here rather than through the admin.
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

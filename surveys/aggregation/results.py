@@ -1,18 +1,12 @@
 """The results service: report counts from the database, debiased by `ldp`.
 
 Dashboards, the estimates API and the exports all call this module, so they show one
-set of numbers. Counting happens in the database, in at most two grouped queries per
-survey whatever the number of reports or options:
-
-- index reports (q-RR, bit flip, k-RR), and unary reports (SUE, OUE; a bitmask, bit j =
-  option j) of questions with at most 16 options: GROUP BY (question, value), COUNT(*),
-  the bitmasks' counts split into bits afterwards;
-- unary reports with more options: GROUP BY question, COUNT(*) and SUM((value >> j) & 1)
-  for every bit j.
-
-Both read only the (question, value) index, so the cost grows linearly with the number of
-reports (see the `bench_results` command); constant cost would need counters kept up
-to date at submission time.
+set of numbers. The counts come from the running tallies (surveys.collection.tallies):
+counters per question and option (or bit) and n, kept current by every writer of reports
+in the same transaction, read with one SUM ... GROUP BY (question, slot) over at most
+(options + 1) x shards rows per question. The cost does not grow with the number of
+reports (see the `bench_results` command). `count_reports_scan` still counts from the
+reports themselves, linear in n, for verification (`manage.py rebuild_counts --verify`).
 """
 
 from __future__ import annotations
@@ -21,10 +15,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, F, OuterRef, Subquery, Sum
+from django.db.models import OuterRef, Subquery, Sum
 
 import ldp
-from surveys.collection.models import Question, Report, Response, Survey
+from surveys.collection import tallies
+from surveys.collection.models import TALLY_N_SLOT, Question, Survey, Tally
 
 from .params import DEFAULTS, ResultOptions
 
@@ -144,48 +139,28 @@ def questions_with_mechanisms(survey: Survey) -> list[tuple[Question, ldp.Mechan
     return pairs
 
 
-GROUPED_UNARY_MAX_K = 16  # up to 2^16 distinct bitmasks per question: cheap to group by value
+GROUPED_UNARY_MAX_K = tallies.GROUPED_UNARY_MAX_K
 
 
 def count_reports(pairs) -> dict[int, tuple[np.ndarray, int]]:
-    """question id -> (counts per option, n reports), counted by the database.
+    """question id -> (counts per option, n reports), read from the running tallies.
 
-    One GROUP BY (question, value) serves index reports and unary reports with few options
-    (each distinct bitmask's count is split into its bits here, vectorized); unary questions
-    with many options, whose bitmasks could be nearly all distinct, sum their bits in SQL.
+    One grouped query over (question, slot, shard) rows: the cost grows with options x
+    shards, not with the number of reports. Every writer keeps the tallies current
+    (see surveys.collection.tallies); `count_reports_scan` recounts from the reports.
     """
-    counts = {q.pk: np.zeros(m.k, dtype=np.int64) for q, m in pairs}
-    totals = dict.fromkeys(counts, 0)
-    unary = {q.pk: m.k for q, m in pairs if m.sampler()["kind"] == "unary"}
-    many_bits = {pk: k for pk, k in unary.items() if k > GROUPED_UNARY_MAX_K}
-    grouped_ks = {q.pk: m.k for q, m in pairs if q.pk not in many_bits}
-    if grouped_ks:
-        rows = (Report.objects.filter(question_id__in=grouped_ks).order_by()
-                .values("question_id", "value").annotate(c=Count("*")).values_list("question_id", "value", "c"))
-        by_question: dict[int, list[tuple[int, int]]] = {}
-        for question_id, value, c in rows:
-            by_question.setdefault(question_id, []).append((value, c))
-        for question_id, found in by_question.items():
-            values, tallies = np.array(found, dtype=np.int64).T
-            k = grouped_ks[question_id]
-            totals[question_id] = int(tallies.sum())
-            if question_id in unary:
-                bits = (values[:, None] >> np.arange(k)) & 1
-                counts[question_id][:] = tallies @ bits
-            else:
-                if values.min() < 0 or values.max() >= k:
-                    raise Unavailable(f"question id {question_id} has reports outside its options")
-                counts[question_id][values] = tallies
-    if many_bits:
-        # Bits at or above a question's k are always 0 (the submission checks the list length).
-        sums = {f"bit{j}": Sum(F("value").bitrightshift(j).bitand(1)) for j in range(max(many_bits.values()))}
-        rows = (Report.objects.filter(question_id__in=many_bits).order_by()
-                .values("question_id").annotate(n=Count("*"), **sums))
-        for row in rows:
-            k = many_bits[row["question_id"]]
-            counts[row["question_id"]][:] = [int(row[f"bit{j}"] or 0) for j in range(k)]
-            totals[row["question_id"]] = row["n"]
-    return {pk: (counts[pk], totals[pk]) for pk in counts}
+    try:
+        return tallies.read(pairs)
+    except tallies.CountError as error:
+        raise Unavailable(str(error)) from None
+
+
+def count_reports_scan(pairs) -> dict[int, tuple[np.ndarray, int]]:
+    """The same counts from the Report table (linear in reports): for checks and rebuilds."""
+    try:
+        return tallies.count_from_reports(pairs)
+    except tallies.CountError as error:
+        raise Unavailable(str(error)) from None
 
 
 def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyResults:
@@ -194,9 +169,15 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
     counted = count_reports(pairs)
     questions = [_question_result(q, m, *counted[q.pk], options) for q, m in pairs]
     return SurveyResults(
-        survey=survey, options=options, responses=survey.responses.count(),
+        survey=survey, options=options, responses=_responses(counted),
         epsilon_total=ldp.survey_epsilon(m for _, m in pairs), questions=questions,
     )
+
+
+def _responses(counted) -> int:
+    """Every response has exactly one report per question (submission and demo enforce it),
+    so the number of responses is the questions' n, read from the tallies in constant time."""
+    return max((n for _, n in counted.values()), default=0)
 
 
 def _question_result(question, mechanism, counts, n, options: ResultOptions) -> QuestionResult:
@@ -221,8 +202,9 @@ class SurveySummary:
 
 def overview(surveys) -> list[SurveySummary]:
     """One line per survey for the researcher's list (three queries in all)."""
-    responses = Response.objects.filter(survey=OuterRef("pk")).order_by().values("survey").annotate(
-        c=Count("*")).values("c")
+    # Responses per survey from the tallies (n of its first question), not a scan of responses.
+    responses = (Tally.objects.filter(question__survey=OuterRef("pk"), slot=TALLY_N_SLOT).order_by()
+                 .values("question_id").annotate(c=Sum("count")).order_by("-c").values("c")[:1])
     surveys = surveys.annotate(n_responses=Subquery(responses)).prefetch_related("questions__options")
     summaries = []
     for survey in surveys:

@@ -10,6 +10,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
+from . import tallies
 from .models import Option, Question, Report, Response, Survey
 
 SLUG = "demo"
@@ -52,13 +53,16 @@ def simulate_responses(survey: Survey, n: int, seed: int | None = None) -> int:
     responses = [Response(survey=survey, mechanism_version=version, submitted_on=today,
                           submission_key=uuid.uuid4()) for _ in range(n)]
     Response.objects.bulk_create(responses, batch_size=1000)
-    reports = []
+    reports, pairs, counted = [], [], {}
     for question in survey.ordered_questions():
         mechanism = question.mechanism()
         truth = rng.choice(mechanism.k, size=n, p=TRUTH[question.order])
         randomized = mechanism.randomize(truth, rng)
+        pairs.append((question, mechanism))
+        counted[question.pk] = (np.asarray(mechanism.counts(randomized), dtype=np.int64), n)
         if randomized.ndim == 2:  # unary bits -> bitmask
             randomized = randomized.astype(np.int64) @ (1 << np.arange(mechanism.k, dtype=np.int64))
         reports += [Report(response=r, question=question, value=int(v)) for r, v in zip(responses, randomized)]
     Report.objects.bulk_create(reports, batch_size=2000)
+    tallies.add(pairs, counted)  # the dashboards' counters, counted here in numpy
     return n

@@ -93,14 +93,15 @@ class Survey(models.Model):
     def total_epsilon(self) -> float:
         return ldp.survey_epsilon(self.mechanisms())
 
-    def mechanism_version(self) -> str:
+    def mechanism_version(self, questions=None) -> str:
         """A digest of everything that determines how reports are made and read.
 
-        Responses store it; a submission made from an outdated form is refused.
+        Responses store it; a submission made from an outdated form is refused. Pass the
+        survey's ordered questions if they are already loaded.
         """
         definition = [
             [q.pk, q.kind, q.mechanism().to_dict(), [o.label for o in q.ordered_options()]]
-            for q in self.ordered_questions()
+            for q in (self.ordered_questions() if questions is None else questions)
         ]
         digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
         return digest[:16]
@@ -253,7 +254,11 @@ def _refuse_if_frozen(obj, model, fields, survey_of) -> None:
 
 
 class Response(models.Model):
-    """One respondent's randomized reports. Deliberately nothing that identifies anyone."""
+    """One respondent's randomized reports. Deliberately nothing that identifies anyone.
+
+    Deleting responses (directly or by CASCADE) leaves the Tally counters stale: run
+    `manage.py rebuild_counts <slug>` (surveys.collection.tallies.rebuild) afterwards.
+    """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="responses")
@@ -281,3 +286,31 @@ class Report(models.Model):
             models.CheckConstraint(condition=models.Q(value__gte=0), name="report_value_nonnegative"),
         ]
         indexes = [models.Index(fields=["question", "value"])]
+
+
+TALLY_SHARDS = 16  # counters per (question, slot): concurrent submissions rarely share a row
+TALLY_N_SLOT = -1  # the slot counting a question's reports
+
+
+class Tally(models.Model):
+    """A running count of reports, kept in step with the Report table by every writer.
+
+    slot j >= 0: reports of option j (index mechanisms) or with bit j set (unary ones);
+    slot -1: all reports of the question (n). Each (question, slot) is split over
+    TALLY_SHARDS rows; a submission increments the rows of one random shard, so the
+    dashboards read SUM(count) over shards in time proportional to options x shards,
+    not to respondents. `surveys.collection.tallies` writes, reads and rebuilds them.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="tallies")
+    slot = models.IntegerField()
+    shard = models.PositiveSmallIntegerField()
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "slot", "shard"], name="tally_unique"),
+            models.CheckConstraint(condition=models.Q(slot__gte=TALLY_N_SLOT), name="tally_slot_valid"),
+            models.CheckConstraint(condition=models.Q(shard__lt=TALLY_SHARDS), name="tally_shard_valid"),
+            models.CheckConstraint(condition=models.Q(count__gte=0), name="tally_count_nonnegative"),
+        ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from . import tallies
 from .models import Question, Report, Response, Survey
 
 PAYLOAD_FIELDS = {"version", "key", "reports"}
@@ -49,13 +50,10 @@ def submit(survey: Survey, payload) -> Receipt:
     """Validate and store one response; a retry with the same key returns the first receipt."""
     check_accepting(survey)
     key, version, raw_reports = _envelope(payload)
-    if version != survey.mechanism_version():
-        raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
     questions = list(survey.ordered_questions())
+    if version != survey.mechanism_version(questions):
+        raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
     values = _values(questions, raw_reports)
-    existing = _earlier_receipt(survey, key, values, raw_reports)
-    if existing:
-        return existing
     try:
         with transaction.atomic():
             response = Response.objects.create(
@@ -66,8 +64,10 @@ def submit(survey: Survey, payload) -> Receipt:
                 Report(response=response, question=question, value=values[question.pk])
                 for question in questions
             )
+            # The dashboards' counters, in the same transaction: all or nothing.
+            tallies.record([(question, question.mechanism()) for question in questions], values)
     except IntegrityError:
-        # A concurrent retry with the same key won the race; answer as for any retry.
+        # The key is taken: a retry (or a concurrent one that won the race) gets the first receipt.
         existing = _earlier_receipt(survey, key, values, raw_reports)
         if existing:
             return existing

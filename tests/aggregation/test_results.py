@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 import ldp
 from surveys.aggregation import results
 from surveys.aggregation.params import ResultOptions
-from surveys.collection.models import Option, Question, Report, Survey
+from surveys.collection import tallies
+from surveys.collection.models import Option, Question, Report, Survey, Tally
 from tests.aggregation.support import add_responses, counts, store
 
 
@@ -77,22 +78,60 @@ def test_its_query_count_does_not_grow_with_reports_or_options(survey, django_as
     assert [result.n for result in found.questions] == [500] * 4
 
 
-def report_queries(survey):
+def captured(call):
     with CaptureQueriesContext(connection) as queries:
-        results.survey_results(survey)
-    return [q["sql"] for q in queries.captured_queries if "collection_report" in q["sql"]]
+        call()
+    return [q["sql"] for q in queries.captured_queries]
 
 
-def test_it_counts_with_one_grouped_query_when_no_question_has_many_options(survey):
+def report_queries(call):
+    return [sql for sql in captured(call) if "collection_report" in sql]
+
+
+def test_it_reads_the_tallies_and_never_scans_reports_or_responses(survey):
     add_responses(survey, 50, seed=5)
-    found = report_queries(survey)
+    found = captured(lambda: results.survey_results(survey))
+    assert not [sql for sql in found if "collection_report" in sql or "collection_response" in sql]
+    tally = [sql for sql in found if "collection_tally" in sql]
+    assert len(tally) == 1 and "GROUP BY" in tally[0]
+
+
+def test_its_query_count_does_not_depend_on_the_number_of_responses(survey):
+    add_responses(survey, 3, seed=8)
+    few = captured(lambda: results.survey_results(survey))
+    add_responses(survey, 600, seed=9)
+    many = captured(lambda: results.survey_results(survey))
+    assert len(few) == len(many)
+    assert results.survey_results(survey).responses == 603
+
+
+def pairs_of(survey):
+    return results.questions_with_mechanisms(survey)
+
+
+def test_its_counts_and_estimates_equal_a_scan_of_the_reports(db):
+    wide = wide_survey()
+    add_responses(wide, 300, seed=10)
+    pairs = pairs_of(wide)
+    tallied, scanned = results.count_reports(pairs), results.count_reports_scan(pairs)
+    for question, mechanism in pairs:
+        (tc, tn), (sc, sn) = tallied[question.pk], scanned[question.pk]
+        assert tn == sn == 300 and list(tc) == list(sc)
+        assert mechanism.estimate(tc, tn) == mechanism.estimate(sc, sn)
+
+
+def test_the_report_scan_counts_with_one_grouped_query_when_no_question_has_many_options(survey):
+    add_responses(survey, 50, seed=5)
+    pairs = pairs_of(survey)
+    found = report_queries(lambda: results.count_reports_scan(pairs))
     assert len(found) == 1 and "GROUP BY" in found[0]
 
 
-def test_unary_questions_with_many_options_sum_their_bits_in_a_second_query(db):
+def test_the_report_scan_sums_the_bits_of_unary_questions_with_many_options_in_a_second_query(db):
     wide = wide_survey()  # its SUE question has 20 options, more than 16
     add_responses(wide, 20, seed=6)
-    found = report_queries(wide)
+    pairs = pairs_of(wide)
+    found = report_queries(lambda: results.count_reports_scan(pairs))
     assert len(found) == 2 and all("GROUP BY" in sql for sql in found)
 
 
@@ -126,6 +165,14 @@ def test_it_sums_the_effective_epsilons(survey):
 def test_it_refuses_reports_outside_the_options(survey):
     store(survey, {survey.questions.get(order=1): np.array([0, 1])})
     Report.objects.filter(question__order=1).update(value=7)
+    with pytest.raises(results.Unavailable):
+        results.count_reports_scan(pairs_of(survey))
+    with pytest.raises(tallies.CountError):
+        tallies.rebuild(survey)
+
+
+def test_it_refuses_tallies_outside_the_options(survey):
+    Tally.objects.create(question=survey.questions.get(order=3), slot=7, shard=0, count=1)
     with pytest.raises(results.Unavailable):
         results.survey_results(survey)
 

@@ -1,0 +1,240 @@
+"""Running counts of reports (the estimates' sufficient statistics), kept current by writers.
+
+Every writer of reports updates the Tally rows in the same transaction:
+
+- `submission.submit` calls `record` (one response): it picks one random shard, locks that
+  shard's rows for the question slots it reports, in primary-key order (so two PostgreSQL
+  transactions never wait on each other in a cycle; on SQLite the lock is the database's),
+  and increments them with one UPDATE ... SET count = count + 1. Missing rows are first
+  created race-safely with INSERT ... ON CONFLICT DO NOTHING (bulk_create ignore_conflicts).
+- `demo.simulate_responses` calls `add` with counts computed in numpy.
+- Anything else (raw loads, deleted responses: Response.delete and CASCADE do *not*
+  update tallies) must call `rebuild`, which recounts from the reports
+  (`count_from_reports`) and rewrites the survey's tallies in one transaction.
+  `python manage.py rebuild_counts [slug ...] [--verify]` runs it, or only compares.
+
+Readers (`read`) SUM over shards: cost proportional to options x shards, not to reports.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection, transaction
+from django.db.models import Count, F, Q, Sum
+
+from .models import TALLY_N_SLOT, TALLY_SHARDS, Question, Report, Survey, Tally
+
+GROUPED_UNARY_MAX_K = 16  # up to 2^16 distinct bitmasks per question: cheap to group by value
+
+
+class CountError(ValueError):
+    """Stored reports or tallies do not fit their question's options."""
+
+
+def is_unary(mechanism) -> bool:
+    return mechanism.sampler()["kind"] == "unary"
+
+
+def slots_of(value: int, k: int, unary: bool) -> list[int]:
+    """The slots one stored report value increments (slot -1, n, included)."""
+    if unary:
+        return [TALLY_N_SLOT] + [j for j in range(k) if (value >> j) & 1]
+    return [TALLY_N_SLOT, value]
+
+
+# --- creating rows ---------------------------------------------------------------------
+
+def ensure_rows(pairs) -> None:
+    """Create every missing (question, slot, shard) row for [(question, mechanism)], count 0.
+
+    Race-safe: concurrent callers insert the same keys and conflicts are ignored.
+    """
+    rows = [Tally(question_id=q.pk, slot=slot, shard=shard, count=0)
+            for q, m in pairs for slot in range(TALLY_N_SLOT, m.k) for shard in range(TALLY_SHARDS)]
+    Tally.objects.bulk_create(rows, ignore_conflicts=True, batch_size=2000)
+
+
+# --- writing -------------------------------------------------------------------------
+
+def record(pairs, values: dict[int, int]) -> None:
+    """Count one response: `values` maps question id -> stored value. Two queries, three where
+    rows are locked (PostgreSQL), two more the first time a question is counted. Call it inside
+    the transaction that stores the reports."""
+    shard = secrets.randbelow(TALLY_SHARDS)  # load spreading only; never derived from the reports
+    wanted = {q.pk: slots_of(values[q.pk], m.k, is_unary(m)) for q, m in pairs}
+    expected = sum(len(slots) for slots in wanted.values())
+    if not expected:
+        return
+    where = Q()
+    for question_id, slots in wanted.items():
+        where |= Q(question_id=question_id, slot__in=slots)
+    rows = Tally.objects.filter(where, shard=shard).order_by("pk")
+    with transaction.atomic():
+        pks = list(rows.values_list("pk", flat=True))
+        if len(pks) != expected:  # first count of some question: create its rows, lock nothing yet
+            ensure_rows(pairs)
+            pks = list(rows.values_list("pk", flat=True))
+            if len(pks) != expected:
+                raise CountError("tally rows could not be created")
+        if connection.features.has_select_for_update:
+            # Lock in id order: two transactions never wait on each other in a cycle.
+            list(Tally.objects.select_for_update().filter(pk__in=pks).order_by("pk").values_list("pk"))
+        Tally.objects.filter(pk__in=pks).update(count=F("count") + 1)
+
+
+def add(pairs, counted: dict[int, tuple[np.ndarray, int]]) -> None:
+    """Add bulk counts (question id -> (counts per slot, n)) to one random shard."""
+    shard = secrets.randbelow(TALLY_SHARDS)
+    with transaction.atomic():
+        ensure_rows(pairs)
+        rows = {(t.question_id, t.slot): t for t in Tally.objects.select_for_update().filter(
+            question_id__in=[q.pk for q, _ in pairs], shard=shard).order_by("pk")}
+        changed = []
+        for q, _ in pairs:
+            counts, n = counted[q.pk]
+            for slot, c in [(TALLY_N_SLOT, n), *enumerate(counts)]:
+                if c:
+                    row = rows[(q.pk, int(slot))]
+                    row.count += int(c)
+                    changed.append(row)
+        Tally.objects.bulk_update(changed, ["count"], batch_size=500)
+
+
+# --- reading -------------------------------------------------------------------------
+
+def _sums(question_ids) -> dict[tuple[int, int], int]:
+    """(question id, slot) -> count summed over shards: one grouped query."""
+    rows = (Tally.objects.filter(question_id__in=question_ids).order_by().values("question_id", "slot")
+            .annotate(c=Sum("count")).values_list("question_id", "slot", "c"))
+    return {(question_id, slot): int(c or 0) for question_id, slot, c in rows}
+
+
+def read(pairs) -> dict[int, tuple[np.ndarray, int]]:
+    """question id -> (counts per option, n) from the tallies: one grouped query."""
+    ks = {q.pk: m.k for q, m in pairs}
+    if not ks:
+        return {}
+    counts = {pk: np.zeros(k, dtype=np.int64) for pk, k in ks.items()}
+    totals = dict.fromkeys(ks, 0)
+    for (question_id, slot), c in _sums(list(ks)).items():
+        if slot == TALLY_N_SLOT:
+            totals[question_id] = c
+        elif 0 <= slot < ks[question_id]:
+            counts[question_id][slot] = c
+        elif c:
+            raise CountError(f"question id {question_id} has counts outside its options")
+    return {pk: (counts[pk], totals[pk]) for pk in ks}
+
+
+def count_from_reports(pairs) -> dict[int, tuple[np.ndarray, int]]:
+    """question id -> (counts per option, n reports), counted from the Report table.
+
+    Linear in the number of reports: for verification and rebuilding, not for dashboards.
+    One GROUP BY (question, value) serves index reports and unary reports with few options
+    (each distinct bitmask's count is split into its bits here, vectorized); unary questions
+    with many options, whose bitmasks could be nearly all distinct, sum their bits in SQL.
+    """
+    counts = {q.pk: np.zeros(m.k, dtype=np.int64) for q, m in pairs}
+    totals = dict.fromkeys(counts, 0)
+    unary = {q.pk: m.k for q, m in pairs if is_unary(m)}
+    many_bits = {pk: k for pk, k in unary.items() if k > GROUPED_UNARY_MAX_K}
+    grouped_ks = {q.pk: m.k for q, m in pairs if q.pk not in many_bits}
+    if grouped_ks:
+        rows = (Report.objects.filter(question_id__in=grouped_ks).order_by()
+                .values("question_id", "value").annotate(c=Count("*")).values_list("question_id", "value", "c"))
+        by_question: dict[int, list[tuple[int, int]]] = {}
+        for question_id, value, c in rows:
+            by_question.setdefault(question_id, []).append((value, c))
+        for question_id, found in by_question.items():
+            values, tallies = np.array(found, dtype=np.int64).T
+            k = grouped_ks[question_id]
+            totals[question_id] = int(tallies.sum())
+            if question_id in unary:
+                if values.min() < 0 or values.max() >= (1 << k):
+                    raise CountError(f"question id {question_id} has reports outside its options")
+                bits = (values[:, None] >> np.arange(k)) & 1
+                counts[question_id][:] = tallies @ bits
+            else:
+                if values.min() < 0 or values.max() >= k:
+                    raise CountError(f"question id {question_id} has reports outside its options")
+                counts[question_id][values] = tallies
+    if many_bits:
+        # Bits at or above a question's k are always 0 (the submission checks the list length).
+        sums = {f"bit{j}": Sum(F("value").bitrightshift(j).bitand(1)) for j in range(max(many_bits.values()))}
+        rows = (Report.objects.filter(question_id__in=many_bits).order_by()
+                .values("question_id").annotate(n=Count("*"), **sums))
+        for row in rows:
+            k = many_bits[row["question_id"]]
+            counts[row["question_id"]][:] = [int(row[f"bit{j}"] or 0) for j in range(k)]
+            totals[row["question_id"]] = row["n"]
+    return {pk: (counts[pk], totals[pk]) for pk in counts}
+
+
+# --- rebuilding and verifying ----------------------------------------------------------
+
+def survey_pairs(survey: Survey):
+    """[(question, mechanism)] in order; CountError if a mechanism cannot be built."""
+    pairs = []
+    for question in survey.ordered_questions():
+        try:
+            pairs.append((question, question.mechanism()))
+        except (ValueError, TypeError) as error:
+            raise CountError(f"question {question.order}: {error}") from None
+    return pairs
+
+
+@dataclass(frozen=True)
+class Difference:
+    question: Question
+    slot: int  # -1: n
+    tallied: int
+    recounted: int
+
+    def __str__(self):
+        what = "n" if self.slot == TALLY_N_SLOT else f"slot {self.slot}"
+        return (f"{self.question.survey.slug} question {self.question.order} {what}: "
+                f"tallies {self.tallied}, reports {self.recounted}")
+
+
+def differences(survey: Survey) -> list[Difference]:
+    """Where the tallies disagree with a recount from the reports (empty when they agree)."""
+    pairs = survey_pairs(survey)
+    with transaction.atomic():  # one snapshot on SQLite; a check, not a lock, elsewhere
+        recounted, tallied = count_from_reports(pairs), _sums([q.pk for q, _ in pairs])
+    found = []
+    for q, m in pairs:
+        counts, n = recounted[q.pk]
+        expected = {TALLY_N_SLOT: n, **{j: int(c) for j, c in enumerate(counts)}}
+        slots = sorted(set(expected) | {slot for (pk, slot), c in tallied.items() if pk == q.pk and c})
+        found += [Difference(q, slot, tallied.get((q.pk, slot), 0), expected.get(slot, 0))
+                  for slot in slots if tallied.get((q.pk, slot), 0) != expected.get(slot, 0)]
+    return found
+
+
+def rebuild(survey: Survey) -> None:
+    """Rewrite the survey's tallies from its reports, in one transaction.
+
+    The survey's tally rows are locked first (in id order), so a submission that has not
+    incremented them yet waits and counts itself on top of the rebuilt values.
+    """
+    pairs = survey_pairs(survey)
+    with transaction.atomic():
+        ensure_rows(pairs)
+        rows = list(Tally.objects.select_for_update().filter(question__survey=survey).order_by("pk"))
+        counted = count_from_reports(pairs)
+        ks = {q.pk: m.k for q, m in pairs}
+        stale, changed = [], []
+        for row in rows:
+            if row.question_id not in ks or not TALLY_N_SLOT <= row.slot < ks[row.question_id]:
+                stale.append(row.pk)
+                continue
+            counts, n = counted[row.question_id]
+            value = 0 if row.shard else int(n if row.slot == TALLY_N_SLOT else counts[row.slot])
+            if row.count != value:
+                row.count = value
+                changed.append(row)
+        Tally.objects.filter(pk__in=stale).delete()
+        Tally.objects.bulk_update(changed, ["count"], batch_size=500)
