@@ -130,16 +130,10 @@ class SurveyResults:
 
 def questions_with_mechanisms(survey: Survey) -> list[tuple[Question, ldp.Mechanism]]:
     """The survey's questions in order with their mechanisms (two queries: questions, options)."""
-    pairs = []
-    for question in survey.ordered_questions():
-        try:
-            pairs.append((question, question.mechanism()))
-        except (ValueError, TypeError) as error:
-            raise Unavailable(f"question {question.order}: {error}") from None
-    return pairs
-
-
-GROUPED_UNARY_MAX_K = tallies.GROUPED_UNARY_MAX_K
+    try:
+        return tallies.survey_pairs(survey)
+    except tallies.CountError as error:
+        raise Unavailable(str(error)) from None
 
 
 def count_reports(pairs) -> dict[int, tuple[np.ndarray, int]]:

@@ -53,7 +53,8 @@ def submit(survey: Survey, payload) -> Receipt:
     questions = list(survey.ordered_questions())
     if version != survey.mechanism_version(questions):
         raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
-    values = _values(questions, raw_reports)
+    pairs = [(question, question.mechanism()) for question in questions]
+    values = _values(pairs, raw_reports)
     try:
         with transaction.atomic():
             response = Response.objects.create(
@@ -65,7 +66,7 @@ def submit(survey: Survey, payload) -> Receipt:
                 for question in questions
             )
             # The dashboards' counters, in the same transaction: all or nothing.
-            tallies.record([(question, question.mechanism()) for question in questions], values)
+            tallies.record(pairs, values)
     except IntegrityError:
         # The key is taken: a retry (or a concurrent one that won the race) gets the first receipt.
         existing = _earlier_receipt(survey, key, values, raw_reports)
@@ -95,24 +96,26 @@ def _envelope(payload) -> tuple[uuid.UUID, str, dict]:
     return key, payload["version"], payload["reports"]
 
 
-def _values(questions: list[Question], reports: dict) -> dict[int, int]:
-    """Map question id -> stored value, checking every report is in its mechanism's domain."""
-    expected = {str(q.pk): q for q in questions}
+def _values(pairs, reports: dict) -> dict[int, int]:
+    """Map question id -> stored value, checking every report is in its mechanism's domain.
+
+    `pairs` are the survey's [(question, mechanism)], built once per submission."""
+    expected = {str(q.pk): (q, m) for q, m in pairs}
     for name in reports:
         if name not in expected:
             raise SubmissionError(400, f"reports.{name}", "no such question in this survey")
     values = {}
-    for name, question in expected.items():
+    for name, (question, mechanism) in expected.items():
         field = f"reports.{name}"
         if name not in reports:
             raise SubmissionError(400, field, "a report for every question is required")
-        values[question.pk] = _value(question, reports[name], field)
+        values[question.pk] = _value(question, mechanism, reports[name], field)
     return values
 
 
-def _value(question: Question, report, field: str) -> int:
+def _value(question: Question, mechanism, report, field: str) -> int:
     k = question.k()
-    if question.mechanism().sampler()["kind"] == "unary":
+    if mechanism.sampler()["kind"] == "unary":
         if not (isinstance(report, list) and len(report) == k
                 and all(_is_int(bit) and bit in (0, 1) for bit in report)):
             raise SubmissionError(400, field, f"must be a list of {k} bits (0 or 1)")
