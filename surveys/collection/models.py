@@ -6,8 +6,6 @@ Response holds no IP address, user agent, precise time or link to anybody.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from decimal import Decimal
 
@@ -93,18 +91,13 @@ class Survey(models.Model):
     def total_epsilon(self) -> float:
         return ldp.survey_epsilon(self.mechanisms())
 
-    def mechanism_version(self, questions=None) -> str:
+    def mechanism_version(self) -> str:
         """A digest of everything that determines how reports are made and read.
 
-        Responses store it; a submission made from an outdated form is refused. Pass the
-        survey's ordered questions if they are already loaded.
-        """
-        definition = [
-            [q.pk, q.kind, q.mechanism().to_dict(), [o.label for o in q.ordered_options()]]
-            for q in (self.ordered_questions() if questions is None else questions)
-        ]
-        digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
-        return digest[:16]
+        Responses store it; a submission made from an outdated form is refused."""
+        from .blueprint import of  # the blueprint reads these models
+
+        return of(self.pk).version
 
 
 class Question(models.Model):
@@ -168,14 +161,7 @@ class Question(models.Model):
 
     def mechanism(self) -> ldp.Mechanism:
         """The ldp mechanism; raises ValueError with a readable message if it cannot be built."""
-        if self.mechanism_name == "qrr":
-            if self.q is None:
-                raise ValueError("q-randomized response needs q")
-            return ldp.QRandomizedResponse(Decimal(self.q).normalize())
-        if self.epsilon is None:
-            raise ValueError(f"{self.get_mechanism_name_display()} needs epsilon")
-        k = max(self.k(), 2)  # before its options exist, a question is judged as if it had two
-        return ldp.make(self.mechanism_name, k=k, epsilon=self.epsilon)
+        return build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, len(self.ordered_options()))
 
     def clean(self):
         errors = {}
@@ -211,6 +197,19 @@ class Question(models.Model):
         if self.survey.has_reports():
             raise FrozenMechanism("This survey has reports; its questions cannot be deleted.")
         return super().delete(*args, **kwargs)
+
+
+def build_mechanism(name: str, kind: str, q, epsilon, options: int) -> ldp.Mechanism:
+    """A question's mechanism from its fields and number of options (ValueError if it cannot be)."""
+    if name == "qrr":
+        if q is None:
+            raise ValueError("q-randomized response needs q")
+        return ldp.QRandomizedResponse(Decimal(q).normalize())
+    if epsilon is None:
+        raise ValueError(f"{Question.MechanismName(name).label} needs epsilon")
+    # A single-choice question without its options yet is judged as if it had two.
+    k = 2 if kind == Question.Kind.YES_NO else max(options, 2)
+    return ldp.make(name, k=k, epsilon=epsilon)
 
 
 class Option(models.Model):

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import tallies
-from .models import Question, Report, Response, Survey
+from . import blueprint, tallies
+from .models import Report, Response, Survey
 
 PAYLOAD_FIELDS = {"version", "key", "reports"}
 
@@ -50,10 +50,10 @@ def submit(survey: Survey, payload) -> Receipt:
     """Validate and store one response; a retry with the same key returns the first receipt."""
     check_accepting(survey)
     key, version, raw_reports = _envelope(payload)
-    questions = list(survey.ordered_questions())
-    if version != survey.mechanism_version(questions):
+    plan = blueprint.of(survey.pk)
+    if version != plan.version:
         raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
-    pairs = [(question, question.mechanism()) for question in questions]
+    pairs = plan.pairs
     values = _values(pairs, raw_reports)
     try:
         with transaction.atomic():
@@ -62,8 +62,7 @@ def submit(survey: Survey, payload) -> Receipt:
                 submitted_on=timezone.now().date(),
             )
             Report.objects.bulk_create(
-                Report(response=response, question=question, value=values[question.pk])
-                for question in questions
+                Report(response=response, question_id=pk, value=values[pk]) for pk, _ in pairs
             )
             # The dashboards' counters, in the same transaction: all or nothing.
             tallies.record(pairs, values)
@@ -99,22 +98,22 @@ def _envelope(payload) -> tuple[uuid.UUID, str, dict]:
 def _values(pairs, reports: dict) -> dict[int, int]:
     """Map question id -> stored value, checking every report is in its mechanism's domain.
 
-    `pairs` are the survey's [(question, mechanism)], built once per submission."""
-    expected = {str(q.pk): (q, m) for q, m in pairs}
+    `pairs` are the survey's blueprint: (question id, mechanism) in order."""
+    expected = {str(pk): (pk, m) for pk, m in pairs}
     for name in reports:
         if name not in expected:
             raise SubmissionError(400, f"reports.{name}", "no such question in this survey")
     values = {}
-    for name, (question, mechanism) in expected.items():
+    for name, (pk, mechanism) in expected.items():
         field = f"reports.{name}"
         if name not in reports:
             raise SubmissionError(400, field, "a report for every question is required")
-        values[question.pk] = _value(question, mechanism, reports[name], field)
+        values[pk] = _value(mechanism, reports[name], field)
     return values
 
 
-def _value(question: Question, mechanism, report, field: str) -> int:
-    k = question.k()
+def _value(mechanism, report, field: str) -> int:
+    k = mechanism.k
     if mechanism.sampler()["kind"] == "unary":
         if not (isinstance(report, list) and len(report) == k
                 and all(_is_int(bit) and bit in (0, 1) for bit in report)):

@@ -2,11 +2,9 @@
 
 Every writer of reports updates the Tally rows in the same transaction:
 
-- `submission.submit` calls `record` (one response): it picks one random shard, locks that
-  shard's rows for the question slots it reports, in primary-key order (so two PostgreSQL
-  transactions never wait on each other in a cycle; on SQLite the lock is the database's),
-  and increments them with one UPDATE ... SET count = count + 1. Missing rows are first
-  created race-safely with INSERT ... ON CONFLICT DO NOTHING (bulk_create ignore_conflicts).
+- `submission.submit` calls `record` (one response): it picks one random shard and increments
+  that shard's rows for the question slots it reports with one INSERT ... ON CONFLICT DO
+  UPDATE SET count = count + 1, which also creates a row the first time, race-safely.
 - `demo.simulate_responses` calls `add` with counts computed in numpy.
 - Anything else (raw loads, deleted responses: Response.delete and CASCADE do *not*
   update tallies) must call `rebuild`, which recounts from the reports
@@ -60,29 +58,22 @@ def ensure_rows(pairs) -> None:
 # --- writing -------------------------------------------------------------------------
 
 def record(pairs, values: dict[int, int]) -> None:
-    """Count one response: `values` maps question id -> stored value. Two queries, three where
-    rows are locked (PostgreSQL), two more the first time a question is counted. Call it inside
-    the transaction that stores the reports."""
+    """Count one response: `pairs` are (question id, mechanism), `values` question id -> stored
+    value. One statement: an upsert of the slots it increments in one random shard. Call it
+    inside the transaction that stores the reports."""
     shard = secrets.randbelow(TALLY_SHARDS)  # load spreading only; never derived from the reports
-    wanted = {q.pk: slots_of(values[q.pk], m.k, is_unary(m)) for q, m in pairs}
-    expected = sum(len(slots) for slots in wanted.values())
-    if not expected:
+    # Sorted keys: concurrent PostgreSQL upserts lock rows in the same order, so never in a cycle.
+    keys = sorted((pk, slot) for pk, m in pairs for slot in slots_of(values[pk], m.k, is_unary(m)))
+    if not keys:
         return
-    where = Q()
-    for question_id, slots in wanted.items():
-        where |= Q(question_id=question_id, slot__in=slots)
-    rows = Tally.objects.filter(where, shard=shard).order_by("pk")
-    with transaction.atomic():
-        pks = list(rows.values_list("pk", flat=True))
-        if len(pks) != expected:  # first count of some question: create its rows, lock nothing yet
-            ensure_rows(pairs)
-            pks = list(rows.values_list("pk", flat=True))
-            if len(pks) != expected:
-                raise CountError("tally rows could not be created")
-        if connection.features.has_select_for_update:
-            # Lock in id order: two transactions never wait on each other in a cycle.
-            list(Tally.objects.select_for_update().filter(pk__in=pks).order_by("pk").values_list("pk"))
-        Tally.objects.filter(pk__in=pks).update(count=F("count") + 1)
+    table, count = connection.ops.quote_name(Tally._meta.db_table), connection.ops.quote_name("count")
+    rows = ", ".join(["(%s, %s, %s, 1)"] * len(keys))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (question_id, slot, shard, {count}) VALUES {rows} "
+            f"ON CONFLICT (question_id, slot, shard) DO UPDATE SET {count} = {table}.{count} + 1",
+            [value for pk, slot in keys for value in (pk, slot, shard)],
+        )
 
 
 def add(pairs, counted: dict[int, tuple[np.ndarray, int]]) -> None:
