@@ -2,38 +2,46 @@
 
     python manage.py bench_results                       # 10^3 and 10^6 responses
     python manage.py bench_results --sizes 1000,100000 --repeat 7
+    DATABASE_URL=postgres://... python manage.py bench_results   # the same on PostgreSQL
 
-It never touches the configured database: before any query it points the default
-connection at a fresh SQLite file in a new temporary directory (or at --db PATH, which
-must not exist yet), migrates it, and deletes it afterwards unless --keep is given. So it
-needs the SQLite engine (the default; unset DATABASE_URL if it points elsewhere).
+It runs on the configured database engine, SQLite or PostgreSQL, but never touches the
+configured database: before any query it points the default connection at a scratch
+database, migrates it, and removes it afterwards (also on an error or Ctrl-C) unless --keep
+is given. On SQLite that is a fresh file in a new temporary directory (or --db PATH, which
+must not exist yet); on PostgreSQL a new database on the same server, named
+<configured name>_bench_<pid> (or --db NAME, which must not exist yet), created and dropped
+from a connection to the server's 'postgres' maintenance database.
 
 It fills one 10-question survey (4 yes/no, 3 k-RR, 3 unary) with randomized responses,
-growing it from one size to the next with raw executemany in large batches (secondary
-indexes dropped while loading, rebuilt before timing), then rebuilds the survey's tallies
-from the reports (the raw load bypasses the submission service that keeps them current)
-and prints, per size, the median time of the results service (which reads the tallies),
-of GET /api/v1/surveys/<slug>/estimates/ through the Django test client and, for
+growing it from one size to the next in large batches (SQLite: executemany, with foreign
+keys off and the report table's secondary indexes dropped; PostgreSQL: COPY, with the
+response and report tables' foreign keys, unique constraints and secondary indexes dropped),
+rebuilding what it dropped (and ANALYZE) before timing, then rebuilds the survey's
+tallies from the reports (the raw load bypasses the submission service that keeps them
+current) and prints, per size, the median time of the results service (which reads the
+tallies), of GET /api/v1/surveys/<slug>/estimates/ through the Django test client and, for
 comparison, of the old count by a scan of the reports, and the ratio between the largest
-and the smallest size.
+and the smallest size, naming the database engine.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import shutil
+import sqlite3
 import statistics
 import tempfile
 import time
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.test import Client
 from django.test.utils import override_settings
 from django.urls import reverse
@@ -42,7 +50,9 @@ from surveys.aggregation import results
 from surveys.collection import tallies
 from surveys.collection.models import Option, Question, Survey
 
-BATCH = 25_000  # responses per executemany batch (x 10 reports)
+BATCH = 25_000  # responses per batch (x 10 reports)
+RESPONSE_COLUMNS = ("id", "survey_id", "mechanism_version", "submitted_on", "submission_key")
+REPORT_COLUMNS = ("response_id", "question_id", "value")
 QUESTIONS = [  # (kind, mechanism, parameter, k)
     ("yes_no", "qrr", Decimal("0.5"), 2),
     ("yes_no", "bitflip", 0.5, 2),
@@ -58,37 +68,34 @@ QUESTIONS = [  # (kind, mechanism, parameter, k)
 
 
 class Command(BaseCommand):
-    help = "Time the estimates endpoint at several survey sizes, on a scratch SQLite database."
+    help = "Time the estimates endpoint at several survey sizes, on a scratch SQLite or PostgreSQL database."
     requires_system_checks = []  # nothing may open the configured database first
 
     def add_arguments(self, parser):
         parser.add_argument("--sizes", default="1000,1000000",
                             help="Comma-separated numbers of responses, e.g. 1000,100000 (default 1000,1000000).")
         parser.add_argument("--repeat", type=int, default=5, help="Timed calls per size; the median is shown.")
-        parser.add_argument("--db", help="Path of the scratch SQLite file (must not exist); default: a temp dir.")
-        parser.add_argument("--keep", action="store_true", help="Keep the scratch database file afterwards.")
+        parser.add_argument("--db", help="The scratch database, which must not exist: a SQLite file path or a "
+                                         "PostgreSQL database name; default: a temp dir / <name>_bench_<pid>.")
+        parser.add_argument("--keep", action="store_true", help="Keep the scratch database afterwards.")
         parser.add_argument("--seed", type=int, default=0)
 
     def handle(self, *args, sizes, repeat, db, keep, seed, **options):
         sizes = _sizes(sizes)
         if repeat < 1:
             raise CommandError("--repeat must be at least 1")
-        path, scratch_dir = _scratch_path(db)
+        scratch = _scratch_for(connection.vendor)(db)
         try:
-            _use_scratch_database(path)
-            self.stdout.write(f"Scratch database: {path}")
+            scratch.create()
+            self.stdout.write(f"Scratch database ({scratch.describe()}): {scratch.name}")
             call_command("migrate", verbosity=0, interactive=False)
-            self._run(sizes, repeat, np.random.default_rng(seed))
+            self._run(scratch, sizes, repeat, np.random.default_rng(seed))
         finally:
-            connection.close()
-            if keep:
-                self.stdout.write(f"Kept {path}")
-            elif scratch_dir:
-                shutil.rmtree(scratch_dir, ignore_errors=True)
-            else:
-                Path(path).unlink(missing_ok=True)
+            scratch.remove(keep)
+            if keep and scratch.created:
+                self.stdout.write(f"Kept {scratch.name}")
 
-    def _run(self, sizes, repeat, rng):
+    def _run(self, scratch, sizes, repeat, rng):
         survey, client = _survey(), _client()
         url = reverse("aggregation:api-estimates", args=[survey.slug])
         rows, have = [], 0
@@ -98,7 +105,7 @@ class Command(BaseCommand):
         pairs = results.questions_with_mechanisms(survey)
         for size in sizes:
             started = time.perf_counter()
-            _fill(survey, size - have, rng)
+            _fill(scratch, survey, size - have, rng)
             have, filled = size, time.perf_counter() - started
             started = time.perf_counter()
             tallies.rebuild(survey)
@@ -115,8 +122,9 @@ class Command(BaseCommand):
         if len(rows) > 1:
             (small, s0, e0, c0), (large, s1, e1, c1) = rows[0], rows[-1]
             self.stdout.write(
-                f"Ratio {large:,} / {small:,} responses ({large / small:,.0f}x): service {s1[0] / s0[0]:,.1f}x "
-                f"(cpu {s1[1] / s0[1]:,.1f}x), endpoint {e1[0] / e0[0]:,.1f}x (cpu {e1[1] / e0[1]:,.1f}x); "
+                f"{connection.display_name} ratio {large:,} / {small:,} responses ({large / small:,.0f}x): "
+                f"service {s1[0] / s0[0]:,.1f}x (cpu {s1[1] / s0[1]:,.1f}x), "
+                f"endpoint {e1[0] / e0[0]:,.1f}x (cpu {e1[1] / e0[1]:,.1f}x); "
                 f"the old report scan {c1[0] / c0[0]:,.1f}x ({c1[0] * 1e3:,.1f} ms at the largest size).")
 
 
@@ -130,28 +138,188 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def _scratch_path(db):
-    if db:
-        if Path(db).exists():
-            raise CommandError(f"{db} exists; the benchmark only writes to a new file")
-        return str(Path(db).resolve()), None
-    scratch_dir = tempfile.mkdtemp(prefix="bench-results-")
-    return str(Path(scratch_dir) / "bench.sqlite3"), scratch_dir
+# --- the scratch database: everything that differs between SQLite and PostgreSQL ----------
+
+class _Scratch:
+    """A new database of the configured engine that the default connection uses meanwhile.
+
+    create() makes it and points the default connection at it; loading() wraps a bulk load;
+    write() adds rows; remove() points the connection back at the configured database
+    (without connecting) and deletes the scratch one, if this object created it.
+    """
+
+    name: str
+
+    def __init__(self):
+        self.configured = connection.settings_dict["NAME"]  # the same dict as settings.DATABASES["default"]
+        self.created = False
+
+    def _use(self, name) -> None:
+        connection.close()
+        connection.settings_dict["NAME"] = name
+
+    def remove(self, keep: bool) -> None:
+        self._use(self.configured)
+        if self.created and not keep:
+            self._delete()
 
 
-def _use_scratch_database(path: str) -> None:
-    if connection.vendor != "sqlite":
-        raise CommandError("bench_results runs on a scratch SQLite file; unset DATABASE_URL to use the SQLite engine")
-    configured = Path(str(settings.DATABASES["default"]["NAME"])).resolve()
-    if Path(path).resolve() == configured:
-        raise CommandError("refusing to use the configured database")
-    connection.close()
-    connection.settings_dict["NAME"] = path  # the same dict as settings.DATABASES["default"]
-    with connection.cursor() as cursor:  # a throwaway file: durability is not wanted
-        for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -1000000",
-                       "temp_store = MEMORY"):
-            cursor.execute(f"PRAGMA {pragma}")
+class _SQLiteScratch(_Scratch):
+    def __init__(self, requested: str | None):
+        super().__init__()
+        self.directory = None
+        if requested:
+            path = Path(requested).resolve()
+            if path.exists():
+                raise CommandError(f"{requested} exists; the benchmark only writes to a new file")
+            if path == Path(str(self.configured)).resolve():
+                raise CommandError("refusing to use the configured database")
+        else:
+            self.directory = tempfile.mkdtemp(prefix="bench-results-")
+            path = Path(self.directory) / "bench.sqlite3"
+        self.name = str(path)
 
+    def describe(self) -> str:
+        return f"SQLite {sqlite3.sqlite_version}"
+
+    def create(self) -> None:
+        self.created = True  # the file appears on the first connection
+        self._use(self.name)
+        with connection.cursor() as cursor:  # a throwaway file: durability is not wanted
+            for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -1000000",
+                           "temp_store = MEMORY"):
+                cursor.execute(f"PRAGMA {pragma}")
+
+    def _delete(self) -> None:
+        if self.directory:
+            shutil.rmtree(self.directory, ignore_errors=True)
+        else:
+            Path(self.name).unlink(missing_ok=True)
+
+    @contextmanager
+    def loading(self):
+        # Rows are consistent by construction: skip the per-row foreign-key lookups. The pragma
+        # is a no-op inside a transaction, hence outside the atomic block.
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA foreign_keys = OFF")
+        with transaction.atomic(), connection.cursor() as cursor:
+            rebuild = self._drop_report_indexes(cursor)
+            yield cursor
+            for sql in rebuild:
+                cursor.execute(sql)
+            cursor.execute("PRAGMA analysis_limit = 1000")  # planner statistics from a sample: seconds, not minutes
+            cursor.execute("ANALYZE")
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA foreign_keys = ON")
+
+    @staticmethod
+    def write(cursor, table: str, columns: tuple[str, ...], rows) -> None:
+        placeholders = ", ".join(["%s"] * len(columns))
+        cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders})", rows)
+
+    @staticmethod
+    def _drop_report_indexes(cursor) -> list[str]:
+        """Drop the report table's secondary indexes for the load; returns the SQL to rebuild them."""
+        cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' "
+                       "AND tbl_name = 'collection_report' AND sql IS NOT NULL")
+        found = cursor.fetchall()
+        for name, _ in found:
+            cursor.execute(f'DROP INDEX "{name}"')
+        return [sql for _, sql in found]
+
+
+class _PostgreSQLScratch(_Scratch):
+    def __init__(self, requested: str | None):
+        super().__init__()
+        suffix = f"_bench_{os.getpid()}"
+        # Cut the configured name so the whole fits PostgreSQL's 63-byte identifiers (it would
+        # otherwise truncate it silently).
+        self.name = requested or f"{self.configured[:connection.ops.max_name_length() - len(suffix)]}{suffix}"
+
+    def describe(self) -> str:
+        version, settings_dict = connection.pg_version, connection.settings_dict
+        return (f"PostgreSQL {version // 10000}.{version % 10000} "
+                f"on {settings_dict['HOST'] or 'localhost'}:{settings_dict['PORT'] or 5432}")
+
+    def create(self) -> None:
+        # As Django's test runner makes its databases: from a connection to the 'postgres'
+        # maintenance database, in autocommit (CREATE DATABASE cannot run in a transaction), so
+        # the configured database is not even opened.
+        with connection._nodb_cursor() as cursor:
+            try:
+                cursor.execute(f"CREATE DATABASE {connection.ops.quote_name(self.name)}")
+            except DatabaseError as error:
+                if getattr(error.__cause__, "sqlstate", None) == "42P04":  # duplicate_database: not ours
+                    raise CommandError(f"{self.name} exists; the benchmark only writes to a new database") from None
+                raise
+        self.created = True
+        self._use(self.name)
+
+    def _delete(self) -> None:
+        # Called after remove() pointed the connection back, so the fallback of _nodb_cursor
+        # (the configured database, if 'postgres' is unreachable) is never the scratch one.
+        # FORCE: a connection left behind by an interrupted query must not keep it alive.
+        with connection._nodb_cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {connection.ops.quote_name(self.name)} WITH (FORCE)")
+
+    @contextmanager
+    def loading(self):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL maintenance_work_mem = '512MB'")  # fewer disk passes in the index rebuilds' sorts
+            rebuild = [sql for table in ("collection_response", "collection_report")
+                       for sql in self._drop_secondary(cursor, table)]
+            yield cursor
+            for sql in rebuild:
+                cursor.execute(sql)
+        with connection.cursor() as cursor:
+            # VACUUM (outside a transaction) now rather than autovacuum during the timings; it also
+            # sets the visibility map and hint bits, as on a settled table, and ANALYZE the
+            # planner statistics.
+            cursor.execute("VACUUM (ANALYZE) collection_response, collection_report")
+
+    @staticmethod
+    def write(cursor, table: str, columns: tuple[str, ...], rows) -> None:
+        # COPY through psycopg 3's cursor (the Django cursor wrapper passes copy() through):
+        # one stream per batch instead of a statement per row.
+        with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    @staticmethod
+    def _drop_secondary(cursor, table: str) -> list[str]:
+        """Drop a table's unique and foreign-key constraints and its other secondary indexes for
+        the load (per-row index upkeep and foreign-key triggers are most of its cost: the SQLite
+        path turns its foreign keys off); returns the SQL to rebuild them: indexes, then unique
+        constraints, then foreign keys.
+
+        The primary key stays, and so do CHECK constraints: next to free per row, while adding
+        one back would scan the table.
+        """
+        quote = connection.ops.quote_name
+        cursor.execute("SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index "
+                       "WHERE indrelid = %s::regclass "
+                       "AND NOT EXISTS (SELECT FROM pg_constraint WHERE conindid = indexrelid)", [table])
+        indexes = cursor.fetchall()
+        cursor.execute("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+                       "WHERE conrelid = %s::regclass AND contype IN ('u', 'f') "
+                       "ORDER BY contype DESC", [table])  # 'u' before 'f'
+        constraints = cursor.fetchall()
+        for name, _ in constraints:
+            cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT {quote(name)}")
+        for name, _ in indexes:
+            cursor.execute(f"DROP INDEX {name}")  # regclass text: already quoted where needed
+        return ([sql for _, sql in indexes]
+                + [f"ALTER TABLE {table} ADD CONSTRAINT {quote(name)} {sql}" for name, sql in constraints])
+
+
+def _scratch_for(vendor: str) -> type[_Scratch]:
+    scratches = {"sqlite": _SQLiteScratch, "postgresql": _PostgreSQLScratch}
+    if vendor not in scratches:
+        raise CommandError(f"bench_results runs on SQLite or PostgreSQL, not {vendor}")
+    return scratches[vendor]
+
+
+# --- the survey and its responses --------------------------------------------------------
 
 def _survey() -> Survey:
     survey = Survey.objects.create(slug="bench", title="Benchmark", status=Survey.Status.OPEN, epsilon_budget=20)
@@ -170,16 +338,14 @@ def _client() -> Client:
     return client
 
 
-def _fill(survey: Survey, count: int, rng: np.random.Generator) -> None:
+def _fill(scratch: _Scratch, survey: Survey, count: int, rng: np.random.Generator) -> None:
     """Add `count` responses (10 reports each), randomized by ldp from a fixed truth."""
     if count <= 0:
         return
     questions = [(q.pk, q.mechanism()) for q in survey.ordered_questions()]
+    question_ids = [question_id for question_id, _ in questions]
     version, day = survey.mechanism_version(), "2026-01-01"
-    with connection.cursor() as cursor:  # rows are consistent by construction; skip the per-row FK lookups
-        cursor.execute("PRAGMA foreign_keys = OFF")
-    with transaction.atomic(), connection.cursor() as cursor:
-        dropped = _drop_report_indexes(cursor)
+    with scratch.loading() as cursor:
         for start in range(0, count, BATCH):
             size = min(BATCH, count - start)
             raw = rng.bytes(32 * size).hex()
@@ -187,22 +353,12 @@ def _fill(survey: Survey, count: int, rng: np.random.Generator) -> None:
             # (response, question) index then grows in order instead of at random.
             ids = sorted(raw[64 * i:64 * i + 32] for i in range(size))
             keys = [raw[64 * i + 32:64 * i + 64] for i in range(size)]
-            cursor.executemany(
-                "INSERT INTO collection_response (id, survey_id, mechanism_version, submitted_on, submission_key)"
-                " VALUES (%s, %s, %s, %s, %s)",
-                [(rid, survey.pk, version, day, key) for rid, key in zip(ids, keys)])
+            scratch.write(cursor, "collection_response", RESPONSE_COLUMNS,
+                          [(rid, survey.pk, version, day, key) for rid, key in zip(ids, keys)])
             columns = [_randomized(mechanism, size, rng) for _, mechanism in questions]
-            question_ids = [question_id for question_id, _ in questions]
-            cursor.executemany(
-                "INSERT INTO collection_report (response_id, question_id, value) VALUES (%s, %s, %s)",
-                ((rid, question_id, values[i]) for i, rid in enumerate(ids)
-                 for question_id, values in zip(question_ids, columns)))
-        for sql in dropped:
-            cursor.execute(sql)
-        cursor.execute("PRAGMA analysis_limit = 1000")  # planner statistics from a sample: seconds, not minutes
-        cursor.execute("ANALYZE")
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA foreign_keys = ON")
+            scratch.write(cursor, "collection_report", REPORT_COLUMNS,
+                          ((rid, question_id, values[i]) for i, rid in enumerate(ids)
+                           for question_id, values in zip(question_ids, columns)))
 
 
 def _randomized(mechanism, size: int, rng: np.random.Generator) -> list[int]:
@@ -211,16 +367,6 @@ def _randomized(mechanism, size: int, rng: np.random.Generator) -> list[int]:
     if values.ndim == 2:
         values = values.astype(np.int64) @ (np.int64(1) << np.arange(mechanism.k, dtype=np.int64))
     return values.tolist()
-
-
-def _drop_report_indexes(cursor) -> list[str]:
-    """Drop the report table's secondary indexes for the load; returns the SQL to rebuild them."""
-    cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' "
-                   "AND tbl_name = 'collection_report' AND sql IS NOT NULL")
-    found = cursor.fetchall()
-    for name, _ in found:
-        cursor.execute(f'DROP INDEX "{name}"')
-    return [sql for _, sql in found]
 
 
 def _truth(k: int) -> list[float]:
