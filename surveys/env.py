@@ -53,3 +53,20 @@ def listing(name: str, default: list[str]) -> list[str]:
     if raw is None or raw.strip() == "":
         return default
     return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def rate(name: str, default: tuple[int, int] | None) -> tuple[int, int] | None:
+    """"COUNT/SECONDS" (both positive integers) or "off" (None)."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if raw.strip().lower() == "off":
+        return None
+    count, _, seconds = raw.partition("/")
+    try:
+        parsed = int(count), int(seconds)
+    except ValueError:
+        parsed = (0, 0)
+    if min(parsed) < 1:
+        raise ImproperlyConfigured(f'{name} must be "COUNT/SECONDS" with positive integers, or "off"; got {raw!r}')
+    return parsed

@@ -20,12 +20,12 @@ CONTENT_SECURITY_POLICY = "; ".join([
 
 
 def no_referrer(view):
-    """Survey pages tell the browser to send no Referer anywhere: a survey URL may carry a token."""
+    """Survey pages tell the browser to send no Referer anywhere. Marked on the request, so
+    that the middleware applies it to whatever answers, including a 404 the view raised."""
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
-        response = view(request, *args, **kwargs)
-        response["Referrer-Policy"] = "no-referrer"
-        return response
+        request.referrer_policy = "no-referrer"
+        return view(request, *args, **kwargs)
     return wrapped
 
 
@@ -36,4 +36,6 @@ class SecurityHeadersMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        if hasattr(request, "referrer_policy"):
+            response.headers["Referrer-Policy"] = request.referrer_policy
         return response

@@ -114,7 +114,7 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["surveys.parsers.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "EXCEPTION_HANDLER": "surveys.collection.api.exception_handler",
@@ -130,6 +130,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "WARNING"},
 }
 
+SESSION_ENGINE = "surveys.sessions"  # the database backend, refusing malformed keys
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SAMESITE = "Strict"
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -148,3 +149,11 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = env.integer("DJANGO_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
+
+# Flood protection for the anonymous submission endpoint: at most COUNT submissions per
+# SECONDS from one client network (IPv4 /24, IPv6 /64), counted in the cache (per process
+# with the default local-memory cache). It limits load; it does not identify anybody.
+# DJANGO_SUBMISSION_RATE="COUNT/SECONDS" (default 120/60) or "off". DJANGO_PROXY_COUNT: how
+# many reverse proxies append to X-Forwarded-For in front of the app (0: use the socket's peer).
+SUBMISSION_RATE = env.rate("DJANGO_SUBMISSION_RATE", (120, 60))
+PROXY_COUNT = env.integer("DJANGO_PROXY_COUNT", 0)

@@ -2,7 +2,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import health
+from . import errors, health
+
+handler404 = errors.not_found
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),

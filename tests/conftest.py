@@ -20,6 +20,12 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def no_submission_rate_limit(settings):
+    """Tests post many submissions from one address; tests/collection/test_ratelimit.py turns it on."""
+    settings.SUBMISSION_RATE = None
+
+
 @pytest.fixture
 def owner(db):
     return make_user("owner")
@@ -62,4 +68,12 @@ def survey(db, owner):
         Option.objects.create(question=krr, order=i, label=label)
     for i, label in enumerate(["A", "B", "C", "D"]):
         Option.objects.create(question=oue, order=i, label=label)
+    return survey
+
+
+@pytest.fixture
+def invitation_only(survey):
+    """The `survey`, open to invitation links only (no invitations made yet)."""
+    Survey.objects.filter(pk=survey.pk).update(access=Survey.Access.INVITATION)
+    survey.refresh_from_db()
     return survey

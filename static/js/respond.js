@@ -9,9 +9,37 @@ const sendButton = document.getElementById("send");
 const statusLine = document.getElementById("status");
 let nextWord = null;
 let pending = null; // the randomized payload; a retry resends it, never re-randomizes
+const invitation = config.byInvitation ? takeInvitation() : null;
+const sentMark = `ldp-survey-sent:${config.slug}`; // this browser already responded (open links)
 
 function say(text) {
   statusLine.textContent = text;
+}
+
+// The token is in the fragment, which the browser never sends to a server; take it out of
+// the address bar and history too, and post it in the body only.
+function takeInvitation() {
+  const token = new URLSearchParams(window.location.hash.slice(1)).get("invitation");
+  if (window.location.hash) {
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+  return token;
+}
+
+function markSent() {
+  try {
+    window.localStorage.setItem(sentMark, "1");
+  } catch {
+    // Storage can be disabled; the guard is a courtesy, not a control.
+  }
+}
+
+function alreadySent() {
+  try {
+    return window.localStorage.getItem(sentMark) === "1";
+  } catch {
+    return false;
+  }
 }
 
 function fieldsetOf(question) {
@@ -65,7 +93,9 @@ function randomizedPayload(answers) {
   config.questions.forEach((question, i) => {
     reports[String(question.id)] = randomizeAnswer(question.sampler, answers[i], nextWord);
   });
-  return { version: config.version, key: uuidFromWords(), reports };
+  const payload = { version: config.version, key: uuidFromWords(), reports };
+  if (invitation) payload.invitation = invitation;
+  return payload;
 }
 
 function lock() {
@@ -120,6 +150,7 @@ async function send() {
   }
   if (response.ok) {
     say("");
+    if (!invitation) markSent();
     showReceipt(pending);
     return;
   }
@@ -129,10 +160,30 @@ async function send() {
   sendButton.disabled = response.status < 500;
 }
 
-try {
-  nextWord = cryptoSource();
+function start() {
   sendButton.disabled = false;
   sendButton.addEventListener("click", send);
+}
+
+// Guards against sending twice by accident; the server's rate limit is the real defence.
+function offerAgain() {
+  const notice = document.getElementById("already-sent");
+  notice.hidden = false;
+  root.hidden = true;
+  document.getElementById("respond-again").addEventListener("click", () => {
+    notice.hidden = true;
+    root.hidden = false;
+  });
+}
+
+try {
+  nextWord = cryptoSource();
+  if (config.byInvitation && !invitation) {
+    say("This survey is by invitation only. Please open the link from your invitation.");
+  } else {
+    start();
+    if (!config.byInvitation && alreadySent()) offerAgain();
+  }
 } catch (error) {
   say(`${error.message}. This browser cannot take part; please use an up-to-date browser.`);
 }

@@ -7,12 +7,16 @@ cannot be saved; once a survey has a report its questions are read-only.
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpResponse
+from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
 import ldp
 
-from . import lifecycle
+from . import invitations, lifecycle, purge
 from .models import Option, Question, Survey
 
 
@@ -90,6 +94,11 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
         return obj
 
 
+class InvitationForm(forms.Form):
+    count = forms.IntegerField(min_value=1, max_value=invitations.MAX_BATCH, initial=100,
+                               help_text="Each link works once. They are shown only in this download.")
+
+
 @admin.register(Survey)
 class SurveyAdmin(admin.ModelAdmin):
     list_display = ("title", "slug", "status", "epsilon_summary", "response_count", "opens_at", "closes_at")
@@ -98,12 +107,13 @@ class SurveyAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("title",)}
     filter_horizontal = ("researchers",)
     # Status changes only through the open/close actions, which check the configuration first.
-    readonly_fields = ("status", "epsilon_summary", "response_count")
+    readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary")
     inlines = [QuestionInline]
-    actions = ["open_surveys", "close_surveys"]
+    actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description")}),
-        ("Collection", {"fields": ("status", "opens_at", "closes_at", "access", "response_count")}),
+        ("Collection", {"fields": ("status", "opens_at", "closes_at", "access", "response_count",
+                                   "invitation_summary")}),
         ("Privacy", {"fields": ("epsilon_budget", "epsilon_summary")}),
         ("Results", {"fields": ("researchers",)}),
     )
@@ -118,17 +128,59 @@ class SurveyAdmin(admin.ModelAdmin):
             return f"incomplete: {error}"
         return f"{total:.4f} of {survey.epsilon_budget:g}"
 
+    @admin.display(description="Invitations")
+    def invitation_summary(self, survey):
+        if survey.pk is None:
+            return "-"
+        made, used = survey.invitations.count(), survey.invitations.filter(used=True).count()
+        return f"{made} made, {used} used"
+
     @admin.display(description="Responses")
     def response_count(self, survey):
         return survey.responses.count() if survey.pk else 0
 
-    @admin.action(description="Open the selected surveys for responses")
+    @admin.action(description="Open the selected surveys for responses", permissions=["change"])
     def open_surveys(self, request, queryset):
         self._transition(request, queryset, lifecycle.open_survey, "opened")
 
-    @admin.action(description="Close the selected surveys")
+    @admin.action(description="Close the selected surveys", permissions=["change"])
     def close_surveys(self, request, queryset):
         self._transition(request, queryset, lifecycle.close_survey, "closed")
+
+    @admin.action(description="Create invitation links (CSV download)…", permissions=["change"])
+    def create_invitations(self, request, queryset):
+        if queryset.count() != 1 or queryset.get().access != Survey.Access.INVITATION:
+            self.message_user(request, "Select one invitation-only survey (set its access first).", messages.ERROR)
+            return None
+        survey = queryset.get()
+        form = InvitationForm(request.POST if "count" in request.POST else None)
+        if not form.is_valid():  # first visit, or a bad count: ask (again)
+            return TemplateResponse(request, "admin/collection/invite.html", {
+                **self.admin_site.each_context(request), "title": "Create invitation links",
+                "survey": survey, "form": form, "opts": self.model._meta,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            })
+        tokens = invitations.create(survey, form.cleaned_data["count"])
+        response = HttpResponse(invitations.links_csv(request.build_absolute_uri("/"), survey, tokens),
+                                content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{survey.slug}-invitations.csv"'
+        return response
+
+    @admin.action(description="Purge responses and invitations…", permissions=["delete"])
+    def purge_responses(self, request, queryset):
+        """Like delete_selected: a page listing what will go, then a POST with post=yes purges."""
+        surveys = list(queryset.order_by("slug"))
+        if request.POST.get("post") != "yes":
+            return TemplateResponse(request, "admin/collection/purge.html", {
+                **self.admin_site.each_context(request), "title": "Purge responses and invitations",
+                "plans": [(survey, purge.preview(survey)) for survey in surveys], "opts": self.model._meta,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            })
+        with transaction.atomic():  # several surveys: all of them or none
+            done = [(survey, purge.purge(survey)) for survey in surveys]
+        for survey, purged in done:
+            self.message_user(request, f"{survey}: {purged}", messages.SUCCESS)
+        return None
 
     def _transition(self, request, queryset, verb, done):
         for survey in queryset:

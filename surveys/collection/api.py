@@ -9,7 +9,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from . import schema, submission
+from . import ratelimit, schema, submission
 from .definition import survey_definition
 from .models import Survey
 
@@ -40,11 +40,14 @@ def survey_detail(request, slug):
 @permission_classes([AllowAny])
 def submit_response(request, slug):
     """Store one response: a randomized report for every question, nothing else."""
+    wait = ratelimit.retry_after(request)
+    if wait is not None:
+        reason = f"too many submissions from your network; try again in {wait} seconds"
+        return Response({"error": {"field": "request", "reason": reason}},
+                        status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": str(wait)})
     survey = _published(slug)
     try:
         receipt = submission.submit(survey, request.data)
-    except (ParseError, UnsupportedMediaType) as error:
-        return Response({"error": {"field": "body", "reason": str(error.detail)}}, status=error.status_code)
     except submission.SubmissionError as error:
         return Response(error.as_dict(), status=error.status)
     code = status.HTTP_201_CREATED if receipt.created else status.HTTP_200_OK
@@ -55,5 +58,7 @@ def exception_handler(exc, context):
     """DRF's handler, with errors in this API's one shape: {"error": {"field", "reason"}}."""
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(response.data, dict) and "detail" in response.data:
-        response.data = {"error": {"field": "request", "reason": str(response.data["detail"])}}
+        # The body fails to parse in the view or, first, in the CSRF check, which reads it.
+        field = "body" if isinstance(exc, (ParseError, UnsupportedMediaType)) else "request"
+        response.data = {"error": {"field": field, "reason": str(response.data["detail"])}}
     return response

@@ -33,6 +33,7 @@ class Survey(models.Model):
 
     class Access(models.TextChoices):
         LINK = "link", "Anyone with the link"
+        INVITATION = "invitation", "Invitation links only (each works once)"
 
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
@@ -285,6 +286,22 @@ class Report(models.Model):
             models.CheckConstraint(condition=models.Q(value__gte=0), name="report_value_nonnegative"),
         ]
         indexes = [models.Index(fields=["question", "value"])]
+
+
+class Invitation(models.Model):
+    """A single-use invitation: only a SHA-256 digest of its token is kept, never the token.
+
+    Tokens carry 192 random bits, so an unsalted digest cannot be reversed. Nothing links
+    an invitation to the response it admitted: `used` is a flag, without a time.
+    `surveys.collection.invitations` makes and spends them.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
+    token_digest = models.CharField(max_length=64, unique=True, editable=False)
+    used = models.BooleanField(default=False)
+
+    def __str__(self):
+        return f"Invitation {self.pk} ({'used' if self.used else 'unused'})"
 
 
 TALLY_SHARDS = 16  # counters per (question, slot): concurrent submissions rarely share a row

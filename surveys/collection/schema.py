@@ -56,15 +56,19 @@ submission = extend_schema(
         "reports": serializers.DictField(
             help_text="Question id -> report: an option index, or for unary encodings a list of k bits.",
             child=serializers.JSONField()),
+        "invitation": serializers.CharField(
+            required=False, max_length=128,
+            help_text="Invitation-only surveys (and only those): the token from the link's fragment."),
     }),
     description="201: stored. 200: a retry with the same key and reports (nothing stored twice). "
-                "400: malformed, naming the field. 403: missing CSRF token. 404: no such survey. "
+                "400: malformed, naming the field. 403: missing CSRF token, or a missing, used or "
+                "unknown invitation. 404: no such survey. 429: too many submissions from one network. "
                 "409: outdated version, or the key reused for other reports. 410: not accepting responses.",
     responses={
         **dict.fromkeys((200, 201), inline_serializer("Receipt", fields={
             "id": serializers.UUIDField(), "reports": serializers.DictField(child=serializers.JSONField()),
         })),
-        **dict.fromkeys((400, 403, 404, 409, 410, 415), {
+        **dict.fromkeys((400, 403, 404, 409, 410, 415, 429), {
             "type": "object", "description": '{"error": {"field", "reason"}}', "properties": {"error": {
                 "type": "object", "properties": {"field": {"type": "string"}, "reason": {"type": "string"}}}}}),
     },

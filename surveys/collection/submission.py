@@ -1,27 +1,34 @@
-"""Recording a respondent's randomized reports: strict validation, one transaction.
+"""Recording a respondent's randomized reports: strict validation, then one transaction.
 
 Payload (JSON): {"version": "<mechanism version>", "key": "<uuid made by the browser>",
-"reports": {"<question id>": <option index> | [<bit>, ...]}}. Nothing else is accepted.
+"reports": {"<question id>": <option index> | [<bit>, ...]}}, plus "invitation": "<token>"
+for invitation-only surveys (and only for them). Nothing else is accepted.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.utils import timezone
 
-from . import blueprint, tallies
-from .models import Report, Response, Survey
+from . import blueprint, invitations, store
+from .models import Response, Survey
 
 PAYLOAD_FIELDS = {"version", "key", "reports"}
+INVITATION_FIELD = "invitation"
+TOKEN_MAX_LENGTH = 128
+TOKEN_PATTERN = re.compile(f"[A-Za-z0-9_-]{{1,{TOKEN_MAX_LENGTH}}}")  # URL-safe base64, as made
 
 
 class SubmissionError(Exception):
     """A refused submission: HTTP status, the field at fault and why."""
 
     def __init__(self, status: int, field: str, reason: str):
+        # A field may echo a key from the payload: lone surrogates cannot be sent back as UTF-8.
+        field = field.encode("utf-8", "backslashreplace").decode("utf-8")
         super().__init__(f"{field}: {reason}")
         self.status, self.field, self.reason = status, field, reason
 
@@ -49,38 +56,40 @@ def check_accepting(survey: Survey) -> None:
 def submit(survey: Survey, payload) -> Receipt:
     """Validate and store one response; a retry with the same key returns the first receipt."""
     check_accepting(survey)
-    key, version, raw_reports = _envelope(payload)
+    key, version, raw_reports, token = _envelope(survey, payload)
     plan = blueprint.of(survey.pk)
     if version != plan.version:
         raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
     pairs = plan.pairs
+    if not pairs:  # its questions were deleted while it was open
+        raise SubmissionError(410, "survey", "this survey has no questions")
     values = _values(pairs, raw_reports)
+    digest = None if token is None else invitations.digest(token)
+    response_id = uuid.uuid4()
     try:
-        with transaction.atomic():
-            response = Response.objects.create(
-                survey=survey, mechanism_version=version, submission_key=key,
-                submitted_on=timezone.now().date(),
-            )
-            Report.objects.bulk_create(
-                Report(response=response, question_id=pk, value=values[pk]) for pk, _ in pairs
-            )
-            # The dashboards' counters, in the same transaction: all or nothing.
-            tallies.record(pairs, values)
-    except IntegrityError:
-        # The key is taken: a retry (or a concurrent one that won the race) gets the first receipt.
+        store.store_response(store.Row(survey, response_id, key, version, timezone.now().date(),
+                                       pairs, values, digest))
+    except (IntegrityError, store.NotSpent) as refused:
+        # The key is taken, or the invitation spent: a retry of a stored submission (or a
+        # concurrent one that won the race) gets the first receipt.
         existing = _earlier_receipt(survey, key, values, raw_reports)
         if existing:
             return existing
-        raise
-    return Receipt(response.pk, True, raw_reports)
+        if isinstance(refused, IntegrityError):
+            raise
+        raise SubmissionError(403, INVITATION_FIELD, invitations.refusal(survey, token)) from None
+    return Receipt(response_id, True, raw_reports)
 
 
-def _envelope(payload) -> tuple[uuid.UUID, str, dict]:
+def _envelope(survey: Survey, payload) -> tuple[uuid.UUID, str, dict, str | None]:
     if not isinstance(payload, dict):
         raise SubmissionError(400, "body", "expected a JSON object")
-    unknown = sorted(set(payload) - PAYLOAD_FIELDS)
+    by_invitation = survey.access == Survey.Access.INVITATION
+    fields = PAYLOAD_FIELDS | {INVITATION_FIELD} if by_invitation else PAYLOAD_FIELDS
+    unknown = sorted(set(payload) - fields)
     if unknown:
-        raise SubmissionError(400, unknown[0], "unknown field")
+        reason = "this survey does not use invitations" if unknown[0] == INVITATION_FIELD else "unknown field"
+        raise SubmissionError(400, unknown[0], reason)
     for name in sorted(PAYLOAD_FIELDS):
         if name not in payload:
             raise SubmissionError(400, name, "this field is required")
@@ -92,7 +101,18 @@ def _envelope(payload) -> tuple[uuid.UUID, str, dict]:
         raise SubmissionError(400, "version", "must be a string")
     if not isinstance(payload["reports"], dict):
         raise SubmissionError(400, "reports", "must be an object keyed by question id")
-    return key, payload["version"], payload["reports"]
+    return key, payload["version"], payload["reports"], _token(payload) if by_invitation else None
+
+
+def _token(payload: dict) -> str:
+    if INVITATION_FIELD not in payload:
+        raise SubmissionError(403, INVITATION_FIELD, "this survey is by invitation only: open the link "
+                                                     "from your invitation")
+    token = payload[INVITATION_FIELD]
+    if not (isinstance(token, str) and TOKEN_PATTERN.fullmatch(token)):
+        raise SubmissionError(400, INVITATION_FIELD, f"must be the token from the invitation link "
+                                                     f"(at most {TOKEN_MAX_LENGTH} characters)")
+    return token
 
 
 def _values(pairs, reports: dict) -> dict[int, int]:

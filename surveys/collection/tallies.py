@@ -2,9 +2,10 @@
 
 Every writer of reports updates the Tally rows in the same transaction:
 
-- `submission.submit` calls `record` (one response): it picks one random shard and increments
-  that shard's rows for the question slots it reports with one INSERT ... ON CONFLICT DO
-  UPDATE SET count = count + 1, which also creates a row the first time, race-safely.
+- A submission (`store.store_response`) increments, in one random shard, the rows of the
+  question slots it reports with one INSERT ... ON CONFLICT DO UPDATE SET count = count + 1,
+  which also creates a row the first time, race-safely: through `record`, or on PostgreSQL
+  as part of the response's single statement.
 - `demo.simulate_responses` calls `add` with counts computed in numpy.
 - Anything else (raw loads, deleted responses: Response.delete and CASCADE do *not*
   update tallies) must call `rebuild`, which recounts from the reports
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, F, Sum
 
 from .models import TALLY_N_SLOT, TALLY_SHARDS, Question, Report, Survey, Tally
 
@@ -57,23 +58,34 @@ def ensure_rows(pairs) -> None:
 
 # --- writing -------------------------------------------------------------------------
 
+def random_shard() -> int:
+    return secrets.randbelow(TALLY_SHARDS)  # load spreading only; never derived from the reports
+
+
+def keys_of(pairs, values: dict[int, int]) -> list[tuple[int, int]]:
+    """The (question id, slot) rows one response increments, sorted: concurrent PostgreSQL
+    upserts then lock rows in the same order, so never in a cycle."""
+    return sorted((pk, slot) for pk, m in pairs for slot in slots_of(values[pk], m.k, is_unary(m)))
+
+
+def upsert_sql(rows: str) -> str:
+    """INSERT ... ON CONFLICT DO UPDATE count + 1 of `rows` (VALUES or a SELECT of question_id,
+    slot, shard, 1): creates a row the first time, race-safely."""
+    table, count = connection.ops.quote_name(Tally._meta.db_table), connection.ops.quote_name("count")
+    return (f"INSERT INTO {table} (question_id, slot, shard, {count}) {rows} "
+            f"ON CONFLICT (question_id, slot, shard) DO UPDATE SET {count} = {table}.{count} + 1")
+
+
 def record(pairs, values: dict[int, int]) -> None:
     """Count one response: `pairs` are (question id, mechanism), `values` question id -> stored
-    value. One statement: an upsert of the slots it increments in one random shard. Call it
-    inside the transaction that stores the reports."""
-    shard = secrets.randbelow(TALLY_SHARDS)  # load spreading only; never derived from the reports
-    # Sorted keys: concurrent PostgreSQL upserts lock rows in the same order, so never in a cycle.
-    keys = sorted((pk, slot) for pk, m in pairs for slot in slots_of(values[pk], m.k, is_unary(m)))
+    value. One statement, in one random shard. Call it inside the transaction that stores the
+    reports."""
+    keys, shard = keys_of(pairs, values), random_shard()
     if not keys:
         return
-    table, count = connection.ops.quote_name(Tally._meta.db_table), connection.ops.quote_name("count")
-    rows = ", ".join(["(%s, %s, %s, 1)"] * len(keys))
+    rows = "VALUES " + ", ".join(["(%s, %s, %s, 1)"] * len(keys))
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (question_id, slot, shard, {count}) VALUES {rows} "
-            f"ON CONFLICT (question_id, slot, shard) DO UPDATE SET {count} = {table}.{count} + 1",
-            [value for pk, slot in keys for value in (pk, slot, shard)],
-        )
+        cursor.execute(upsert_sql(rows), [value for pk, slot in keys for value in (pk, slot, shard)])
 
 
 def add(pairs, counted: dict[int, tuple[np.ndarray, int]]) -> None:

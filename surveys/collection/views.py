@@ -23,6 +23,8 @@ def respond(request, slug):
         "endpoint": reverse("collection:api-responses", args=[slug]),
         "csrfToken": get_token(request),
         "version": definition["version"],
+        "slug": slug,
+        "byInvitation": survey.access == Survey.Access.INVITATION,
         "questions": [
             {"id": q["id"], "options": q["options"], "sampler": q["mechanism"]["sampler"]}
             for q in definition["questions"]

@@ -299,3 +299,26 @@ def test_a_logged_in_researcher_also_needs_the_csrf_token(survey, owner):
     strict.force_login(owner)
     assert post(strict, survey, valid_payload(survey)).status_code == 403
     assert stored() == (0, 0)
+
+
+@pytest.mark.parametrize("origin, status", [
+    ("http://testserver", 201),  # the app's own page
+    ("https://evil.example", 403),
+    ("null", 403),  # sandboxed frames and some redirects
+    ("http://testserver.evil.example", 403),
+])
+def test_an_anonymous_post_with_a_valid_token_is_accepted_only_from_the_apps_own_origin(survey, origin, status):
+    strict = APIClient(enforce_csrf_checks=True)
+    token = strict.get("/s/health/").cookies["csrftoken"].value
+    response = strict.post(responses_url("health"), data=json.dumps(valid_payload(survey)),
+                           content_type="application/json", HTTP_X_CSRFTOKEN=token, HTTP_ORIGIN=origin)
+    assert response.status_code == status
+    assert stored() == ((1, 4) if status == 201 else (0, 0))
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "multipart/form-data; boundary=x", "application/xml"])
+def test_it_refuses_any_body_that_is_not_json_with_415(client, survey, content_type):
+    response = client.post(responses_url("health"), data=json.dumps(valid_payload(survey)),
+                           content_type=content_type)
+    assert_error(response, 415, "body")
+    assert stored() == (0, 0)

@@ -105,3 +105,17 @@ def test_production_refuses_to_start_without_a_secret_key():
     result = _start_django(DJANGO_ENV="production", DJANGO_ALLOWED_HOSTS="example.org")
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr
+
+
+@pytest.mark.parametrize("raw, expected", [("30/60", (30, 60)), (" 5/1 ", (5, 1)), ("off", None), ("OFF", None),
+                                           ("", (9, 9))])
+def test_rate_reads_count_per_seconds_or_off(monkeypatch, raw, expected):
+    monkeypatch.setenv(VAR, raw)
+    assert env.rate(VAR, (9, 9)) == expected
+
+
+@pytest.mark.parametrize("raw", ["30", "30/", "/60", "0/60", "30/0", "-1/60", "a/b", "30/60/1"])
+def test_rate_refuses_anything_else(monkeypatch, raw):
+    monkeypatch.setenv(VAR, raw)
+    with pytest.raises(ImproperlyConfigured, match=VAR):
+        env.rate(VAR, (9, 9))

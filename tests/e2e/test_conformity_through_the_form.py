@@ -31,11 +31,14 @@ ANSWER_AND_SEND = """(truth) => {
 def submit_many(browser, url, truth, count):
     """`count` respondents all answering option `truth`, through the page, a few at a time.
 
-    Each tab reloads the page for every respondent, with its cookies cleared first, so each
-    submission starts like a new visitor's (new CSRF cookie, new page, new randomness);
+    Each tab reloads the page for every respondent, with its cookies and storage cleared first,
+    so each submission starts like a new visitor's (new CSRF cookie, no "already answered"
+    mark, new page, new randomness);
     new tabs for every respondent would cost a renderer process each.
     """
     contexts = [browser.new_context() for _ in range(PARALLEL)]
+    for context in contexts:
+        context.add_init_script("window.localStorage.clear();")  # before the page's own scripts
     pages = [context.new_page() for context in contexts]
     for start in range(0, count, PARALLEL):
         active = list(zip(contexts, pages))[: count - start]

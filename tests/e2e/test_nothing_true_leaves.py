@@ -18,8 +18,8 @@ from tests.e2e.privacy import (
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-LEAK_TRUTH = ("return { version: config.version, key: uuidFromWords(), reports };",
-              "return { version: config.version, key: uuidFromWords(), reports, note: answers.join() };")
+LEAK_TRUTH = ("const payload = { version: config.version, key: uuidFromWords(), reports };",
+              "const payload = { version: config.version, key: uuidFromWords(), reports, note: answers.join() };")
 
 
 def respond(browser, url, truth, tamper=None):

@@ -4,6 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from surveys.collection import demo
+from surveys.collection.models import Invitation, Response, Survey
 from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,4 +50,32 @@ def test_a_researcher_logs_in_and_reads_the_dashboard_under_the_csp(live_server,
     assert page.url == f"{live_server.url}/results/{survey.slug}/"
     assert page.locator("h1").text_content().strip().startswith(survey.title)
     assert page.locator("svg[role=img]").count() == survey.questions.count()
+    assert violations == []
+
+
+def test_an_admin_makes_invitation_links_then_purges_the_survey_through_the_actions_under_the_csp(live_server, page):
+    get_user_model().objects.create_superuser(username="admin", password=PASSWORD)
+    survey, _ = demo.create_demo_survey()
+    Survey.objects.filter(pk=survey.pk).update(access=Survey.Access.INVITATION)
+    violations = csp_violations(page)
+    changelist = "/admin/collection/survey/"
+    log_in(page, f"{live_server.url}/admin/login/", "admin", changelist)
+
+    page.check(f"input[name=_selected_action][value='{survey.pk}']")
+    page.select_option("select[name=action]", "create_invitations")
+    page.click("button[name=index]")
+    page.fill("#id_count", "3")
+    with page.expect_download() as download:
+        page.click("input[type=submit]")
+    links = download.value.path().read_text().splitlines()[1:]
+    assert len(links) == 3 and Invitation.objects.filter(survey=survey).count() == 3
+
+    page.goto(f"{live_server.url}{changelist}")
+    page.check(f"input[name=_selected_action][value='{survey.pk}']")
+    page.select_option("select[name=action]", "purge_responses")
+    page.click("button[name=index]")
+    page.click("input[type=submit][value^='Yes']")
+    page.wait_for_selector(".messagelist")
+    assert "Purged demo" in page.locator(".messagelist").text_content()
+    assert not Response.objects.filter(survey=survey).exists() and not Invitation.objects.exists()
     assert violations == []

@@ -1,0 +1,287 @@
+"""Who may use what: every URL of the project against every role, with the exact status.
+
+The URLs are not listed by hand: tests/urls_under_test.py enumerates the resolver's patterns
+(the admin site's included) and fills their arguments with real objects. A URL added later
+without a row in MATRIX fails `test_each_role_gets_the_expected_answer` and
+`test_every_url_has_a_row`, so "every URL" stays true.
+
+Roles (columns, in this order; see urls_under_test.ROLE_HELP):
+    anonymous, respondent (anonymous with a valid invitation token), owner (assigned
+    researcher), other (a researcher not assigned), staff (no permissions), viewer (staff with
+    view permission on surveys and questions), superuser.
+
+An expected answer is a status, or "302 <Location>" for a redirect, where {url} stands for
+the requested path (with its query string).
+"""
+
+import functools
+import re
+from urllib.parse import unquote
+
+import pytest
+from django.contrib import admin
+from django.utils.encoding import force_str
+
+from surveys.collection.models import Survey
+from tests.factories import valid_payload
+from tests.urls_under_test import (
+    ROLES,
+    World,
+    action_rows,
+    cases,
+    label,
+    survey_with_a_question,
+    urls,
+)
+
+LOGIN = "302 /accounts/login/?next={url}"  # researchers' login, back here afterwards
+ADMIN = "302 /admin/login/?next={url}"  # the admin's login (also for logged-in non-staff)
+TO_ADMIN = "302 /admin/"
+TO_RESULTS = "302 /results/"  # already logged in: the login page sends you on
+LOGGED_OUT = "302 /accounts/login/"  # LOGOUT_REDIRECT_URL
+TO_CHANGE = "302 {url}change/"  # the admin's old object URL
+
+CASES = cases()
+
+MATRIX = {
+    # (url, method, subject)                                         anonymous   respondent  owner       other       staff       viewer      superuser
+    ("healthz", "GET", None):                                       (200,        200,        200,        200,        200,        200,        200),
+    ("login", "GET", None):                                         (200,        200,        TO_RESULTS, TO_RESULTS, TO_RESULTS, TO_RESULTS, TO_RESULTS),
+    ("logout", "GET", None):                                        (405,        405,        405,        405,        405,        405,        405),
+    ("logout", "POST", None):                                       (LOGGED_OUT, LOGGED_OUT, LOGGED_OUT, LOGGED_OUT, LOGGED_OUT, LOGGED_OUT, LOGGED_OUT),
+
+    # The respondent's page and API, for a survey in each state (subject). Same for everybody:
+    # the token travels in the link's fragment, so only the submission differs.
+    ("collection:respond", "GET", "link"):                          (200,        200,        200,        200,        200,        200,        200),
+    ("collection:respond", "GET", "invitation"):                    (200,        200,        200,        200,        200,        200,        200),
+    ("collection:respond", "GET", "closed"):                        (410,        410,        410,        410,        410,        410,        410),
+    ("collection:respond", "GET", "not-yet"):                       (410,        410,        410,        410,        410,        410,        410),
+    ("collection:respond", "GET", "ended"):                         (410,        410,        410,        410,        410,        410,        410),
+    ("collection:respond", "GET", "draft"):                         (404,        404,        404,        404,        404,        404,        404),
+    ("collection:respond", "GET", "unknown"):                       (404,        404,        404,        404,        404,        404,        404),
+    ("collection:api-survey", "GET", "link"):                       (200,        200,        200,        200,        200,        200,        200),
+    ("collection:api-survey", "GET", "invitation"):                 (200,        200,        200,        200,        200,        200,        200),
+    ("collection:api-survey", "GET", "closed"):                     (200,        200,        200,        200,        200,        200,        200),
+    ("collection:api-survey", "GET", "not-yet"):                    (200,        200,        200,        200,        200,        200,        200),
+    ("collection:api-survey", "GET", "ended"):                      (200,        200,        200,        200,        200,        200,        200),
+    ("collection:api-survey", "GET", "draft"):                      (404,        404,        404,        404,        404,        404,        404),
+    ("collection:api-survey", "GET", "unknown"):                    (404,        404,        404,        404,        404,        404,        404),
+    ("collection:api-responses", "GET", "link"):                    (405,        405,        405,        405,        405,        405,        405),
+    ("collection:api-responses", "POST", "link"):                   (201,        201,        201,        201,        201,        201,        201),
+    ("collection:api-responses", "POST", "invitation"):             (403,        201,        403,        403,        403,        403,        403),
+    ("collection:api-responses", "POST", "closed"):                 (410,        410,        410,        410,        410,        410,        410),
+    ("collection:api-responses", "POST", "not-yet"):                (410,        410,        410,        410,        410,        410,        410),
+    ("collection:api-responses", "POST", "ended"):                  (410,        410,        410,        410,        410,        410,        410),
+    ("collection:api-responses", "POST", "draft"):                  (404,        404,        404,        404,        404,        404,        404),
+    ("collection:api-responses", "POST", "unknown"):                (404,        404,        404,        404,        404,        404,        404),
+
+    # Results: assigned researchers and superusers; anybody else logged in gets 404 (the slug
+    # reveals nothing), anonymous visitors are sent to log in (the API answers 403).
+    ("aggregation:surveys", "GET", None):                           (LOGIN,      LOGIN,      200,        200,        200,        200,        200),
+    ("aggregation:dashboard", "GET", "link"):                       (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:export-estimates", "GET", "link"):                (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:export-reports-csv", "GET", "link"):              (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:export-reports-json", "GET", "link"):             (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:export-codebook", "GET", "link"):                 (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:api-estimates", "GET", "link"):                   (403,        403,        200,        404,        404,        404,        200),
+    ("aggregation:api-schema", "GET", None):                        (200,        200,        200,        200,        200,        200,        200),
+
+    # The admin: staff only; model pages by model permission.
+    ("admin:index", "GET", None):                                   (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:login", "GET", None):                                   (200,        200,        200,        200,        TO_ADMIN,   TO_ADMIN,   TO_ADMIN),
+    ("admin:logout", "GET", None):                                  (TO_ADMIN,   TO_ADMIN,   TO_ADMIN,   TO_ADMIN,   405,        405,        405),
+    ("admin:logout", "POST", None):                                 (TO_ADMIN,   TO_ADMIN,   TO_ADMIN,   TO_ADMIN,   LOGGED_OUT, LOGGED_OUT, LOGGED_OUT),
+    ("admin:password_change", "GET", None):                         (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:password_change_done", "GET", None):                    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:autocomplete", "GET", None):                            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("admin:jsi18n", "GET", None):                                  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    # Surveys have no get_absolute_url, so there is no site to view: 404 for staff too.
+    ("admin:view_on_site", "GET", None):                            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        404,        404),
+    ("admin:app_list", "GET", "auth"):                              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        404,        200),
+    ("admin:app_list", "GET", "collection"):                        (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        200,        200),
+    ("/admin/(?P<url>.*)$", "GET", None):                           (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        404,        404),
+
+    ("admin:collection_survey_changelist", "GET", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("admin:collection_survey_add", "GET", None):                   (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_survey_change", "GET", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("admin:collection_survey_delete", "GET", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_survey_history", "GET", None):               (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("/admin/collection/survey/<path:object_id>/", "GET", None):    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+    ("admin:collection_question_changelist", "GET", None):          (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("admin:collection_question_add", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_question_change", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("admin:collection_question_delete", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_question_history", "GET", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("/admin/collection/question/<path:object_id>/", "GET", None):  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+    ("admin:auth_user_changelist", "GET", None):                    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_user_add", "GET", None):                           (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_user_change", "GET", None):                        (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_user_delete", "GET", None):                        (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_user_history", "GET", None):                       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_user_password_change", "GET", None):               (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("/admin/auth/user/<path:object_id>/", "GET", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+    ("admin:auth_group_changelist", "GET", None):                   (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_group_add", "GET", None):                          (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_group_change", "GET", None):                       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_group_delete", "GET", None):                       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:auth_group_history", "GET", None):                      (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("/admin/auth/group/<path:object_id>/", "GET", None):           (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+}
+
+# Admin actions (POSTed to a changelist), by model: the answer, and whether the action ran.
+OUT = (ADMIN, False)  # not staff: to the admin's login, nothing done
+NO_PERMISSION = (403, False)  # staff without view permission on the model
+NOT_OFFERED = (200, False)  # no action the user may run: the changelist again, nothing done
+RAN_BACK = ("302 {url}", True)  # ran, back to the changelist with a message
+RAN_PAGE = (200, True)  # ran, and answered with its own page (a confirmation, a form)
+
+ACTIONS = {
+    # (model, action, selected)                         anonymous respondent owner other staff  viewer  superuser
+    # Opening, closing and making invitations change a survey: they need change permission.
+    ("collection.survey", "open_surveys", "invitation"):       (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_BACK),
+    ("collection.survey", "close_surveys", "invitation"):      (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_BACK),
+    ("collection.survey", "create_invitations", "invitation"): (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
+    ("collection.survey", "delete_selected", "invitation"):    (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
+    ("collection.survey", "purge_responses", "invitation"):    (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
+    ("collection.question", "delete_selected", None):          (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
+    ("auth.user", "delete_selected", None):                    (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
+    ("auth.group", "delete_selected", None):                   (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
+}
+
+
+@pytest.fixture
+def world(db, settings, survey, owner, other_researcher, superuser):
+    if hasattr(settings, "SUBMISSION_RATE"):
+        settings.SUBMISSION_RATE = None  # the matrix posts many submissions from one address
+    return World.build(survey, owner, other_researcher, superuser)
+
+
+def answer(response, path: str) -> int | str:
+    """The status, or "302 <Location>" with the requested path as {url}, as in MATRIX."""
+    if response.status_code not in (301, 302, 303, 307, 308):
+        return response.status_code
+    return f"{response.status_code} {unquote(response['Location'])}"
+
+
+def expected(value, path: str) -> int | str:
+    return value.format(url=path) if isinstance(value, str) else value
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_each_role_gets_the_expected_answer(world, case):
+    assert case.key in MATRIX, f"{case.id} has no row in MATRIX: decide who may use it and add one"
+    path = world.path(case)
+    observed = {role: answer(world.request(role, case), path) for role in ROLES}
+    assert observed == {role: expected(value, path) for role, value in zip(ROLES, MATRIX[case.key])}, path
+
+
+def test_every_url_has_a_row():
+    """A new URL needs a row; a row for a URL that is gone must go too."""
+    enumerated = {case.key for case in CASES}
+    assert sorted(enumerated - set(MATRIX), key=str) == [], "URLs without a row"
+    assert sorted(set(MATRIX) - enumerated, key=str) == [], "rows without a URL"
+
+
+def test_the_enumeration_finds_the_admins_pages_and_the_apps_urls():
+    """The walk itself: it must reach into the admin site and the apps' included URL lists."""
+    keys = {url.key for url in urls()}
+    for model in admin.site._registry:
+        info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
+        assert {f"{info}_{view}" for view in ("changelist", "add", "change", "delete", "history")} <= keys
+    assert {"healthz", "login", "collection:respond", "aggregation:dashboard", "admin:index"} <= keys
+
+
+# -- who sees which survey in the list ---------------------------------------------------------
+
+LISTED = {
+    "owner": {"health", "invited", "closed", "later", "ended", "draft"},
+    "other_researcher": {"theirs"},
+    "staff": set(),
+    "staff_viewer": set(),
+    "superuser": {"health", "invited", "closed", "later", "ended", "draft", "theirs"},
+}
+
+
+@pytest.mark.parametrize("role", LISTED)
+def test_the_survey_list_shows_exactly_the_surveys_a_role_may_see(world, role, other_researcher):
+    world.surveys.all()  # every state, all assigned to the owner
+    survey_with_a_question("theirs", [other_researcher], status=Survey.Status.OPEN)
+    response = world.get(role, "/results/")
+    assert response.status_code == 200
+    assert set(re.findall(r'href="/results/([^/"]+)/"', force_str(response.body))) == LISTED[role]
+
+
+# -- CSRF: a POST without the token changes nothing, whoever sends it --------------------------
+
+@pytest.mark.parametrize("path", ["/api/v1/surveys/health/responses/", "/accounts/logout/", "/admin/logout/"])
+def test_a_post_without_the_csrf_token_is_refused_for_every_role(world, path):
+    data = valid_payload(world.surveys["link"]) if "responses" in path else None
+    observed = {role: world.post(role, path, data, csrf=False).status_code for role in ROLES}
+    assert observed == dict.fromkeys(ROLES, 403)
+    assert not world.surveys["link"].responses.exists()
+
+
+# -- admin actions ------------------------------------------------------------------------------
+
+ACTION_ROWS = action_rows()
+
+
+def spy_on(monkeypatch, model, name, calls):
+    """Wrap the action so that the test sees whether it ran (it still does its work)."""
+    model_admin = admin.site._registry[model]
+    site_wide = not hasattr(type(model_admin), name)
+    original = admin.site.get_action(name) if site_wide else getattr(type(model_admin), name)
+
+    @functools.wraps(original)  # keeps the description and allowed_permissions
+    def spy(*args, **kwargs):
+        calls.append(name)
+        return original(*args, **kwargs)
+
+    if site_wide:
+        monkeypatch.setitem(admin.site._actions, name, spy)
+    else:
+        monkeypatch.setattr(type(model_admin), name, spy)
+
+
+@pytest.mark.parametrize("model,name", ACTION_ROWS, ids=[f"{label(m)}:{n}" for m, n in ACTION_ROWS])
+def test_each_admin_action_runs_only_for_those_allowed(world, monkeypatch, model, name):
+    row = next((key for key in ACTIONS if key[:2] == (label(model), name)), None)
+    assert row is not None, f"admin action {label(model)}:{name} has no row in ACTIONS: decide who may run it"
+    subject = row[2]
+    selected = world.surveys[subject] if subject else world.admin_object(model._meta.app_label,
+                                                                         model._meta.model_name)
+    path = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+    observed, wanted = {}, {}
+    for role, (status, ran) in zip(ROLES, ACTIONS[row]):
+        calls = []
+        with monkeypatch.context() as patch:
+            spy_on(patch, model, name, calls)
+            response = world.post(role, path, {"action": name, "_selected_action": [selected.pk], "index": "0"},
+                                  form=True)
+        observed[role] = (answer(response, path), bool(calls))
+        wanted[role] = (expected(status, path), ran)
+    assert observed == wanted
+
+
+def test_every_admin_action_has_a_row():
+    present = {(label(model), name) for model, name in ACTION_ROWS}
+    assert {key[:2] for key in ACTIONS} == present
+
+
+def test_a_staff_member_who_may_only_view_surveys_cannot_close_one(world):
+    """View permission is for looking: closing a survey needs change permission."""
+    link = world.surveys["link"]
+    world.post("staff_viewer", "/admin/collection/survey/",
+               {"action": "close_surveys", "_selected_action": [link.pk], "index": "0"}, form=True)
+    link.refresh_from_db()
+    assert link.status == Survey.Status.OPEN
+
+
+def test_a_staff_member_who_may_only_view_surveys_cannot_make_invitation_links(world):
+    """Nor may they mint invitations: each one admits a response to the survey."""
+    invited = world.surveys["invitation"]
+    made = invited.invitations.count()
+    response = world.post("staff_viewer", "/admin/collection/survey/",
+                          {"action": "create_invitations", "_selected_action": [invited.pk], "index": "0",
+                           "count": "5"}, form=True)
+    assert (invited.invitations.count(), response["Content-Type"]) == (made, "text/html; charset=utf-8")

@@ -1,0 +1,323 @@
+"""Every URL the project serves, enumerated from the resolver, and a world to request them in.
+
+Shared by tests/test_authorization.py (who gets which status) and tests/test_csp.py (which
+headers every HTML page sends). The URL list is not written by hand: it is the resolver's
+own list (the admin site's patterns included), so a URL added later appears here by itself
+and fails the authorization matrix until somebody gives it a row there.
+
+A request under test is a `Case`: a URL pattern, an HTTP method and a subject, the object the
+URL's arguments are filled from (which survey a slug names, which app an admin app index
+shows); `cases()` lists them all. `World` holds the fixed cast, the surveys and the admin
+objects; `World.request(role, case)` makes the request as that role, the way a browser
+would: one cookie jar per role, logged in through a session, CSRF enforced, the CSRF token
+taken from the cookie the respondent's page sets.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
+from django.test import Client
+from django.urls import URLResolver, get_resolver
+from django.utils import timezone
+
+from surveys.collection import invitations
+from surveys.collection.models import Question, Survey
+from tests.factories import make_user, valid_payload
+
+# The roles, in the column order of the matrix.
+ROLES = ("anonymous", "respondent", "owner", "other_researcher", "staff", "staff_viewer", "superuser")
+ROLE_HELP = {
+    "anonymous": "not logged in",
+    "respondent": "not logged in, holds a valid invitation token (sends it where a respondent does)",
+    "owner": "a researcher assigned to the surveys (Survey.researchers)",
+    "other_researcher": "a researcher assigned to none of them",
+    "staff": "is_staff, no model permissions",
+    "staff_viewer": "is_staff with view permission on surveys and questions only",
+    "superuser": "is_superuser",
+}
+
+# Which survey a <slug> names. The respondent's URLs are requested for every state a survey
+# can be in; the researchers' URLs for the open survey their owner is assigned to.
+SURVEY_SUBJECTS = {
+    "link": "open, anyone with the link may answer",
+    "invitation": "open, invitation links only",
+    "closed": "closed",
+    "not-yet": "open, but its opening date is tomorrow",
+    "ended": "open, but its closing date has passed",
+    "draft": "a draft: not published",
+    "unknown": "no survey has this slug",
+}
+# (url, method) requested for every survey subject; other URLs with a slug name the "link" survey.
+EVERY_SURVEY = {("collection:respond", "GET"), ("collection:api-survey", "GET"), ("collection:api-responses", "POST")}
+UNKNOWN_SLUG = "no-such-survey"
+
+# The methods each URL is requested with: GET, and POST where the view acts on a POST.
+METHODS = {
+    "logout": ("GET", "POST"),
+    "admin:logout": ("GET", "POST"),
+    "collection:api-responses": ("GET", "POST"),
+}
+
+# Query strings a view needs to do its work (rather than refuse a malformed request).
+QUERIES = {
+    "admin:autocomplete": "?app_label=collection&model_name=question&field_name=survey&term=",
+}
+
+# The admin's catch-all pattern is filled with an address it has no page for.
+CATCH_ALL_PATH = "no-such-page/"
+
+
+@dataclass(frozen=True)
+class Url:
+    key: str  # "namespace:name", or "/<route>" for an unnamed pattern
+    route: str  # the full route, e.g. "admin/collection/survey/<path:object_id>/change/"
+    params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Case:
+    url: Url
+    method: str
+    subject: str | None
+
+    @property
+    def key(self) -> tuple[str, str, str | None]:
+        return (self.url.key, self.method, self.subject)
+
+    @property
+    def id(self) -> str:
+        return f"{self.method} {self.url.key}" + (f" [{self.subject}]" if self.subject else "")
+
+
+_CONVERTER = re.compile(r"<(?:[^>:]+:)?([^>]+)>")
+_GROUP = re.compile(r"\(\?P<(\w+)>[^)]*\)")
+
+
+def _walk(patterns, prefix="", namespace=""):
+    for entry in patterns:
+        text = str(entry.pattern)
+        if isinstance(entry, URLResolver):
+            inner = ":".join(part for part in (namespace, entry.namespace) if part)
+            yield from _walk(entry.url_patterns, prefix + text, inner)
+            continue
+        route = prefix + text
+        params = tuple(_GROUP.findall(route) + _CONVERTER.findall(_GROUP.sub("", route)))
+        key = f"{namespace}:{entry.name}" if namespace and entry.name else entry.name or f"/{route}"
+        yield Url(key, route, params)
+
+
+def urls() -> list[Url]:
+    """Every URL pattern of the project, the admin site's included."""
+    found = list(_walk(get_resolver().url_patterns))
+    keys = [url.key for url in found]
+    duplicates = sorted({key for key in keys if keys.count(key) > 1})
+    assert not duplicates, f"two URL patterns share a name: {duplicates}"
+    return found
+
+
+def admin_app_labels() -> list[str]:
+    return sorted({model._meta.app_label for model in admin.site._registry})
+
+
+def subjects(url: Url, method: str) -> tuple[str | None, ...]:
+    if "slug" in url.params:
+        return tuple(SURVEY_SUBJECTS) if (url.key, method) in EVERY_SURVEY else ("link",)
+    if "app_label" in url.params:
+        return tuple(admin_app_labels())
+    return (None,)
+
+
+def cases() -> list[Case]:
+    return [Case(url, method, subject)
+            for url in urls() for method in METHODS.get(url.key, ("GET",)) for subject in subjects(url, method)]
+
+
+def action_rows() -> list[tuple]:
+    """(model, action name) for every action of every registered ModelAdmin, the site's included."""
+    rows = []
+    for model, model_admin in admin.site._registry.items():
+        names = [name for name, _ in admin.site.actions]
+        names += [action if isinstance(action, str) else action.__name__ for action in model_admin.actions or ()]
+        rows += [(model, name) for name in dict.fromkeys(names)]
+    return rows
+
+
+def label(model) -> str:
+    return f"{model._meta.app_label}.{model._meta.model_name}"
+
+
+def survey_with_a_question(slug, researchers=(), **fields) -> Survey:
+    survey = Survey.objects.create(slug=slug, title=slug.title(), **fields)
+    survey.researchers.add(*researchers)
+    Question.objects.create(survey=survey, order=1, text="Cheated?", kind="yes_no", mechanism_name="qrr", q="0.5")
+    return survey
+
+
+# How each subject's survey is made (the "link" survey is the shared `survey` fixture).
+def _survey_for(subject: str, owner) -> Survey:
+    now, open_ = timezone.now(), {"status": Survey.Status.OPEN}
+    if subject == "invitation":
+        return survey_with_a_question("invited", [owner], access=Survey.Access.INVITATION, **open_)
+    if subject == "closed":
+        return survey_with_a_question("closed", [owner], status=Survey.Status.CLOSED)
+    if subject == "not-yet":
+        return survey_with_a_question("later", [owner], opens_at=now + timedelta(days=1), **open_)
+    if subject == "ended":
+        return survey_with_a_question("ended", [owner], opens_at=now - timedelta(days=2),
+                                      closes_at=now - timedelta(days=1), **open_)
+    if subject == "draft":
+        return survey_with_a_question("draft", [owner])
+    raise LookupError(f"no survey for subject {subject!r}")
+
+
+class Surveys(dict):
+    """The survey of each subject, made when first asked for (most cases need one or two)."""
+
+    def __init__(self, link: Survey, owner):
+        super().__init__(link=link)
+        self.owner = owner
+
+    def __missing__(self, subject: str) -> Survey:
+        self[subject] = _survey_for(subject, self.owner)
+        return self[subject]
+
+    def get(self, subject, default=None):
+        return self[subject] if subject in SURVEY_SUBJECTS and subject != "unknown" else default
+
+    def all(self) -> list[Survey]:
+        return [self[subject] for subject in SURVEY_SUBJECTS if subject != "unknown"]
+
+
+@dataclass
+class World:
+    """The cast, the surveys (by subject) and one object per admin model; see `build`."""
+
+    users: dict
+    surveys: Surveys
+    admin_objects: dict
+    clients: dict = field(default_factory=dict)
+    _token: str | None = None
+
+    @classmethod
+    def build(cls, survey, owner, other_researcher, superuser) -> World:
+        """From the shared fixtures: `survey` (open, link access, owner assigned) and the cast."""
+        staff = make_user("staff", is_staff=True)
+        viewer = make_user("viewer", is_staff=True)
+        viewer.user_permissions.add(*Permission.objects.filter(
+            content_type__app_label="collection", codename__in=["view_survey", "view_question"]))
+        users = {"owner": owner, "other_researcher": other_researcher, "staff": staff,
+                 "staff_viewer": viewer, "superuser": superuser}
+        admin_objects = {
+            Survey: survey,
+            Question: survey.ordered_questions().first(),
+            get_user_model(): owner,
+            Group: Group.objects.create(name="analysts"),
+        }
+        return cls(users, Surveys(survey, owner), admin_objects)
+
+    @property
+    def token(self) -> str:
+        """The respondent's invitation to the "invitation" survey (unused until they post it)."""
+        if self._token is None:
+            (self._token,) = invitations.create(self.surveys["invitation"], 1)
+        return self._token
+
+    # -- addresses ---------------------------------------------------------------------------
+
+    def slug(self, subject: str) -> str:
+        return UNKNOWN_SLUG if subject == "unknown" else self.surveys[subject].slug
+
+    def admin_object(self, app_label: str, model_name: str):
+        for model, obj in self.admin_objects.items():
+            if model._meta.app_label == app_label and model._meta.model_name == model_name:
+                return obj
+        raise LookupError(f"no object for the admin's {app_label}.{model_name} pages: add one to World.build")
+
+    def path(self, case: Case) -> str:
+        """The URL's path with every argument filled from real objects, plus its query string."""
+        route = case.url.route
+        admin_model = re.match(r"admin/(\w+)/(\w+)/", route)
+
+        def value(name: str) -> str:
+            if name == "slug":
+                return self.slug(case.subject)
+            if name == "app_label":
+                return case.subject
+            if name == "url":
+                return CATCH_ALL_PATH
+            if name == "content_type_id":  # admin:view_on_site
+                return str(ContentType.objects.get_for_model(Survey).pk)
+            if name == "object_id" and route.startswith("admin/r/"):
+                return str(self.surveys["link"].pk)
+            if name in ("object_id", "id") and admin_model:
+                return str(self.admin_object(*admin_model.groups()).pk)
+            raise LookupError(f"cannot fill <{name}> of {route}: teach World.path")
+
+        path = _GROUP.sub(lambda m: value(m.group(1)), route)  # regex groups first: (?P<name>...)
+        path = _CONVERTER.sub(lambda m: value(m.group(1)), path)
+        return "/" + path.replace("^", "").replace("$", "") + QUERIES.get(case.url.key, "")
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def client(self, role: str) -> Client:
+        """A browser for `role`: its own cookie jar, CSRF enforced, logged in through a session.
+
+        A view that raises answers 500 here, as in production, so that it shows in the matrix."""
+        if role not in self.clients:
+            browser = Client(enforce_csrf_checks=True, raise_request_exception=False)
+            if role in self.users:
+                browser.force_login(self.users[role])
+            self.clients[role] = browser
+        return self.clients[role]
+
+    def csrf_token(self, browser: Client) -> str:
+        """The csrftoken cookie, as a browser gets it: from the respondent's page."""
+        if "csrftoken" not in browser.cookies:
+            page = browser.get(f"/s/{self.surveys['link'].slug}/")
+            assert page.status_code == 200 and "csrftoken" in browser.cookies, "the survey page sets no CSRF cookie"
+        return browser.cookies["csrftoken"].value
+
+    def body(self, role: str, case: Case) -> dict | None:
+        """What a POST carries: a well-formed submission for the submission API, else nothing."""
+        if case.url.key != "collection:api-responses":
+            return None
+        survey = self.surveys.get(case.subject)
+        payload = valid_payload(survey) if survey else {"version": "x", "key": "y", "reports": {}}
+        if role == "respondent" and survey is not None and survey.access == Survey.Access.INVITATION:
+            payload["invitation"] = self.token
+        return payload
+
+    def request(self, role: str, case: Case):
+        """`case` requested by `role`: a POST carries `body` and the CSRF token a page gave."""
+        if case.method == "GET":
+            return self.get(role, self.path(case))
+        if case.method == "POST":
+            return self.post(role, self.path(case), self.body(role, case))
+        raise ValueError(case.method)
+
+    def get(self, role: str, path: str, **extra):
+        return _read(self.client(role).get(path, **extra))
+
+    def post(self, role: str, path: str, data=None, form: bool = False, csrf: bool = True):
+        """POST JSON (`data` a dict), a form (`form=True`) or nothing, with the CSRF header unless told not."""
+        browser = self.client(role)
+        headers = {"X-CSRFToken": self.csrf_token(browser)} if csrf else {}
+        if data is None:
+            return _read(browser.post(path, headers=headers))
+        if form:
+            return _read(browser.post(path, data, headers=headers))
+        return _read(browser.post(path, data, content_type="application/json", headers=headers))
+
+
+def _read(response):
+    """Give every response a `body`: a streamed download is read to its end (errors surface here)."""
+    response.body = (b"".join(response.streaming_content) if getattr(response, "streaming", False)
+                     else response.content)
+    return response
