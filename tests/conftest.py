@@ -9,9 +9,16 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.servers.basehttp import ThreadedWSGIServer
 
 from surveys.collection.models import Option, Question, Survey
 from tests.factories import PASSWORD, make_user
+
+
+# The live server's listen backlog (Django's default is 10) must take a burst of concurrent
+# connections, as a production server's does (gunicorn: 2048); otherwise the kernel resets
+# some of the 50 simultaneous submissions of tests/collection/test_invitation_concurrency.py.
+ThreadedWSGIServer.request_queue_size = 128
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from surveys.parsers import TooLarge
+
 from . import ratelimit, schema, submission
 from .definition import survey_definition
 from .models import Survey
@@ -59,6 +61,6 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(response.data, dict) and "detail" in response.data:
         # The body fails to parse in the view or, first, in the CSRF check, which reads it.
-        field = "body" if isinstance(exc, (ParseError, UnsupportedMediaType)) else "request"
+        field = "body" if isinstance(exc, (ParseError, UnsupportedMediaType, TooLarge)) else "request"
         response.data = {"error": {"field": field, "reason": str(response.data["detail"])}}
     return response

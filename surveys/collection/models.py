@@ -257,7 +257,8 @@ class Response(models.Model):
     """One respondent's randomized reports. Deliberately nothing that identifies anyone.
 
     Deleting responses (directly or by CASCADE) leaves the Tally counters stale: run
-    `manage.py rebuild_counts <slug>` (surveys.collection.tallies.rebuild) afterwards.
+    `manage.py rebuild_counts <slug>` (surveys.collection.tallies.rebuild) afterwards, or
+    delete with `manage.py purge <slug>`, which resets them.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

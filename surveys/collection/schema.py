@@ -62,13 +62,14 @@ submission = extend_schema(
     }),
     description="201: stored. 200: a retry with the same key and reports (nothing stored twice). "
                 "400: malformed, naming the field. 403: missing CSRF token, or a missing, used or "
-                "unknown invitation. 404: no such survey. 429: too many submissions from one network. "
+                "unknown invitation. 404: no such survey. 413: body over the upload limit. "
+                "429: too many submissions from one network. "
                 "409: outdated version, or the key reused for other reports. 410: not accepting responses.",
     responses={
         **dict.fromkeys((200, 201), inline_serializer("Receipt", fields={
             "id": serializers.UUIDField(), "reports": serializers.DictField(child=serializers.JSONField()),
         })),
-        **dict.fromkeys((400, 403, 404, 409, 410, 415, 429), {
+        **dict.fromkeys((400, 403, 404, 409, 410, 413, 415, 429), {
             "type": "object", "description": '{"error": {"field", "reason"}}', "properties": {"error": {
                 "type": "object", "properties": {"field": {"type": "string"}, "reason": {"type": "string"}}}}}),
     },

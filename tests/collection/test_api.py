@@ -322,3 +322,11 @@ def test_it_refuses_any_body_that_is_not_json_with_415(client, survey, content_t
                            content_type=content_type)
     assert_error(response, 415, "body")
     assert stored() == (0, 0)
+
+
+def test_it_refuses_a_body_over_the_upload_limit_with_413_and_stores_nothing(client, survey, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    payload = {**valid_payload(survey), "version": "x" * 10_000}
+    assert_error(post(client, survey, payload), 413, "body")
+    assert stored() == (0, 0)
+    assert post(client, survey, valid_payload(survey)).status_code == 201  # under the limit: fine

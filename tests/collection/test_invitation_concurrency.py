@@ -57,6 +57,7 @@ def submit_together(live_server, survey, token) -> list[int]:
         thread.start()
     for thread in threads:
         thread.join(timeout=120)
+    assert len(statuses) == SUBMITTERS  # every request was answered
     return sorted(statuses)
 
 
