@@ -14,7 +14,6 @@ from django.core.servers.basehttp import ThreadedWSGIServer
 from surveys.collection.models import Option, Question, Survey
 from tests.factories import PASSWORD, make_user
 
-
 # The live server's listen backlog (Django's default is 10) must take a burst of concurrent
 # connections, as a production server's does (gunicorn: 2048); otherwise the kernel resets
 # some of the 50 simultaneous submissions of tests/collection/test_invitation_concurrency.py.
