@@ -94,9 +94,11 @@ def _envelope(survey: Survey, payload) -> tuple[uuid.UUID, str, dict, str | None
         if name not in payload:
             raise SubmissionError(400, name, "this field is required")
     try:
-        key = uuid.UUID(str(payload["key"]))
+        key = uuid.UUID(payload["key"]) if isinstance(payload["key"], str) else None
     except ValueError:
-        raise SubmissionError(400, "key", "must be a UUID") from None
+        key = None
+    if key is None:
+        raise SubmissionError(400, "key", "must be a UUID string")
     if not isinstance(payload["version"], str):
         raise SubmissionError(400, "version", "must be a string")
     if not isinstance(payload["reports"], dict):

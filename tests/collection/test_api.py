@@ -158,6 +158,7 @@ INVALID = {  # name: (payload change, status, field at fault)
     "unknown-top-level-field": (_with(answers={"1": 1}), 400, "answers"),
     "key-not-a-uuid": (_with(key="not-a-uuid"), 400, "key"),
     "key-a-number": (_with(key=12345), 400, "key"),
+    "key-a-uuid-shaped-number": (_with(key=12345678901234567890123456789012), 400, "key"),
     "key-null": (_with(key=None), 400, "key"),
     "version-not-a-string": (_with(version=1), 400, "version"),
     "reports-a-list": (_with(reports=[0, 0, 0, [0, 1, 0, 0]]), 400, "reports"),
