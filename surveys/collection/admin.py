@@ -132,7 +132,7 @@ class SurveyAdmin(admin.ModelAdmin):
     def invitation_summary(self, survey):
         if survey.pk is None:
             return "-"
-        made, used = survey.invitations.count(), survey.invitations.filter(used=True).count()
+        made, used = invitations.counts(survey)
         return f"{made} made, {used} used"
 
     @admin.display(description="Responses")

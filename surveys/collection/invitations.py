@@ -15,6 +15,7 @@ import io
 import secrets
 
 from django.db import transaction
+from django.db.models import Count, Q
 
 from .models import Invitation, Survey
 
@@ -48,6 +49,12 @@ def create(survey: Survey, count: int) -> list[str]:
         Invitation.objects.bulk_create(
             [Invitation(survey=survey, token_digest=digest(token)) for token in tokens], batch_size=1000)
     return tokens
+
+
+def counts(survey: Survey) -> tuple[int, int]:
+    """(made, used) for the survey: one query."""
+    found = Invitation.objects.filter(survey=survey).aggregate(made=Count("pk"), used=Count("pk", filter=Q(used=True)))
+    return found["made"], found["used"]
 
 
 def refusal(survey: Survey, token: str) -> str:

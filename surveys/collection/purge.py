@@ -21,9 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import Count, Q
 
-from . import lifecycle
+from . import invitations, lifecycle
 from .models import Invitation, Report, Response, Survey, Tally
 
 
@@ -60,14 +59,13 @@ def _count(n: int, noun: str) -> str:
 
 def preview(survey: Survey) -> Purged:
     """Count what `purge` would remove now, removing nothing."""
-    invitations = Invitation.objects.filter(survey=survey).aggregate(
-        made=Count("pk"), used=Count("pk", filter=Q(used=True)))
+    made, used = invitations.counts(survey)
     return Purged(
         survey=survey.slug,
         responses=Response.objects.filter(survey=survey).count(),
         reports=Report.objects.filter(response__survey=survey).count(),
-        invitations=invitations["made"],
-        used_invitations=invitations["used"],
+        invitations=made,
+        used_invitations=used,
         tally_rows=Tally.objects.filter(question__survey=survey).count(),
         closed=survey.status == Survey.Status.OPEN,
     )

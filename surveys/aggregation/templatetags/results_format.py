@@ -1,5 +1,6 @@
 """Number formats for the results pages: undefined values (no reports yet) show as a dash."""
 
+import functools
 import math
 
 from django import template
@@ -8,36 +9,38 @@ register = template.Library()
 DASH = "–"
 
 
-def _finite(value) -> bool:
-    return isinstance(value, (int, float)) and math.isfinite(value)
+def _dash_unless_finite(format_number):
+    """A filter that shows anything but a finite number (no reports yet: NaN, None) as a dash."""
+    @functools.wraps(format_number)
+    def formatted(value, *args):
+        if not (isinstance(value, (int, float)) and math.isfinite(value)):
+            return DASH
+        return format_number(value, *args)
+    return formatted
 
 
 @register.filter
+@_dash_unless_finite
 def percent(value, digits=1):
     """0.1234 -> "12.3%"; a true minus sign, since unbiased estimates can be negative."""
-    if not _finite(value):
-        return DASH
     return f"{value * 100:.{int(digits)}f}%".replace("-", "−")
 
 
 @register.filter
+@_dash_unless_finite
 def points(value):
     """A margin (half-width) as "±4.4 points"."""
-    if not _finite(value):
-        return DASH
     return f"±{value * 100:.1f} points"
 
 
 @register.filter
+@_dash_unless_finite
 def decimal(value, digits=4):
-    if not _finite(value):
-        return DASH
     return f"{value:.{int(digits)}f}".replace("-", "−")
 
 
 @register.filter
+@_dash_unless_finite
 def level(value):
     """0.95 -> "95%", 0.98333 -> "98.33%"."""
-    if not _finite(value):
-        return DASH
     return f"{value * 100:.2f}".rstrip("0").rstrip(".") + "%"
