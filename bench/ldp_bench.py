@@ -159,7 +159,7 @@ def estimation_table(seed: int) -> None:
             m = ldp.make(name, k=k, epsilon=EPSILON)
             cells = []
             for n in (10**4, 10**6, 10**8):
-                lam = np.full(k, 1 / k) if name == "krr" else np.full(k, m.q + (m.p - m.q) / k)
+                lam = np.full(k, 1 / k) if name == "krr" else np.full(k, m.q_other + (m.p - m.q_other) / k)
                 counts = rng.multinomial(n, lam) if name == "krr" else rng.binomial(n, lam)
                 reps = 200
                 took = median_time(lambda: [m.estimate(counts, n) for _ in range(reps)], 3) / reps
@@ -183,7 +183,7 @@ def mse_table(n: int, reps_at_k: dict, seed: int) -> None:
         pi = 1 / np.arange(1, k + 1)
         pi /= pi.sum()
         for m in mechanisms_for(k):
-            lam = m.q + pi * (m.p - m.q)
+            lam = m.q_other + pi * (m.p - m.q_other)
             if m.name in ("sue", "oue"):
                 counts = rng.binomial(n, lam, size=(reps, k))
             else:

@@ -16,6 +16,7 @@ from .mechanisms import (
     Mechanism,
     OptimizedUnary,
     QRandomizedResponse,
+    ReportError,
     SymmetricUnary,
     epsilon_from_q,
     from_dict,
@@ -26,7 +27,7 @@ from .planning import advise, margin_at, respondents_needed
 
 __all__ = [
     "BitFlip", "BudgetExceeded", "EPSILON_MAX", "EPSILON_MIN", "Estimate", "KaryRR", "K_MAX",
-    "MECHANISMS", "Mechanism", "OptimizedUnary", "QRandomizedResponse", "SymmetricUnary",
+    "MECHANISMS", "Mechanism", "OptimizedUnary", "QRandomizedResponse", "ReportError", "SymmetricUnary",
     "YES_NO", "advise", "best_guess", "check_budget", "debias", "deniability", "epsilon_from_q",
     "from_dict", "make", "margin_at", "odds_factor", "project_to_simplex", "q_from_epsilon",
     "respondents_needed", "survey_epsilon",

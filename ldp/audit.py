@@ -17,7 +17,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .exact import sampler_channel, sampler_epsilon
 from .intervals import clopper_pearson
+
+__all__ = ["AuditResult", "audit", "cell_probabilities", "sampler_epsilon"]
 
 
 @dataclass(frozen=True)
@@ -31,21 +34,11 @@ class AuditResult:
         return not self.failures and self.epsilon_lower_bound <= self.claimed_epsilon
 
 
-def sampler_epsilon(sampler: dict) -> float:
-    """The epsilon a published sampler claims: ln(a / b), or ln(a1 (M - a0) / (a0 (M - a1)))."""
-    if sampler["kind"] == "grr":
-        return math.log(sampler["keep"] / sampler["other"])
-    a1, a0, m = sampler["one_if_true"], sampler["one_if_false"], sampler["modulus"]
-    return math.log(a1 * (m - a0) / (a0 * (m - a1)))
-
-
 def cell_probabilities(sampler: dict) -> list[list[float]]:
     """P[x][y]: probability of report y (grr) or of bit y being 1 (unary) given truth x."""
-    k, m = sampler["k"], sampler["modulus"]
-    if sampler["kind"] == "grr":
-        same, other = sampler["keep"] / m, sampler["other"] / m
-    else:
-        same, other = sampler["one_if_true"] / m, sampler["one_if_false"] / m
+    same_count, other_count, m = sampler_channel(sampler)
+    same, other = same_count / m, other_count / m
+    k = sampler["k"]
     return [[same if y == x else other for y in range(k)] for x in range(k)]
 
 

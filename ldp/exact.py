@@ -78,3 +78,23 @@ def decimal_half_plus(q: Fraction) -> tuple[int, int]:
 def acceptance_limit(modulus: int) -> int:
     """Words below this limit are accepted when sampling uniformly below `modulus`."""
     return modulus * (WORD // modulus)
+
+
+def sampler_channel(sampler: dict) -> tuple[int, int, int]:
+    """(a, b, M) with p = a / M and q_other = b / M for a published sampler: keep and other
+    (index reports), or one_if_true and one_if_false (unary bits)."""
+    high, low = ("keep", "other") if sampler["kind"] == "grr" else ("one_if_true", "one_if_false")
+    return sampler[high], sampler[low], sampler["modulus"]
+
+
+def sampler_epsilon(sampler: dict) -> float:
+    """The epsilon a sampler's integers give: ln(keep / other) for index reports (the odds of
+    two reports), ln(a1 (M - a0) / (a0 (M - a1))) for unary bits (two bits differ per pair of answers).
+
+    >>> sampler_epsilon({"kind": "grr", "k": 2, "modulus": 4, "keep": 3, "other": 1}) == math.log(3)
+    True
+    """
+    if sampler["kind"] == "grr":
+        return math.log(sampler["keep"] / sampler["other"])
+    a1, a0, m = sampler["one_if_true"], sampler["one_if_false"], sampler["modulus"]
+    return math.log(a1 * (m - a0) / (a0 * (m - a1)))

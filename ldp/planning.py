@@ -18,7 +18,7 @@ def _report_rate(mechanism: Mechanism, expected: float | None) -> float:
         return 0.5
     if not (0.0 <= expected <= 1.0):
         raise ValueError("expected fraction must lie in [0, 1]")
-    return mechanism.q + expected * (mechanism.p - mechanism.q)
+    return mechanism.q_other + expected * (mechanism.p - mechanism.q_other)
 
 
 def respondents_needed(mechanism: Mechanism, margin: float, confidence: float = 0.95,
@@ -28,7 +28,7 @@ def respondents_needed(mechanism: Mechanism, margin: float, confidence: float = 
         raise ValueError("margin must lie strictly between 0 and 1")
     lam = _report_rate(mechanism, expected)
     z = z_value(confidence)
-    gap = mechanism.p - mechanism.q
+    gap = mechanism.p - mechanism.q_other
     return math.ceil(z * z * lam * (1.0 - lam) / (margin * margin * gap * gap))
 
 
@@ -38,7 +38,7 @@ def margin_at(mechanism: Mechanism, n: int, confidence: float = 0.95,
     if n <= 0:
         return math.inf
     lam = _report_rate(mechanism, expected)
-    gap = mechanism.p - mechanism.q
+    gap = mechanism.p - mechanism.q_other
     return z_value(confidence) * math.sqrt(lam * (1.0 - lam) / n) / gap
 
 

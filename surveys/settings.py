@@ -117,7 +117,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["surveys.parsers.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "EXCEPTION_HANDLER": "surveys.collection.api.exception_handler",
+    "EXCEPTION_HANDLER": "surveys.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -157,3 +157,11 @@ if PRODUCTION:
 # many reverse proxies append to X-Forwarded-For in front of the app (0: use the socket's peer).
 SUBMISSION_RATE = env.rate("DJANGO_SUBMISSION_RATE", (120, 60))
 PROXY_COUNT = env.integer("DJANGO_PROXY_COUNT", 0)
+
+# Two choice sets share the field name "kind" (a question's, a sampler's): name their enums.
+SPECTACULAR_SETTINGS = {
+    "ENUM_NAME_OVERRIDES": {
+        "QuestionKindEnum": ["yes_no", "single_choice"],
+        "SamplerKindEnum": ["grr", "unary"],
+    },
+}

@@ -4,6 +4,8 @@ import uuid
 
 from django.contrib.auth import get_user_model
 
+from surveys.collection import plan
+
 PASSWORD = "correct horse battery staple"
 
 
@@ -17,4 +19,4 @@ def valid_payload(survey, key=None, values=None):
     for question in survey.ordered_questions():
         default = [0, 1] + [0] * (question.k() - 2) if question.mechanism_name in ("sue", "oue") else 0
         reports[str(question.pk)] = (values or {}).get(question.order, default)
-    return {"version": survey.mechanism_version(), "key": str(key or uuid.uuid4()), "reports": reports}
+    return {"version": plan.of(survey).version, "key": str(key or uuid.uuid4()), "reports": reports}

@@ -1,4 +1,4 @@
-// Exact client-side randomizers for local differential privacy (design.md section 4).
+// Exact client-side randomizers for local differential privacy (see docs/privacy.md).
 // Pure ES module: no DOM, no network, no non-crypto PRNG, no floating point in sampling.
 // Every quantity is an integer <= 2^32, so plain Numbers hold them exactly.
 

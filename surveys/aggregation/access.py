@@ -10,14 +10,6 @@ from django.shortcuts import get_object_or_404
 from surveys.collection.models import Survey
 
 
-def visible_surveys(user):
-    if not user.is_authenticated or not user.is_active:
-        return Survey.objects.none()
-    if user.is_superuser:
-        return Survey.objects.all()
-    return Survey.objects.filter(researchers=user)
-
-
 def survey_for(user, slug: str) -> Survey:
     """The survey `user` may see under `slug`; Http404 otherwise."""
-    return get_object_or_404(visible_surveys(user), slug=slug)
+    return get_object_or_404(Survey.objects.visible_to(user), slug=slug)

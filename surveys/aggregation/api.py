@@ -2,16 +2,22 @@
 
 Anonymous requests get 403 with the API's error shape (session authentication sends no
 WWW-Authenticate challenge, so DRF answers 403, not 401); a researcher not assigned to
-the survey gets 404; bad query parameters get 400 naming the parameter.
+the survey gets 404; bad query parameters get 400 naming the parameter; a survey whose stored
+configuration cannot be read gets 409.
 """
 
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 
-from . import access, params, results
-from .schema import ERROR, ESTIMATES
+from surveys.collection.models import Survey
+from surveys.errors import ErrorSerializer
+
+from . import params, results
+from .serializers import SurveyEstimatesSerializer
 
 PARAMETERS = [
     OpenApiParameter("confidence", OpenApiTypes.DOUBLE, description=(
@@ -29,18 +35,13 @@ PARAMETERS = [
 @extend_schema(
     operation_id="survey_estimates", tags=["results"], parameters=PARAMETERS,
     summary="Debiased estimates with confidence intervals (assigned researchers and superusers)",
-    responses={200: ESTIMATES, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    responses={200: SurveyEstimatesSerializer, **dict.fromkeys((400, 403, 404, 409), ErrorSerializer)},
 )
 @api_view(["GET"])
 @permission_classes([IsAuthenticated])
-def estimates(request, slug):
+def estimates(request: Request, slug: str) -> Response:
     """Per question: counts of randomized reports, n, unbiased estimates, standard errors,
     intervals, post-processed (clipped, simplex-projected) estimates and the planner."""
-    survey = access.survey_for(request.user, slug)
-    try:
-        found = results.survey_results(survey, params.parse(request.query_params))
-    except params.BadParameter as error:
-        return Response(error.as_dict(), status=400)
-    except results.Unavailable as error:
-        return Response({"error": {"field": "survey", "reason": str(error)}}, status=409)
-    return Response(found.as_dict())
+    survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
+    found = results.survey_results(survey, params.parse(request.query_params))
+    return Response(SurveyEstimatesSerializer(found).data)

@@ -84,7 +84,7 @@ def estimate_chart(result: QuestionResult) -> Chart | None:
     height = TOP + len(bars) * ROW + AXIS
     axis_y = TOP + len(bars) * ROW + 4
     return Chart(
-        id=f"chart-{result.question.pk}",
+        id=f"chart-{result.question.id}",
         title=f"Estimated share of each answer to question {result.question.order}",
         description=(f"Bars show the debiased estimate clipped to 0–100%, whiskers the {level} "
                      f"confidence interval, from {result.n} reports. " + "; ".join(words) + "."),

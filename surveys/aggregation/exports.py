@@ -12,11 +12,12 @@ Under /results/<slug>/export/:
 - reports.json: {"format": REPORTS_FORMAT, "codebook": <the codebook>, "responses":
   [{"id", "submitted_on", "mechanism_version", "reports": {"q1": 0, "q4": [0, 1, 0, 0]}}]},
   index reports as integers, unary reports as lists of k bits (bit j = option j).
-- codebook.json: every question's mechanism and exact parameters: p and q (the channel:
-  P(report j | truth j) and P(report j | truth i != j), per bit for unary encodings) as
-  floats and as exact fractions of the browser's sampler integers, the configured and
-  effective epsilon, the options and the report encoding. Debiasing:
-  pi_hat_j = (c_j / n - q) / (p - q), Var = lambda_j (1 - lambda_j) / (n (p - q)^2).
+- codebook.json: every question's mechanism as `ldp.Mechanism.describe()` gives it: p and
+  q_other (the channel: P(report j | truth j) and P(report j | truth i != j), per bit for unary
+  encodings) as floats and as exact fractions of the browser's sampler integers, the configured
+  and effective epsilon, the sampler and its rule; the options and the report encoding.
+  Debiasing: pi_hat_j = (c_j / n - q_other) / (p - q_other),
+  Var = lambda_j (1 - lambda_j) / (n (p - q_other)^2).
 
 The report exports stream: one query read in chunks (values_list + iterator), one
 response at a time out, so memory does not grow with the number of reports.
@@ -28,116 +29,92 @@ import csv
 import itertools
 import json
 import math
+from collections.abc import Iterator
+from typing import Any
 
-import ldp
+from surveys.collection import plan
 from surveys.collection.models import Report, Survey
+from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
 from .results import SurveyResults
 
-CODEBOOK_FORMAT = "ldp-survey-codebook/1"
-REPORTS_FORMAT = "ldp-survey-reports/1"
+CODEBOOK_FORMAT = "ldp-survey-codebook/2"
+REPORTS_FORMAT = "ldp-survey-reports/2"
 CHUNK = 2000
 FIXED_COLUMNS = ["response_id", "submitted_on", "mechanism_version"]
 ESTIMATE_COLUMNS = [
     "question_id", "question_key", "question_order", "question_text", "mechanism", "effective_epsilon",
-    "p", "q", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
+    "p", "q_other", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
     "confidence", "interval", "simultaneous", "interval_level", "clipped", "simplex",
 ]
-SAMPLER_RULES = {
-    "grr": "U uniform in [0, modulus); U < keep reports the true option, otherwise the "
-           "((U - keep) div other)-th of the other k - 1 options in increasing order. "
-           "p = keep / modulus, q = other / modulus.",
-    "unary": "A one-hot vector of k bits; each bit independently reported as 1 with probability "
-             "one_if_true / modulus where the truth is, one_if_false / modulus elsewhere. "
-             "p = one_if_true / modulus, q = one_if_false / modulus.",
-}
 
 
 def filename(survey: Survey, name: str) -> str:
     return f"{survey.slug}-{name}"
 
 
-def key(question) -> str:
-    return f"q{question.order}"
+def columns(question: PlannedQuestion) -> list[str]:
+    if question.mechanism.unary:
+        return [f"{question.key}_{j}" for j in range(question.mechanism.k)]
+    return [question.key]
 
 
-def columns(question, mechanism) -> list[str]:
-    if _unary(mechanism):
-        return [f"{key(question)}_{j}" for j in range(mechanism.k)]
-    return [key(question)]
-
-
-def codebook(survey: Survey, pairs) -> dict:
-    """Everything needed to read and debias the reports, for (question, mechanism) pairs."""
+def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any]:
+    """Everything needed to read and debias the reports."""
+    current = current or plan.of(survey)
     return {
         "format": CODEBOOK_FORMAT,
         "survey": {"slug": survey.slug, "title": survey.title, "status": survey.status,
-                   "mechanism_version": survey.mechanism_version(),
-                   "epsilon_total": ldp.survey_epsilon(m for _, m in pairs),
+                   "mechanism_version": current.version, "epsilon_total": current.epsilon_total,
                    "epsilon_budget": survey.epsilon_budget},
         "debiasing": {
             "counts": "c_j = number of reports of option j (index encoding), or number of reports "
                       "whose bit j is 1 (bits encoding); n = number of reports of the question",
-            "estimate": "pi_hat_j = (c_j / n - q) / (p - q)  (unbiased)",
-            "variance": "Var(pi_hat_j) = lambda_j (1 - lambda_j) / (n (p - q)^2), lambda_j = c_j / n",
+            "estimate": "pi_hat_j = (c_j / n - q_other) / (p - q_other)  (unbiased)",
+            "variance": "Var(pi_hat_j) = lambda_j (1 - lambda_j) / (n (p - q_other)^2), lambda_j = c_j / n",
             "interval": "an interval for lambda_j (Wilson with continuity correction, or Clopper-Pearson) "
                         "mapped through the same affine map and clipped to [0, 1]",
         },
-        "reports_csv_columns": FIXED_COLUMNS + [c for q, m in pairs for c in columns(q, m)],
-        "questions": [_question_entry(q, m) for q, m in pairs],
+        "reports_csv_columns": FIXED_COLUMNS + [c for q in current for c in columns(q)],
+        "questions": [_question_entry(q) for q in current],
     }
 
 
-def _question_entry(question, mechanism) -> dict:
-    sampler = mechanism.sampler()
-    unary = _unary(mechanism)
-    high, low = ("one_if_true", "one_if_false") if unary else ("keep", "other")
+def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
+    mechanism = question.mechanism
     return {
-        "key": key(question),
-        "id": question.pk,
+        "key": question.key,
+        "id": question.id,
         "order": question.order,
         "text": question.text,
         "kind": question.kind,
-        "options": question.labels(),
-        "mechanism": {
-            "name": mechanism.name,
-            "label": mechanism.label,
-            "parameters": mechanism.to_dict(),
-            "effective_epsilon": mechanism.effective_epsilon,
-            "q_equivalent": ldp.q_from_epsilon(mechanism.effective_epsilon) if mechanism.name in ldp.YES_NO else None,
-            "p": mechanism.p,
-            "q": mechanism.q,
-            "p_exact": f"{sampler[high]}/{sampler['modulus']}",
-            "q_exact": f"{sampler[low]}/{sampler['modulus']}",
-            "sampler": sampler,
-            "sampler_rule": SAMPLER_RULES[sampler["kind"]],
-        },
+        "options": list(question.options),
+        "mechanism": mechanism.describe(),
         "report": {
-            "encoding": "bits" if unary else "index",
-            "csv_columns": columns(question, mechanism),
-            "json": f"a list of {mechanism.k} bits, bit j for option j" if unary
+            "encoding": mechanism.encoding,
+            "csv_columns": columns(question),
+            "json": f"a list of {mechanism.k} bits, bit j for option j" if mechanism.unary
                     else f"an integer option index from 0 to {mechanism.k - 1}",
         },
     }
 
 
-def estimate_rows(results: SurveyResults):
+def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     """Header, then one row per (question, option); undefined numbers (no reports) are empty."""
     o = results.options
     yield ESTIMATE_COLUMNS
     for r in results.questions:
-        m = r.mechanism
+        q, m = r.question, r.mechanism
         for row in r.rows:
-            yield [r.question.pk, r.key, r.question.order, r.question.text, m.name, m.effective_epsilon,
-                   m.p, m.q, r.n, row.index, row.label, row.count, *map(_cell, (
-                       row.estimate, row.std_error, row.ci_low, row.ci_high)),
+            yield [q.id, q.key, q.order, q.text, m.name, m.effective_epsilon, m.p, m.q_other, r.n, row.index,
+                   row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
                    _cell(row.clipped), _cell(row.simplex)]
 
 
-def responses(survey: Survey, pairs):
+def responses(survey: Survey, current: SurveyPlan) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
     """(id, day, version, {question key: report}) per response, from one streamed query."""
-    questions = {q.pk: (key(q), m.k if _unary(m) else None) for q, m in pairs}
+    questions = {q.id: q for q in current}
     rows = (Report.objects.filter(response__survey=survey).order_by("response_id", "question_id")
             .values_list("response_id", "response__submitted_on", "response__mechanism_version",
                          "question_id", "value")
@@ -145,29 +122,28 @@ def responses(survey: Survey, pairs):
     for (response_id, day, version), group in itertools.groupby(rows, key=lambda row: row[:3]):
         reports = {}
         for *_, question_id, value in group:
-            name, bits = questions[question_id]
-            reports[name] = value if bits is None else [(value >> j) & 1 for j in range(bits)]
+            question = questions[question_id]
+            reports[question.key] = question.mechanism.decode(value)
         yield str(response_id), day.isoformat(), version, reports
 
 
-def report_csv_lines(survey: Survey, pairs):
+def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     writer = csv.writer(_Echo())
-    yield writer.writerow(FIXED_COLUMNS + [c for q, m in pairs for c in columns(q, m)])
-    names = [key(q) for q, _ in pairs]
-    for response_id, day, version, reports in responses(survey, pairs):
-        cells = []
-        for name in names:
-            value = reports.get(name, "")
+    yield writer.writerow(FIXED_COLUMNS + [c for q in current for c in columns(q)])
+    for response_id, day, version, reports in responses(survey, current):
+        cells: list[Any] = []
+        for q in current:
+            value = reports.get(q.key, "")
             cells += value if isinstance(value, list) else [value]
         yield writer.writerow([response_id, day, version, *cells])
 
 
-def report_json_chunks(survey: Survey, pairs):
+def report_json_chunks(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     """The JSON export, written piece by piece (the responses array can be long)."""
-    book = codebook(survey, pairs)
+    book = codebook(survey, current)
     yield '{"format": %s, "codebook": %s, "responses": [' % (json.dumps(REPORTS_FORMAT), json.dumps(book))
     separator = "\n"
-    for response_id, day, version, reports in responses(survey, pairs):
+    for response_id, day, version, reports in responses(survey, current):
         yield separator + json.dumps({"id": response_id, "submitted_on": day,
                                       "mechanism_version": version, "reports": reports})
         separator = ",\n"
@@ -177,13 +153,9 @@ def report_json_chunks(survey: Survey, pairs):
 class _Echo:
     """A file-like object whose write returns the line, so csv.writer can feed a stream."""
 
-    def write(self, value):
+    def write(self, value: str) -> str:
         return value
 
 
-def _unary(mechanism) -> bool:
-    return mechanism.sampler()["kind"] == "unary"
-
-
-def _cell(x: float):
+def _cell(x: float) -> float | str:
     return x if math.isfinite(x) else ""

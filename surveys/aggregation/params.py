@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from ldp.intervals import INTERVALS
+from surveys.errors import ApiError
 
 CONFIDENCE_MIN, CONFIDENCE_MAX = 0.5, 0.999
 MARGIN_MIN, MARGIN_MAX = 0.001, 0.5
@@ -41,15 +42,11 @@ DEFAULTS = ResultOptions()
 FIELDS = ("confidence", "interval", "simultaneous", "margin")
 
 
-class BadParameter(ValueError):
-    """A query parameter the results cannot be computed with: which one, and why."""
+class BadParameter(ApiError):
+    """A query parameter the results cannot be computed with: which one, and why (400)."""
 
     def __init__(self, field: str, reason: str):
-        super().__init__(f"{field}: {reason}")
-        self.field, self.reason = field, reason
-
-    def as_dict(self) -> dict:
-        return {"error": {"field": self.field, "reason": self.reason}}
+        super().__init__(400, field, reason)
 
 
 def parse(query, fields=FIELDS) -> ResultOptions:

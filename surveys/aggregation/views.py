@@ -13,6 +13,9 @@ from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
 
+from surveys.collection import plan
+from surveys.collection.models import Survey
+
 from . import access, charts, exports, params, results
 
 
@@ -22,7 +25,7 @@ def researchers_only(view):
 
 @researchers_only
 def survey_list(request):
-    summaries = results.overview(access.visible_surveys(request.user))
+    summaries = results.overview(Survey.objects.visible_to(request.user))
     return render(request, "aggregation/list.html", {"summaries": summaries})
 
 
@@ -75,7 +78,7 @@ def export_reports_json(request, slug):
 def export_codebook(request, slug):
     survey = access.survey_for(request.user, slug)
     try:
-        book = exports.codebook(survey, results.questions_with_mechanisms(survey))
+        book = exports.codebook(survey)
     except results.Unavailable as error:
         return _unavailable(request, survey, error)
     response = HttpResponse(json.dumps(book, indent=2), content_type="application/json")
@@ -85,10 +88,10 @@ def export_codebook(request, slug):
 def _stream(request, slug, lines, name, content_type):
     survey = access.survey_for(request.user, slug)
     try:
-        pairs = results.questions_with_mechanisms(survey)
+        current = plan.of(survey)
     except results.Unavailable as error:
         return _unavailable(request, survey, error)
-    response = StreamingHttpResponse(lines(survey, pairs), content_type=content_type)
+    response = StreamingHttpResponse(lines(survey, current), content_type=content_type)
     return _attachment(response, survey, name)
 
 
@@ -98,4 +101,4 @@ def _attachment(response, survey, name):
 
 
 def _unavailable(request, survey, error):
-    return render(request, "aggregation/unavailable.html", {"survey": survey, "reason": str(error)}, status=409)
+    return render(request, "aggregation/unavailable.html", {"survey": survey, "reason": error.reason}, status=409)

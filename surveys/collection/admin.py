@@ -16,21 +16,21 @@ from django.utils.html import format_html
 
 import ldp
 
-from . import invitations, lifecycle, purge
+from . import invitations, lifecycle, plan, purge
 from .models import Option, Question, Survey
 
 
 def describe(question: Question) -> str:
+    """The figures an admin sees next to a question: effective epsilon (and q for yes/no), odds, planner."""
     try:
         mechanism = question.mechanism()
     except (ValueError, TypeError) as error:
         return str(error)
-    facts = lifecycle.mechanism_facts(mechanism)
+    q = "" if mechanism.q_equivalent is None else f" (q = {mechanism.q_equivalent:.4f})"
     return format_html(
-        "ε = {} (q = {}); a report shifts the odds at most {}:1; "
-        "{} respondents for ±5 points at 95%",
-        f"{facts['epsilon']:.4f}", f"{facts['q']:.4f}", f"{facts['odds']:.2f}",
-        f"{facts['respondents_5pt']:,}",
+        "ε = {}{}; a report shifts the odds at most {}:1; {} respondents for ±5 points at 95%",
+        f"{mechanism.effective_epsilon:.4f}", q, f"{ldp.odds_factor(mechanism.effective_epsilon):.2f}",
+        f"{ldp.respondents_needed(mechanism, 0.05):,}",
     )
 
 
@@ -123,9 +123,9 @@ class SurveyAdmin(admin.ModelAdmin):
         if survey.pk is None:
             return "-"
         try:
-            total = survey.total_epsilon()
-        except (ValueError, TypeError) as error:
-            return f"incomplete: {error}"
+            total = plan.of(survey).epsilon_total
+        except plan.Unavailable as error:
+            return f"incomplete: {error.reason}"
         return f"{total:.4f} of {survey.epsilon_budget:g}"
 
     @admin.display(description="Invitations")

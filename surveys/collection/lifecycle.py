@@ -6,19 +6,8 @@ from django.core.exceptions import ValidationError
 
 import ldp
 
+from . import plan
 from .models import MAX_OPTIONS, Question, Survey
-
-
-def mechanism_facts(mechanism: ldp.Mechanism) -> dict:
-    """The figures an admin sees next to a question."""
-    eps = mechanism.effective_epsilon
-    return {
-        "epsilon": eps,
-        "q": ldp.q_from_epsilon(eps),
-        "odds": ldp.odds_factor(eps),
-        "best_guess": ldp.best_guess(eps),
-        "respondents_5pt": ldp.respondents_needed(mechanism, 0.05),
-    }
 
 
 def check_budget_with(survey: Survey, question: Question) -> float:
@@ -47,7 +36,7 @@ def problems(survey: Survey) -> list[str]:
         except ValidationError as error:
             found.append(f"question {question.order}: {' '.join(error.messages)}")
     if not found:
-        total = survey.total_epsilon()
+        total = plan.of(survey).epsilon_total
         if total > survey.epsilon_budget:
             found.append(f"its questions cost ε = {total:.4f}, over the budget {survey.epsilon_budget:g}")
     return found

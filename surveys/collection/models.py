@@ -25,6 +25,18 @@ class FrozenMechanism(ValidationError):
     """The survey has reports: its questions and parameters can no longer change."""
 
 
+class SurveyQuerySet(models.QuerySet):
+    def published(self) -> SurveyQuerySet:
+        """Surveys respondents may see: open or closed, never drafts."""
+        return self.exclude(status=Survey.Status.DRAFT)
+
+    def visible_to(self, user) -> SurveyQuerySet:
+        """Surveys whose results `user` may see: assigned researchers, and superusers."""
+        if not user.is_authenticated or not user.is_active:
+            return self.none()
+        return self if user.is_superuser else self.filter(researchers=user)
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -53,6 +65,8 @@ class Survey(models.Model):
         help_text="Who may see this survey's results.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = SurveyQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -85,20 +99,6 @@ class Survey(models.Model):
 
     def ordered_questions(self):
         return self.questions.order_by("order").prefetch_related("options")
-
-    def mechanisms(self) -> list[ldp.Mechanism]:
-        return [question.mechanism() for question in self.ordered_questions()]
-
-    def total_epsilon(self) -> float:
-        return ldp.survey_epsilon(self.mechanisms())
-
-    def mechanism_version(self) -> str:
-        """A digest of everything that determines how reports are made and read.
-
-        Responses store it; a submission made from an outdated form is refused."""
-        from .blueprint import of  # the blueprint reads these models
-
-        return of(self.pk).version
 
 
 class Question(models.Model):

@@ -15,11 +15,14 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpRequest
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
 
 PREFIX = {4: 24, 6: 64}
 
 
-def client_network(request) -> str:
+def client_network(request: HttpRequest | Request) -> str:
     """The client's network: the socket peer, or the address the last trusted proxy saw."""
     address = request.META.get("REMOTE_ADDR", "")
     if settings.PROXY_COUNT:
@@ -33,22 +36,30 @@ def client_network(request) -> str:
     return str(ipaddress.ip_network(f"{ip}/{PREFIX[ip.version]}", strict=False))
 
 
-def retry_after(request) -> int | None:
-    """Count this submission; None if it is within the limit, else seconds until the next window."""
-    if settings.SUBMISSION_RATE is None:
-        return None
-    limit, seconds = settings.SUBMISSION_RATE
-    now = time.time()
-    window = int(now // seconds)
-    name = hmac.new(settings.SECRET_KEY.encode(), f"{client_network(request)}|{window}".encode(),
-                    hashlib.sha256).hexdigest()[:32]
-    key = f"submission-rate:{name}"
-    cache.add(key, 0, timeout=seconds + 1)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr: a new window
-        cache.add(key, 1, timeout=seconds + 1)
-        count = 1
-    if count <= limit:
-        return None
-    return max(1, int((window + 1) * seconds - now))
+class SubmissionThrottle(BaseThrottle):
+    """DRF throttle: allow_request counts this submission; wait() is the seconds until the next
+    window, which DRF sends as Retry-After with its 429."""
+
+    def allow_request(self, request: Request, view: object) -> bool:
+        self._wait: float | None = None
+        if settings.SUBMISSION_RATE is None:
+            return True
+        limit, seconds = settings.SUBMISSION_RATE
+        now = time.time()
+        window = int(now // seconds)
+        name = hmac.new(settings.SECRET_KEY.encode(), f"{client_network(request)}|{window}".encode(),
+                        hashlib.sha256).hexdigest()[:32]
+        key = f"submission-rate:{name}"
+        cache.add(key, 0, timeout=seconds + 1)
+        try:
+            count = cache.incr(key)
+        except ValueError:  # expired between add and incr: a new window
+            cache.add(key, 1, timeout=seconds + 1)
+            count = 1
+        if count <= limit:
+            return True
+        self._wait = max(1, int((window + 1) * seconds - now))
+        return False
+
+    def wait(self) -> float | None:
+        return self._wait

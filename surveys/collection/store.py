@@ -19,6 +19,7 @@ from django.db import connection, transaction
 
 from . import tallies
 from .models import Invitation, Report, Response, Survey
+from .plan import PlannedQuestion
 
 
 class NotSpent(Exception):
@@ -26,56 +27,56 @@ class NotSpent(Exception):
 
 
 @dataclass(frozen=True)
-class Row:
-    """The response to write: `pairs` (question id, mechanism), `values` question id -> value."""
+class NewResponse:
+    """A checked response, ready to write: one stored value per planned question."""
 
     survey: Survey
     id: uuid.UUID
     key: uuid.UUID
     version: str
     day: date
-    pairs: tuple
-    values: dict
+    questions: tuple[PlannedQuestion, ...]
+    values: dict[int, int]  # question id -> stored value
     token_digest: str | None  # None: no invitation to spend
 
 
-def store_response(row: Row) -> None:
-    """Write `row`; NotSpent if its invitation cannot be spent, IntegrityError if its key is taken."""
+def store_response(new: NewResponse) -> None:
+    """Write `new`; NotSpent if its invitation cannot be spent, IntegrityError if its key is taken."""
     if connection.vendor == "postgresql":
-        _in_one_statement(row)
+        _in_one_statement(new)
     else:
-        _with_the_orm(row)
+        _with_the_orm(new)
 
 
-def spend_sql(row: Row) -> tuple[str, list]:
+def spend_sql(new: NewResponse) -> tuple[str, list[object]]:
     """The guard: an UPDATE that spends the invitation only if it is unused, returning a row
     if it did. The database serializes concurrent updates of the row, so one wins."""
     table = connection.ops.quote_name(Invitation._meta.db_table)
     return (f"UPDATE {table} SET used = true WHERE survey_id = %s AND token_digest = %s AND NOT used "
-            "RETURNING 1", [row.survey.pk, row.token_digest])
+            "RETURNING 1", [new.survey.pk, new.token_digest])
 
 
-def _with_the_orm(row: Row) -> None:
+def _with_the_orm(new: NewResponse) -> None:
     with transaction.atomic():
-        if row.token_digest is not None:
+        if new.token_digest is not None:
             with connection.cursor() as cursor:
-                cursor.execute(*spend_sql(row))
+                cursor.execute(*spend_sql(new))
                 if not cursor.fetchall():
                     raise NotSpent
-        Response.objects.create(id=row.id, survey=row.survey, mechanism_version=row.version,
-                                submission_key=row.key, submitted_on=row.day)
-        Report.objects.bulk_create(Report(response_id=row.id, question_id=pk, value=row.values[pk])
-                                   for pk, _ in row.pairs)
-        tallies.record(row.pairs, row.values)
+        Response.objects.create(id=new.id, survey=new.survey, mechanism_version=new.version,
+                                submission_key=new.key, submitted_on=new.day)
+        Report.objects.bulk_create(Report(response_id=new.id, question_id=q.id, value=new.values[q.id])
+                                   for q in new.questions)
+        tallies.record(new.questions, new.values)
 
 
-def _in_one_statement(row: Row) -> None:
+def _in_one_statement(new: NewResponse) -> None:
     table = {model: connection.ops.quote_name(model._meta.db_table) for model in (Response, Report)}
-    spent, params = ("SELECT 1", []) if row.token_digest is None else spend_sql(row)
-    params += [row.id, row.survey.pk, row.version, row.day, row.key]
-    reports = ", ".join(["(%s, %s)"] * len(row.pairs))
-    params += [value for pk, _ in row.pairs for value in (pk, row.values[pk])]
-    keys = tallies.keys_of(row.pairs, row.values)
+    spent, params = ("SELECT 1", []) if new.token_digest is None else spend_sql(new)
+    params += [new.id, new.survey.pk, new.version, new.day, new.key]
+    reports = ", ".join(["(%s, %s)"] * len(new.questions))
+    params += [value for q in new.questions for value in (q.id, new.values[q.id])]
+    keys = tallies.keys_of(new.questions, new.values)
     counts = ", ".join(["(%s, %s)"] * len(keys))
     params += [tallies.random_shard(), *[value for key in keys for value in key]]
     counted = tallies.upsert_sql(f"SELECT v.question_id, v.slot, %s, 1 FROM response CROSS JOIN "

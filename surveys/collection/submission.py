@@ -14,8 +14,12 @@ from dataclasses import dataclass
 from django.db import IntegrityError
 from django.utils import timezone
 
-from . import blueprint, invitations, store
+import ldp
+from surveys.errors import ApiError
+
+from . import invitations, plan, store
 from .models import Response, Survey
+from .plan import PlannedQuestion
 
 PAYLOAD_FIELDS = {"version", "key", "reports"}
 INVITATION_FIELD = "invitation"
@@ -23,17 +27,8 @@ TOKEN_MAX_LENGTH = 128
 TOKEN_PATTERN = re.compile(f"[A-Za-z0-9_-]{{1,{TOKEN_MAX_LENGTH}}}")  # URL-safe base64, as made
 
 
-class SubmissionError(Exception):
+class SubmissionError(ApiError):
     """A refused submission: HTTP status, the field at fault and why."""
-
-    def __init__(self, status: int, field: str, reason: str):
-        # A field may echo a key from the payload: lone surrogates cannot be sent back as UTF-8.
-        field = field.encode("utf-8", "backslashreplace").decode("utf-8")
-        super().__init__(f"{field}: {reason}")
-        self.status, self.field, self.reason = status, field, reason
-
-    def as_dict(self) -> dict:
-        return {"error": {"field": self.field, "reason": self.reason}}
 
 
 @dataclass(frozen=True)
@@ -57,18 +52,17 @@ def submit(survey: Survey, payload) -> Receipt:
     """Validate and store one response; a retry with the same key returns the first receipt."""
     check_accepting(survey)
     key, version, raw_reports, token = _envelope(survey, payload)
-    plan = blueprint.of(survey.pk)
-    if version != plan.version:
+    current = plan.of(survey)
+    if version != current.version:
         raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
-    pairs = plan.pairs
-    if not pairs:  # its questions were deleted while it was open
+    if not current.questions:  # its questions were deleted while it was open
         raise SubmissionError(410, "survey", "this survey has no questions")
-    values = _values(pairs, raw_reports)
+    values = _values(current.questions, raw_reports)
     digest = None if token is None else invitations.digest(token)
     response_id = uuid.uuid4()
     try:
-        store.store_response(store.Row(survey, response_id, key, version, timezone.now().date(),
-                                       pairs, values, digest))
+        store.store_response(store.NewResponse(survey, response_id, key, version, timezone.now().date(),
+                                               current.questions, values, digest))
     except (IntegrityError, store.NotSpent) as refused:
         # The key is taken, or the invitation spent: a retry of a stored submission (or a
         # concurrent one that won the race) gets the first receipt.
@@ -117,37 +111,22 @@ def _token(payload: dict) -> str:
     return token
 
 
-def _values(pairs, reports: dict) -> dict[int, int]:
-    """Map question id -> stored value, checking every report is in its mechanism's domain.
-
-    `pairs` are the survey's blueprint: (question id, mechanism) in order."""
-    expected = {str(pk): (pk, m) for pk, m in pairs}
+def _values(questions: tuple[PlannedQuestion, ...], reports: dict) -> dict[int, int]:
+    """Map question id -> stored value, checking every report is in its mechanism's domain."""
+    expected = {str(q.id): q for q in questions}
     for name in reports:
         if name not in expected:
             raise SubmissionError(400, f"reports.{name}", "no such question in this survey")
     values = {}
-    for name, (pk, mechanism) in expected.items():
+    for name, question in expected.items():
         field = f"reports.{name}"
         if name not in reports:
             raise SubmissionError(400, field, "a report for every question is required")
-        values[pk] = _value(mechanism, reports[name], field)
+        try:
+            values[question.id] = question.mechanism.encode(reports[name])
+        except ldp.ReportError as error:
+            raise SubmissionError(400, field, str(error)) from None
     return values
-
-
-def _value(mechanism, report, field: str) -> int:
-    k = mechanism.k
-    if mechanism.sampler()["kind"] == "unary":
-        if not (isinstance(report, list) and len(report) == k
-                and all(_is_int(bit) and bit in (0, 1) for bit in report)):
-            raise SubmissionError(400, field, f"must be a list of {k} bits (0 or 1)")
-        return sum(bit << index for index, bit in enumerate(report))
-    if not (_is_int(report) and 0 <= report < k):
-        raise SubmissionError(400, field, f"must be an option index from 0 to {k - 1}")
-    return report
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _earlier_receipt(survey: Survey, key: uuid.UUID, values: dict[int, int], reports: dict) -> Receipt | None:

@@ -6,53 +6,48 @@ Every writer of reports updates the Tally rows in the same transaction:
   question slots it reports with one INSERT ... ON CONFLICT DO UPDATE SET count = count + 1,
   which also creates a row the first time, race-safely: through `record`, or on PostgreSQL
   as part of the response's single statement.
-- `demo.simulate_responses` calls `add` with counts computed in numpy.
+- Bulk loads (the demo, benchmarks) call `add` with counts computed in numpy.
 - Anything else (raw loads, deleted responses: Response.delete and CASCADE do *not*
   update tallies) must call `rebuild`, which recounts from the reports
   (`count_from_reports`) and rewrites the survey's tallies in one transaction.
   `python manage.py rebuild_counts [slug ...] [--verify]` runs it, or only compares.
 
 Readers (`read`) SUM over shards: cost proportional to options x shards, not to reports.
+Every function takes the survey's planned questions (`plan.of(survey)`).
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection, transaction
 from django.db.models import Count, F, Sum
 
-from .models import TALLY_N_SLOT, TALLY_SHARDS, Question, Report, Survey, Tally
+from . import plan
+from .models import TALLY_N_SLOT, TALLY_SHARDS, Report, Survey, Tally
+from .plan import PlannedQuestion
 
 GROUPED_UNARY_MAX_K = 16  # up to 2^16 distinct bitmasks per question: cheap to group by value
+Counted = dict[int, tuple[np.ndarray, int]]  # question id -> (counts per option or bit, n reports)
+Questions = Iterable[PlannedQuestion]
 
 
-class CountError(ValueError):
+class CountError(plan.Unavailable):
     """Stored reports or tallies do not fit their question's options."""
-
-
-def is_unary(mechanism) -> bool:
-    return mechanism.sampler()["kind"] == "unary"
-
-
-def slots_of(value: int, k: int, unary: bool) -> list[int]:
-    """The slots one stored report value increments (slot -1, n, included)."""
-    if unary:
-        return [TALLY_N_SLOT] + [j for j in range(k) if (value >> j) & 1]
-    return [TALLY_N_SLOT, value]
 
 
 # --- creating rows ---------------------------------------------------------------------
 
-def ensure_rows(pairs) -> None:
-    """Create every missing (question, slot, shard) row for [(question, mechanism)], count 0.
+def ensure_rows(questions: Questions) -> None:
+    """Create every missing (question, slot, shard) row, count 0.
 
     Race-safe: concurrent callers insert the same keys and conflicts are ignored.
     """
-    rows = [Tally(question_id=q.pk, slot=slot, shard=shard, count=0)
-            for q, m in pairs for slot in range(TALLY_N_SLOT, m.k) for shard in range(TALLY_SHARDS)]
+    rows = [Tally(question_id=q.id, slot=slot, shard=shard, count=0)
+            for q in questions for slot in range(TALLY_N_SLOT, q.mechanism.k) for shard in range(TALLY_SHARDS)]
     Tally.objects.bulk_create(rows, ignore_conflicts=True, batch_size=2000)
 
 
@@ -62,10 +57,11 @@ def random_shard() -> int:
     return secrets.randbelow(TALLY_SHARDS)  # load spreading only; never derived from the reports
 
 
-def keys_of(pairs, values: dict[int, int]) -> list[tuple[int, int]]:
-    """The (question id, slot) rows one response increments, sorted: concurrent PostgreSQL
-    upserts then lock rows in the same order, so never in a cycle."""
-    return sorted((pk, slot) for pk, m in pairs for slot in slots_of(values[pk], m.k, is_unary(m)))
+def keys_of(questions: Questions, values: dict[int, int]) -> list[tuple[int, int]]:
+    """The (question id, slot) rows one response increments (slot -1 counts n), sorted:
+    concurrent PostgreSQL upserts then lock rows in the same order, so never in a cycle."""
+    return sorted((q.id, slot) for q in questions
+                  for slot in (TALLY_N_SLOT, *q.mechanism.slots(values[q.id])))
 
 
 def upsert_sql(rows: str) -> str:
@@ -76,11 +72,10 @@ def upsert_sql(rows: str) -> str:
             f"ON CONFLICT (question_id, slot, shard) DO UPDATE SET {count} = {table}.{count} + 1")
 
 
-def record(pairs, values: dict[int, int]) -> None:
-    """Count one response: `pairs` are (question id, mechanism), `values` question id -> stored
-    value. One statement, in one random shard. Call it inside the transaction that stores the
-    reports."""
-    keys, shard = keys_of(pairs, values), random_shard()
+def record(questions: Questions, values: dict[int, int]) -> None:
+    """Count one response (`values`: question id -> stored value) with one statement, in one
+    random shard. Call it inside the transaction that stores the reports."""
+    keys, shard = keys_of(questions, values), random_shard()
     if not keys:
         return
     rows = "VALUES " + ", ".join(["(%s, %s, %s, 1)"] * len(keys))
@@ -88,19 +83,19 @@ def record(pairs, values: dict[int, int]) -> None:
         cursor.execute(upsert_sql(rows), [value for pk, slot in keys for value in (pk, slot, shard)])
 
 
-def add(pairs, counted: dict[int, tuple[np.ndarray, int]]) -> None:
+def add(questions: Questions, counted: Counted) -> None:
     """Add bulk counts (question id -> (counts per slot, n)) to one random shard."""
-    shard = secrets.randbelow(TALLY_SHARDS)
+    questions, shard = list(questions), random_shard()
     with transaction.atomic():
-        ensure_rows(pairs)
+        ensure_rows(questions)
         rows = {(t.question_id, t.slot): t for t in Tally.objects.select_for_update().filter(
-            question_id__in=[q.pk for q, _ in pairs], shard=shard).order_by("pk")}
+            question_id__in=[q.id for q in questions], shard=shard).order_by("pk")}
         changed = []
-        for q, _ in pairs:
-            counts, n = counted[q.pk]
+        for q in questions:
+            counts, n = counted[q.id]
             for slot, c in [(TALLY_N_SLOT, n), *enumerate(counts)]:
                 if c:
-                    row = rows[(q.pk, int(slot))]
+                    row = rows[(q.id, int(slot))]
                     row.count += int(c)
                     changed.append(row)
         Tally.objects.bulk_update(changed, ["count"], batch_size=500)
@@ -108,16 +103,16 @@ def add(pairs, counted: dict[int, tuple[np.ndarray, int]]) -> None:
 
 # --- reading -------------------------------------------------------------------------
 
-def _sums(question_ids) -> dict[tuple[int, int], int]:
+def _sums(question_ids: list[int]) -> dict[tuple[int, int], int]:
     """(question id, slot) -> count summed over shards: one grouped query."""
     rows = (Tally.objects.filter(question_id__in=question_ids).order_by().values("question_id", "slot")
             .annotate(c=Sum("count")).values_list("question_id", "slot", "c"))
     return {(question_id, slot): int(c or 0) for question_id, slot, c in rows}
 
 
-def read(pairs) -> dict[int, tuple[np.ndarray, int]]:
+def read(questions: Questions) -> Counted:
     """question id -> (counts per option, n) from the tallies: one grouped query."""
-    ks = {q.pk: m.k for q, m in pairs}
+    ks = {q.id: q.mechanism.k for q in questions}
     if not ks:
         return {}
     counts = {pk: np.zeros(k, dtype=np.int64) for pk, k in ks.items()}
@@ -132,44 +127,38 @@ def read(pairs) -> dict[int, tuple[np.ndarray, int]]:
     return {pk: (counts[pk], totals[pk]) for pk in ks}
 
 
-def count_from_reports(pairs) -> dict[int, tuple[np.ndarray, int]]:
+def count_from_reports(questions: Questions) -> Counted:
     """question id -> (counts per option, n reports), counted from the Report table.
 
     Linear in the number of reports: for verification and rebuilding, not for dashboards.
     One GROUP BY (question, value) serves index reports and unary reports with few options
-    (each distinct bitmask's count is split into its bits here, vectorized); unary questions
-    with many options, whose bitmasks could be nearly all distinct, sum their bits in SQL.
+    (each distinct value's count is split into its slots by the mechanism, vectorized); unary
+    questions with many options, whose bitmasks could be nearly all distinct, sum their bits in SQL.
     """
-    counts = {q.pk: np.zeros(m.k, dtype=np.int64) for q, m in pairs}
+    questions = {q.id: q for q in questions}
+    counts = {pk: np.zeros(q.mechanism.k, dtype=np.int64) for pk, q in questions.items()}
     totals = dict.fromkeys(counts, 0)
-    unary = {q.pk: m.k for q, m in pairs if is_unary(m)}
-    many_bits = {pk: k for pk, k in unary.items() if k > GROUPED_UNARY_MAX_K}
-    grouped_ks = {q.pk: m.k for q, m in pairs if q.pk not in many_bits}
-    if grouped_ks:
-        rows = (Report.objects.filter(question_id__in=grouped_ks).order_by()
+    many_bits = {pk: q.mechanism.k for pk, q in questions.items()
+                 if q.mechanism.unary and q.mechanism.k > GROUPED_UNARY_MAX_K}
+    grouped = [pk for pk in questions if pk not in many_bits]
+    if grouped:
+        rows = (Report.objects.filter(question_id__in=grouped).order_by()
                 .values("question_id", "value").annotate(c=Count("*")).values_list("question_id", "value", "c"))
         by_question: dict[int, list[tuple[int, int]]] = {}
         for question_id, value, c in rows:
             by_question.setdefault(question_id, []).append((value, c))
         for question_id, found in by_question.items():
             values, tallies = np.array(found, dtype=np.int64).T
-            k = grouped_ks[question_id]
             totals[question_id] = int(tallies.sum())
-            if question_id in unary:
-                if values.min() < 0 or values.max() >= (1 << k):
-                    raise CountError(f"question id {question_id} has reports outside its options")
-                bits = (values[:, None] >> np.arange(k)) & 1
-                counts[question_id][:] = tallies @ bits
-            else:
-                if values.min() < 0 or values.max() >= k:
-                    raise CountError(f"question id {question_id} has reports outside its options")
-                counts[question_id][values] = tallies
+            try:
+                counts[question_id][:] = questions[question_id].mechanism.tally(values, tallies)
+            except ValueError:
+                raise CountError(f"question id {question_id} has reports outside its options") from None
     if many_bits:
         # Bits at or above a question's k are always 0 (the submission checks the list length).
         sums = {f"bit{j}": Sum(F("value").bitrightshift(j).bitand(1)) for j in range(max(many_bits.values()))}
-        rows = (Report.objects.filter(question_id__in=many_bits).order_by()
-                .values("question_id").annotate(n=Count("*"), **sums))
-        for row in rows:
+        for row in (Report.objects.filter(question_id__in=many_bits).order_by()
+                    .values("question_id").annotate(n=Count("*"), **sums)):
             k = many_bits[row["question_id"]]
             counts[row["question_id"]][:] = [int(row[f"bit{j}"] or 0) for j in range(k)]
             totals[row["question_id"]] = row["n"]
@@ -178,42 +167,31 @@ def count_from_reports(pairs) -> dict[int, tuple[np.ndarray, int]]:
 
 # --- rebuilding and verifying ----------------------------------------------------------
 
-def survey_pairs(survey: Survey):
-    """[(question, mechanism)] in order; CountError if a mechanism cannot be built."""
-    pairs = []
-    for question in survey.ordered_questions():
-        try:
-            pairs.append((question, question.mechanism()))
-        except (ValueError, TypeError) as error:
-            raise CountError(f"question {question.order}: {error}") from None
-    return pairs
-
-
 @dataclass(frozen=True)
 class Difference:
-    question: Question
+    survey: str  # slug
+    question: int  # order
     slot: int  # -1: n
     tallied: int
     recounted: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         what = "n" if self.slot == TALLY_N_SLOT else f"slot {self.slot}"
-        return (f"{self.question.survey.slug} question {self.question.order} {what}: "
-                f"tallies {self.tallied}, reports {self.recounted}")
+        return f"{self.survey} question {self.question} {what}: tallies {self.tallied}, reports {self.recounted}"
 
 
 def differences(survey: Survey) -> list[Difference]:
     """Where the tallies disagree with a recount from the reports (empty when they agree)."""
-    pairs = survey_pairs(survey)
+    questions = plan.of(survey).questions
     with transaction.atomic():  # one snapshot on SQLite; a check, not a lock, elsewhere
-        recounted, tallied = count_from_reports(pairs), _sums([q.pk for q, _ in pairs])
+        recounted, tallied = count_from_reports(questions), _sums([q.id for q in questions])
     found = []
-    for q, m in pairs:
-        counts, n = recounted[q.pk]
+    for q in questions:
+        counts, n = recounted[q.id]
         expected = {TALLY_N_SLOT: n, **{j: int(c) for j, c in enumerate(counts)}}
-        slots = sorted(set(expected) | {slot for (pk, slot), c in tallied.items() if pk == q.pk and c})
-        found += [Difference(q, slot, tallied.get((q.pk, slot), 0), expected.get(slot, 0))
-                  for slot in slots if tallied.get((q.pk, slot), 0) != expected.get(slot, 0)]
+        slots = sorted(set(expected) | {slot for (pk, slot), c in tallied.items() if pk == q.id and c})
+        found += [Difference(survey.slug, q.order, slot, tallied.get((q.id, slot), 0), expected.get(slot, 0))
+                  for slot in slots if tallied.get((q.id, slot), 0) != expected.get(slot, 0)]
     return found
 
 
@@ -223,12 +201,12 @@ def rebuild(survey: Survey) -> None:
     The survey's tally rows are locked first (in id order), so a submission that has not
     incremented them yet waits and counts itself on top of the rebuilt values.
     """
-    pairs = survey_pairs(survey)
+    questions = plan.of(survey).questions
     with transaction.atomic():
-        ensure_rows(pairs)
+        ensure_rows(questions)
         rows = list(Tally.objects.select_for_update().filter(question__survey=survey).order_by("pk"))
-        counted = count_from_reports(pairs)
-        ks = {q.pk: m.k for q, m in pairs}
+        counted = count_from_reports(questions)
+        ks = {q.id: q.mechanism.k for q in questions}
         stale, changed = [], []
         for row in rows:
             if row.question_id not in ks or not TALLY_N_SLOT <= row.slot < ks[row.question_id]:

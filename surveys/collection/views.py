@@ -7,29 +7,30 @@ from django.utils import timezone
 
 from surveys.headers import no_referrer
 
-from .definition import survey_definition
+from . import definition
 from .models import Survey
+from .serializers import SurveyDefinitionSerializer
 
 
 @no_referrer
 def respond(request, slug):
-    survey = get_object_or_404(Survey.objects.exclude(status=Survey.Status.DRAFT), slug=slug)
+    survey = get_object_or_404(Survey.objects.published(), slug=slug)
     if not survey.is_accepting():
         not_yet = (survey.status == Survey.Status.OPEN and survey.opens_at is not None
                    and timezone.now() < survey.opens_at)
         return render(request, "collection/closed.html", {"survey": survey, "not_yet": not_yet}, status=410)
-    definition = survey_definition(survey)
+    published = SurveyDefinitionSerializer(definition.of(survey)).data
     client = {  # all respond.js needs: where to post, and each question's exact sampler
         "endpoint": reverse("collection:api-responses", args=[slug]),
         "csrfToken": get_token(request),
-        "version": definition["version"],
+        "version": published["version"],
         "slug": slug,
         "byInvitation": survey.access == Survey.Access.INVITATION,
         "questions": [
             {"id": q["id"], "options": q["options"], "sampler": q["mechanism"]["sampler"]}
-            for q in definition["questions"]
+            for q in published["questions"]
         ],
     }
     return render(request, "collection/respond.html", {
-        "survey": survey, "definition": definition, "questions": definition["questions"], "client": client,
+        "survey": survey, "definition": published, "questions": published["questions"], "client": client,
     })

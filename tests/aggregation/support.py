@@ -6,7 +6,7 @@ import uuid
 import numpy as np
 from django.utils import timezone
 
-from surveys.collection import tallies
+from surveys.collection import plan, tallies
 from surveys.collection.models import Report, Response
 
 
@@ -25,7 +25,7 @@ def randomized_reports(survey, n, seed=0, truth=None):
 def store(survey, reports):
     """Write {question: array} as len(array) responses; returns the responses."""
     n = len(next(iter(reports.values()))) if reports else 0
-    version = survey.mechanism_version()
+    version = plan.of(survey).version
     responses = Response.objects.bulk_create(
         Response(survey=survey, mechanism_version=version, submitted_on=timezone.now().date(),
                  submission_key=uuid.uuid4()) for _ in range(n))

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from surveys.aggregation import results
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.serializers import SurveyEstimatesSerializer
 from surveys.aggregation.templatetags.results_format import percent
 from tests.aggregation.support import add_responses, counts
 
@@ -55,7 +56,7 @@ def test_it_applies_confidence_interval_and_simultaneous(client, owner, survey):
     add_responses(survey, 60, seed=23)
     data = get(client, owner, survey, "?confidence=0.99&interval=exact&simultaneous=true&margin=0.1").json()
     assert (data["confidence"], data["interval"], data["simultaneous"]) == (0.99, "exact", True)
-    expected = results.survey_results(survey, ResultOptions(0.99, "exact", True, 0.1)).as_dict()
+    expected = SurveyEstimatesSerializer(results.survey_results(survey, ResultOptions(0.99, "exact", True, 0.1))).data
     assert data == expected
     oue = data["questions"][3]
     assert oue["interval_level"] == pytest.approx(1 - 0.01 / 4)

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 import ldp
+from surveys.collection import plan
 from surveys.aggregation import results
 from surveys.aggregation.templatetags.results_format import percent
 from tests.aggregation.support import add_responses
@@ -47,7 +48,7 @@ def test_it_shows_mechanism_epsilon_q_and_reports(client, owner, survey):
         assert f"{mechanism.effective_epsilon:.4f}" in html
     assert f"{ldp.q_from_epsilon(survey.questions.get(order=1).mechanism().effective_epsilon):.4f}" in html
     assert "<dd>40</dd>" in html
-    assert f"ε = {survey.total_epsilon():.4f}" in html
+    assert f"ε = {plan.of(survey).epsilon_total:.4f}" in html
     assert "Open" in html
 
 

@@ -11,19 +11,21 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
+from surveys.collection import plan
 from surveys.aggregation import exports
 from tests.aggregation.support import add_responses
 
 MECHANISM = {
     "type": "object",
-    "required": ["name", "label", "parameters", "effective_epsilon", "p", "q", "p_exact", "q_exact", "sampler"],
+    "required": ["name", "label", "parameters", "effective_epsilon", "p", "q_other", "p_exact", "q_other_exact",
+                 "sampler"],
     "properties": {
         "name": {"enum": ["qrr", "bitflip", "krr", "sue", "oue"]},
         "effective_epsilon": {"type": "number", "exclusiveMinimum": 0},
         "p": {"type": "number", "minimum": 0, "maximum": 1},
-        "q": {"type": "number", "minimum": 0, "maximum": 1},
+        "q_other": {"type": "number", "minimum": 0, "maximum": 1},
         "p_exact": {"type": "string", "pattern": r"^\d+/\d+$"},
-        "q_exact": {"type": "string", "pattern": r"^\d+/\d+$"},
+        "q_other_exact": {"type": "string", "pattern": r"^\d+/\d+$"},
         "sampler": {"type": "object", "required": ["kind", "k", "modulus"],
                     "properties": {"kind": {"enum": ["grr", "unary"]}, "modulus": {"type": "integer"}}},
     },
@@ -32,7 +34,7 @@ CODEBOOK = {
     "type": "object",
     "required": ["format", "survey", "debiasing", "reports_csv_columns", "questions"],
     "properties": {
-        "format": {"const": "ldp-survey-codebook/1"},
+        "format": {"const": "ldp-survey-codebook/2"},
         "survey": {"type": "object", "required": ["slug", "mechanism_version", "epsilon_total"]},
         "reports_csv_columns": {"type": "array", "items": {"type": "string"}},
         "questions": {"type": "array", "items": {
@@ -53,7 +55,7 @@ REPORTS = {
     "required": ["format", "codebook", "responses"],
     "additionalProperties": False,
     "properties": {
-        "format": {"const": "ldp-survey-reports/1"},
+        "format": {"const": "ldp-survey-reports/2"},
         "codebook": CODEBOOK,
         "responses": {"type": "array", "items": {
             "type": "object",
@@ -155,7 +157,7 @@ def test_the_reports_csv_has_one_row_per_response_and_the_codebooks_columns(clie
     assert header == ["response_id", "submitted_on", "mechanism_version", "q1", "q2", "q3",
                       "q4_0", "q4_1", "q4_2", "q4_3"]
     assert len(body) == 50 and len({row[0] for row in body}) == 50
-    assert {row[2] for row in body} == {survey.mechanism_version()}
+    assert {row[2] for row in body} == {plan.of(survey).version}
     for column, question in zip(("q1", "q2", "q3"), list(reports)[:3]):
         values = sorted(int(row[header.index(column)]) for row in body)
         assert values == sorted(int(v) for v in reports[question])
@@ -179,9 +181,9 @@ def test_the_codebook_carries_each_mechanisms_exact_parameters(client, owner, su
         described = entry["mechanism"]
         assert described["name"] == mechanism.name
         assert described["effective_epsilon"] == mechanism.effective_epsilon
-        assert (described["p"], described["q"]) == (mechanism.p, mechanism.q)
+        assert (described["p"], described["q_other"]) == (mechanism.p, mechanism.q_other)
         assert float(Fraction(described["p_exact"])) == mechanism.p
-        assert float(Fraction(described["q_exact"])) == mechanism.q
+        assert float(Fraction(described["q_other_exact"])) == mechanism.q_other
         assert described["sampler"] == mechanism.sampler()
         assert entry["options"] == question.labels()
     assert book["questions"][0]["mechanism"]["parameters"] == {"mechanism": "qrr", "q": "0.5"}

@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 import ldp
 from surveys.aggregation import results
 from surveys.aggregation.params import ResultOptions
-from surveys.collection import tallies
+from surveys.aggregation.serializers import QuestionEstimatesSerializer
+from surveys.collection import plan, tallies
 from surveys.collection.models import Option, Question, Report, Survey, Tally
 from tests.aggregation.support import add_responses, counts, store
 
@@ -105,33 +106,33 @@ def test_its_query_count_does_not_depend_on_the_number_of_responses(survey):
     assert results.survey_results(survey).responses == 603
 
 
-def pairs_of(survey):
-    return results.questions_with_mechanisms(survey)
+def questions_of(survey):
+    return plan.of(survey).questions
 
 
 def test_its_counts_and_estimates_equal_a_scan_of_the_reports(db):
     wide = wide_survey()
     add_responses(wide, 300, seed=10)
-    pairs = pairs_of(wide)
-    tallied, scanned = results.count_reports(pairs), results.count_reports_scan(pairs)
-    for question, mechanism in pairs:
-        (tc, tn), (sc, sn) = tallied[question.pk], scanned[question.pk]
+    questions = questions_of(wide)
+    tallied, scanned = results.count_reports(questions), tallies.count_from_reports(questions)
+    for question in questions:
+        (tc, tn), (sc, sn) = tallied[question.id], scanned[question.id]
         assert tn == sn == 300 and list(tc) == list(sc)
-        assert mechanism.estimate(tc, tn) == mechanism.estimate(sc, sn)
+        assert question.mechanism.estimate(tc, tn) == question.mechanism.estimate(sc, sn)
 
 
 def test_the_report_scan_counts_with_one_grouped_query_when_no_question_has_many_options(survey):
     add_responses(survey, 50, seed=5)
-    pairs = pairs_of(survey)
-    found = report_queries(lambda: results.count_reports_scan(pairs))
+    questions = questions_of(survey)
+    found = report_queries(lambda: tallies.count_from_reports(questions))
     assert len(found) == 1 and "GROUP BY" in found[0]
 
 
 def test_the_report_scan_sums_the_bits_of_unary_questions_with_many_options_in_a_second_query(db):
     wide = wide_survey()  # its SUE question has 20 options, more than 16
     add_responses(wide, 20, seed=6)
-    pairs = pairs_of(wide)
-    found = report_queries(lambda: results.count_reports_scan(pairs))
+    questions = questions_of(wide)
+    found = report_queries(lambda: tallies.count_from_reports(questions))
     assert len(found) == 2 and all("GROUP BY" in sql for sql in found)
 
 
@@ -142,8 +143,8 @@ def test_it_reports_no_estimate_but_a_plan_before_any_response(survey):
         assert result.n == 0 and all(math.isnan(x) for x in result.estimate.estimate)
         assert result.margin_now == math.inf
         assert result.needed == result.still_needed == ldp.respondents_needed(result.mechanism, 0.05)
-        assert result.as_dict()["options"][0]["estimate"] is None
-        assert result.as_dict()["planner"]["margin_now"] is None
+        assert QuestionEstimatesSerializer(result).data["options"][0]["estimate"] is None
+        assert QuestionEstimatesSerializer(result).data["planner"]["margin_now"] is None
 
 
 def test_its_planner_uses_the_bonferroni_level_when_simultaneous(survey):
@@ -159,14 +160,14 @@ def test_its_planner_uses_the_bonferroni_level_when_simultaneous(survey):
 
 def test_it_sums_the_effective_epsilons(survey):
     found = results.survey_results(survey)
-    assert found.epsilon_total == pytest.approx(survey.total_epsilon())
+    assert found.epsilon_total == pytest.approx(plan.of(survey).epsilon_total)
 
 
 def test_it_refuses_reports_outside_the_options(survey):
     store(survey, {survey.questions.get(order=1): np.array([0, 1])})
     Report.objects.filter(question__order=1).update(value=7)
     with pytest.raises(results.Unavailable):
-        results.count_reports_scan(pairs_of(survey))
+        tallies.count_from_reports(questions_of(survey))
     with pytest.raises(tallies.CountError):
         tallies.rebuild(survey)
 
@@ -182,5 +183,5 @@ def test_its_overview_counts_responses_per_survey(survey, superuser):
     Survey.objects.create(slug="empty", title="Empty")
     summaries = {s.survey.slug: s for s in results.overview(Survey.objects.all())}
     assert summaries["health"].responses == 7 and summaries["health"].questions == 4
-    assert summaries["health"].epsilon_total == pytest.approx(survey.total_epsilon())
+    assert summaries["health"].epsilon_total == pytest.approx(plan.of(survey).epsilon_total)
     assert summaries["empty"].responses == 0 and summaries["empty"].epsilon_total == 0

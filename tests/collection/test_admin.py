@@ -11,7 +11,7 @@ import pytest
 from django.utils.html import escape
 
 import ldp
-from surveys.collection import submission
+from surveys.collection import plan, submission
 from surveys.collection.models import MAX_OPTIONS, Option, Question, Survey
 from tests.collection.helpers import question
 from tests.collection.pages import form_data, parse
@@ -119,7 +119,7 @@ def test_a_valid_new_survey_saves_with_its_questions(admin_client):
     assert survey.status == Survey.Status.DRAFT
     assert [(q.mechanism_name, q.q, q.epsilon) for q in survey.ordered_questions()] == [
         ("qrr", Decimal("0.5"), None), ("bitflip", None, 1.0)]
-    assert survey.total_epsilon() <= survey.epsilon_budget
+    assert plan.of(survey).epsilon_total <= survey.epsilon_budget
 
 
 def test_a_new_survey_over_its_budget_is_refused_and_nothing_is_saved(admin_client):
@@ -252,9 +252,14 @@ def test_the_question_page_warns_when_a_single_choice_question_has_too_few_optio
 
 
 def _what_it_means(mechanism):
+    """The effective epsilon (and for yes/no the q of q-RR with the same channel, tanh(eps / 2): it
+    means nothing for k options), the odds e^eps and n = z^2 / (4 m^2 (p - q_other)^2) at 95%, m = 0.05."""
     eps = mechanism.effective_epsilon
-    return (f"ε = {eps:.4f} (q = {math.tanh(eps / 2):.4f}); a report shifts the odds at most "
-            f"{math.exp(eps):.2f}:1; {ldp.respondents_needed(mechanism, 0.05):,} respondents for ±5 points at 95%")
+    q = f" (q = {math.tanh(eps / 2):.4f})" if mechanism.name in ("qrr", "bitflip") else ""
+    z = 1.959963984540054
+    needed = math.ceil(z * z / (4 * 0.05**2 * (mechanism.p - mechanism.q_other) ** 2))
+    return (f"ε = {eps:.4f}{q}; a report shifts the odds at most "
+            f"{math.exp(eps):.2f}:1; {needed:,} respondents for ±5 points at 95%")
 
 
 EXPECTED_MECHANISMS = {1: ldp.QRandomizedResponse("0.5"), 2: ldp.BitFlip(math.log(3)), 3: ldp.KaryRR(1.0, 3),
@@ -348,7 +353,7 @@ def test_after_a_response_posting_the_survey_page_cannot_change_add_or_delete_qu
     assert Survey.objects.get(pk=survey.pk).title == "Health, renamed"
     assert questions_state(survey) == before
     assert options_state(survey) == options_before
-    assert survey.mechanism_version() == survey.responses.get().mechanism_version
+    assert plan.of(survey).version == survey.responses.get().mechanism_version
 
 
 def test_after_a_response_the_question_page_is_read_only_and_refuses_posts(admin_client, survey):

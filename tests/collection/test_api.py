@@ -12,6 +12,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 import ldp
+from surveys.collection import plan
 from surveys.collection.models import Question, Report, Response, Survey
 from tests.collection.helpers import qid, question, stored
 from tests.factories import valid_payload
@@ -55,20 +56,20 @@ def test_the_definition_is_public_and_carries_each_mechanisms_exact_integers(cli
     response = client.get(detail_url("health"))
     assert response.status_code == 200
     body = response.json()
-    assert body["version"] == survey.mechanism_version()
+    assert body["version"] == plan.of(survey).version
     expected = [ldp.QRandomizedResponse(Decimal("0.5")), ldp.BitFlip(math.log(3)), ldp.KaryRR(1.0, 3),
                 ldp.OptimizedUnary(1.0, 4)]
     assert [q["id"] for q in body["questions"]] == [question(survey, i).pk for i in (1, 2, 3, 4)]
     for described, mechanism in zip(body["questions"], expected):
         assert described["mechanism"]["sampler"] == mechanism.sampler()
         assert described["mechanism"]["effective_epsilon"] == pytest.approx(mechanism.effective_epsilon, abs=1e-15)
-        assert described["mechanism"]["mechanism"] == mechanism.name
-    assert body["questions"][0]["mechanism"]["q"] == "0.5"
-    assert body["questions"][1]["mechanism"]["epsilon"] == pytest.approx(math.log(3))
-    assert body["questions"][2]["mechanism"]["k"] == 3
+        assert described["mechanism"]["name"] == mechanism.name
+    assert body["questions"][0]["mechanism"]["parameters"]["q"] == "0.5"
+    assert body["questions"][1]["mechanism"]["parameters"]["epsilon"] == pytest.approx(math.log(3))
+    assert body["questions"][2]["mechanism"]["parameters"]["k"] == 3
     assert [q["options"] for q in body["questions"]] == [
         ["No", "Yes"], ["No", "Yes"], ["Never", "Sometimes", "Often"], ["A", "B", "C", "D"]]
-    assert [q["report"] for q in body["questions"]] == ["index", "index", "index", "bits"]
+    assert [q["mechanism"]["encoding"] for q in body["questions"]] == ["index", "index", "index", "bits"]
     assert body["epsilon_total"] == pytest.approx(sum(m.effective_epsilon for m in expected), abs=1e-12)
 
 

@@ -6,8 +6,9 @@ from decimal import Decimal
 import pytest
 
 import ldp
-from surveys.collection.definition import survey_definition
+from surveys.collection import definition, plan
 from surveys.collection.models import Survey
+from surveys.collection.serializers import SurveyDefinitionSerializer
 
 EXPECTED = {  # fixture question order -> the ldp mechanism its fields describe, and its report shape
     1: (ldp.QRandomizedResponse(Decimal("0.5")), "index", ["No", "Yes"]),
@@ -17,15 +18,19 @@ EXPECTED = {  # fixture question order -> the ldp mechanism its fields describe,
 }
 
 
+def survey_definition(survey) -> dict:
+    return SurveyDefinitionSerializer(definition.of(survey)).data
+
+
 def test_it_describes_the_survey_and_its_privacy_cost(survey):
-    definition = survey_definition(survey)
-    assert definition["slug"] == "health" and definition["title"] == "Health"
-    assert definition["accepting_responses"] is True
-    assert definition["version"] == survey.mechanism_version()
-    assert definition["epsilon_budget"] == 6.0
-    assert definition["epsilon_total"] == pytest.approx(
+    described = survey_definition(survey)
+    assert described["slug"] == "health" and described["title"] == "Health"
+    assert described["accepting_responses"] is True
+    assert described["version"] == plan.of(survey).version
+    assert described["epsilon_budget"] == 6.0
+    assert described["epsilon_total"] == pytest.approx(
         math.fsum(m.effective_epsilon for m, _, _ in EXPECTED.values()), abs=1e-12)
-    assert [q["order"] for q in definition["questions"]] == [1, 2, 3, 4]
+    assert [q["order"] for q in described["questions"]] == [1, 2, 3, 4]
 
 
 @pytest.mark.parametrize("order", EXPECTED)
@@ -34,17 +39,18 @@ def test_each_question_carries_its_exact_sampler_and_readable_parameters(survey,
     described = survey_definition(survey)["questions"][order - 1]
     assert described["id"] == survey.questions.get(order=order).pk
     assert described["options"] == options
-    assert described["report"] == report
     summary = described["mechanism"]
+    assert summary["encoding"] == report
     assert summary["sampler"] == mechanism.sampler()
     assert all(isinstance(v, int) for k, v in summary["sampler"].items() if k != "kind")
-    assert summary["mechanism"] == mechanism.name
+    assert summary["name"] == mechanism.name and summary["parameters"] == mechanism.to_dict()
     assert summary["effective_epsilon"] == mechanism.effective_epsilon
     assert summary["effective_epsilon"] <= mechanism.epsilon + 1e-12
-    assert summary["p"] == mechanism.p and summary["q_other"] == mechanism.q
+    assert summary["p"] == mechanism.p and summary["q_other"] == mechanism.q_other
     expected_q = math.tanh(mechanism.effective_epsilon / 2) if mechanism.name in ("qrr", "bitflip") else None
     assert summary["q_equivalent"] == (pytest.approx(expected_q) if expected_q is not None else None)
-    assert summary["deniability"] == ldp.deniability(mechanism)
+    assert described["deniability"] == ldp.deniability(mechanism)
+    assert summary == mechanism.describe()  # the one description, whole
 
 
 def test_q_randomized_response_keeps_the_truth_with_probability_one_plus_q_over_two_exactly(survey):

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.db.models import Count
 
 import ldp
-from surveys.collection import demo
+from surveys.collection import demo, plan
 from surveys.collection.models import Question, Report, Response, Survey
 
 
@@ -36,13 +36,13 @@ def test_it_creates_the_demo_survey_with_its_three_questions(demo_output):
     assert bitflip.epsilon == pytest.approx(math.log(3))
     assert (krr.kind, krr.mechanism_name, krr.k()) == ("single_choice", "krr", 4)
     assert krr.labels() == demo.DRUG_OPTIONS
-    assert survey.total_epsilon() <= survey.epsilon_budget
+    assert plan.of(survey).epsilon_total <= survey.epsilon_budget
 
 
 def test_it_simulates_the_requested_responses_with_one_report_in_domain_per_question(demo_output):
     survey = Survey.objects.get(slug="demo")
     assert survey.responses.count() == 200
-    assert set(survey.responses.values_list("mechanism_version", flat=True)) == {survey.mechanism_version()}
+    assert set(survey.responses.values_list("mechanism_version", flat=True)) == {plan.of(survey).version}
     per_response = Report.objects.values("response").annotate(n=Count("id")).values_list("n", flat=True)
     assert set(per_response) == {3}
     for question in survey.ordered_questions():
@@ -72,14 +72,14 @@ def test_it_prints_the_urls_and_working_passwords(demo_output):
 
 def test_running_it_twice_adds_nothing(demo_output):
     survey = Survey.objects.get(slug="demo")
-    version = survey.mechanism_version()
+    version = plan.of(survey).version
     again = run_demo(responses=200, seed=2)
     assert "already there" in again and "200 responses" in again
     assert Survey.objects.filter(slug="demo").count() == 1
     assert Question.objects.filter(survey__slug="demo").count() == 3
     assert (Response.objects.count(), Report.objects.count()) == (200, 600)
     assert get_user_model().objects.filter(username__in=["researcher", "admin"]).count() == 2
-    assert Survey.objects.get(slug="demo").mechanism_version() == version
+    assert plan.of(Survey.objects.get(slug="demo")).version == version
 
 
 def test_it_uses_the_researcher_password_from_the_environment(db, monkeypatch):
@@ -106,7 +106,7 @@ def test_the_simulated_reports_debias_to_the_stated_truth(db):
         for j, (pi_hat, se) in enumerate(zip(estimate.estimate, estimate.std_error)):
             assert abs(pi_hat - truth[j]) <= 4 * se, (question.order, j, pi_hat, truth[j], se)
         # and the channel is the one the ldp mechanism describes: report rates near q + pi (p - q)
-        expected_rates = [mechanism.q + t * (mechanism.p - mechanism.q) for t in truth]
+        expected_rates = [mechanism.q_other + t * (mechanism.p - mechanism.q_other) for t in truth]
         assert [c / n for c in counts] == pytest.approx(expected_rates, abs=0.04)
 
 

@@ -78,7 +78,7 @@ def test_the_negative_control_without_the_guard_sees_the_doubles(live_server, on
         return sql.replace(" AND NOT used", ""), params
 
     guarded = store.spend_sql
-    assert " AND NOT used" in guarded(store.Row(survey, None, None, "", None, (), {}, "digest"))[0]
+    assert " AND NOT used" in guarded(store.NewResponse(survey, None, None, "", None, (), {}, "digest"))[0]
     monkeypatch.setattr(store, "spend_sql", spend_without_the_guard)
     statuses = submit_together(live_server, survey, token)
     assert statuses.count(201) > 1

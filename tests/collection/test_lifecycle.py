@@ -1,4 +1,4 @@
-"""surveys.collection.lifecycle: the figures shown to admins, budget checks, opening and closing."""
+"""surveys.collection.lifecycle: budget checks, opening and closing (the admin's figures: test_admin)."""
 
 import math
 from decimal import Decimal
@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 import ldp
-from surveys.collection import lifecycle
+from surveys.collection import lifecycle, plan
 from surveys.collection.models import MAX_OPTIONS, Option, Question, Survey
 from tests.collection.helpers import question
 
@@ -17,21 +17,6 @@ def draft(survey):
     survey.status = Survey.Status.DRAFT
     survey.save()
     return survey
-
-
-@pytest.mark.parametrize("mechanism", [
-    ldp.QRandomizedResponse("0.5"), ldp.BitFlip(math.log(3)), ldp.KaryRR(1.0, 3), ldp.OptimizedUnary(2.0, 4),
-], ids=lambda m: m.name)
-def test_mechanism_facts_are_the_effective_epsilon_and_what_it_implies(mechanism):
-    eps = mechanism.effective_epsilon
-    facts = lifecycle.mechanism_facts(mechanism)
-    assert facts["epsilon"] == eps <= mechanism.epsilon
-    assert facts["q"] == pytest.approx(math.tanh(eps / 2))
-    assert facts["odds"] == pytest.approx(math.exp(eps))
-    assert facts["best_guess"] == pytest.approx(math.exp(eps) / (1 + math.exp(eps)))
-    # n = z^2 / (4 m^2 (p - q)^2) at 95% and m = 0.05, rounded up
-    z = 1.959963984540054
-    assert facts["respondents_5pt"] == math.ceil(z * z / (4 * 0.05**2 * (mechanism.p - mechanism.q) ** 2))
 
 
 def test_check_budget_with_returns_the_total_with_the_question_as_edited(survey):
@@ -54,7 +39,7 @@ def test_check_budget_with_counts_a_new_yes_no_question(survey):
     with pytest.raises(ValidationError):
         lifecycle.check_budget_with(survey, new)  # 4.2 + 2 > 6
     new.epsilon = 1.0
-    assert lifecycle.check_budget_with(survey, new) == pytest.approx(survey.total_epsilon() + 1.0, abs=1e-6)
+    assert lifecycle.check_budget_with(survey, new) == pytest.approx(plan.of(survey).epsilon_total + 1.0, abs=1e-6)
 
 
 def test_a_well_configured_survey_has_no_problems(survey):
@@ -89,7 +74,7 @@ def test_a_single_choice_question_with_too_many_options_cannot_open(draft):
 def test_a_survey_over_its_budget_cannot_open(draft):
     Survey.objects.filter(pk=draft.pk).update(epsilon_budget=3.0)
     draft.refresh_from_db()
-    total = math.fsum(m.effective_epsilon for m in draft.mechanisms())
+    total = math.fsum(m.effective_epsilon for m in plan.of(draft).mechanisms)
     assert lifecycle.problems(draft) == [f"its questions cost ε = {total:.4f}, over the budget 3"]
     with pytest.raises(ValidationError, match="over the budget"):
         lifecycle.open_survey(draft)

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 import ldp
+from surveys.collection import plan
 from surveys.collection.models import FrozenMechanism, Option, Question, Report, Response, Survey
 from tests.collection.helpers import question
 
@@ -20,7 +21,7 @@ HOUR = timedelta(hours=1)
 
 
 def _response(survey, key=None):
-    return Response.objects.create(survey=survey, mechanism_version=survey.mechanism_version(),
+    return Response.objects.create(survey=survey, mechanism_version=plan.of(survey).version,
                                    submitted_on=date(2025, 6, 1), submission_key=key or uuid.uuid4())
 
 
@@ -203,7 +204,7 @@ def test_labels_and_k_follow_the_kind_and_the_options_order(survey):
 def test_survey_total_epsilon_is_the_sum_of_effective_epsilons(survey):
     mechanisms = [ldp.QRandomizedResponse("0.5"), ldp.BitFlip(math.log(3)), ldp.KaryRR(1.0, 3),
                   ldp.OptimizedUnary(1.0, 4)]
-    assert survey.total_epsilon() == pytest.approx(sum(m.effective_epsilon for m in mechanisms), abs=1e-12)
+    assert plan.of(survey).epsilon_total == pytest.approx(sum(m.effective_epsilon for m in mechanisms), abs=1e-12)
 
 
 def test_an_unsaved_single_choice_question_is_judged_as_if_it_had_two_options(survey):
@@ -255,20 +256,20 @@ KEEPS_THE_VERSION = {
 
 @pytest.mark.parametrize("change", CHANGES_THE_VERSION.values(), ids=CHANGES_THE_VERSION.keys())
 def test_mechanism_version_changes_when_anything_reports_depend_on_changes(survey, change):
-    before = survey.mechanism_version()
+    before = plan.of(survey).version
     change(survey)
-    assert Survey.objects.get(pk=survey.pk).mechanism_version() != before
+    assert plan.of(Survey.objects.get(pk=survey.pk)).version != before
 
 
 @pytest.mark.parametrize("change", KEEPS_THE_VERSION.values(), ids=KEEPS_THE_VERSION.keys())
 def test_mechanism_version_stays_when_nothing_reports_depend_on_changes(survey, change):
-    before = survey.mechanism_version()
+    before = plan.of(survey).version
     change(survey)
-    assert Survey.objects.get(pk=survey.pk).mechanism_version() == before
+    assert plan.of(Survey.objects.get(pk=survey.pk)).version == before
 
 
 def test_mechanism_version_is_a_short_hex_digest_that_fits_the_response_field(survey):
-    version = survey.mechanism_version()
+    version = plan.of(survey).version
     assert len(version) == Response._meta.get_field("mechanism_version").max_length
     int(version, 16)
 
@@ -333,7 +334,7 @@ FROZEN_CHANGES = {
 
 def _snapshot(survey):
     return (
-        survey.mechanism_version(),
+        plan.of(survey).version,
         sorted(Question.objects.filter(survey=survey).values_list(
             "pk", "order", "text", "kind", "mechanism_name", "q", "epsilon")),
         sorted(Option.objects.filter(question__survey=survey).values_list("pk", "question_id", "order", "label")),

@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 import ldp
+from surveys.collection import plan
 from surveys.collection.models import Survey
 from tests.collection.pages import parse
 
@@ -53,7 +54,7 @@ def test_no_true_answer_can_be_submitted_natively(page):
 def test_it_explains_the_protection_and_each_questions_deniability(survey, page):
     section = page.find("section", **{"class": "protection"})
     assert section is not None and "How your answers are protected" in section.text
-    total = ldp.survey_epsilon(survey.mechanisms())
+    total = ldp.survey_epsilon(plan.of(survey).mechanisms)
     assert f"ε = {total:.3f}" in section.text
     for question in survey.ordered_questions():
         note = page.by_id(f"note-{question.pk}")
@@ -73,7 +74,7 @@ def test_the_survey_data_block_carries_the_samplers_endpoint_and_version(client,
     assert block.tag == "script" and block.attrs.get("type") == "application/json"
     data = json.loads(block.raw_text)
     assert data["endpoint"] == f"/api/v1/surveys/{survey.slug}/responses/"
-    assert data["version"] == survey.mechanism_version()
+    assert data["version"] == plan.of(survey).version
     assert data["csrfToken"]
     questions = list(survey.ordered_questions())
     assert [q["id"] for q in data["questions"]] == [q.pk for q in questions]

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from surveys.collection import submission
+from surveys.collection import plan, submission
 from surveys.collection.models import Report, Response, Survey
 from surveys.collection.submission import SubmissionError
 from tests.collection.helpers import qid, question, stored
@@ -21,7 +21,7 @@ def test_it_stores_one_response_and_one_report_per_question(survey):
     assert response.pk == receipt.response_id
     assert response.survey == survey
     assert response.submission_key == uuid.UUID(payload["key"])
-    assert response.mechanism_version == survey.mechanism_version()
+    assert response.mechanism_version == plan.of(survey).version
     values = dict(response.reports.values_list("question__order", "value"))
     assert values == {1: 1, 2: 0, 3: 2, 4: 1 + (1 << 2) + (1 << 3)}
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from surveys.collection.randomizer_audit import launch_chromium
+from bench.audit_randomizer import launch_chromium
 
 # Playwright's sync API runs an event loop in this thread; Django must still allow ORM calls.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

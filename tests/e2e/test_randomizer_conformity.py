@@ -7,7 +7,7 @@ false-alarm rate of 1e-6, and a Clopper-Pearson lower bound on the empirical eps
 import pytest
 
 import ldp
-from surveys.collection.randomizer_audit import audit_page
+from bench.audit_randomizer import audit_page
 from tests.e2e.privacy import EVERY_MECHANISM, serve_modified, served_text, survey_with
 
 pytestmark = pytest.mark.django_db(transaction=True)

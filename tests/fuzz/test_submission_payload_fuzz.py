@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from surveys.collection import invitations
+from surveys.collection import invitations, plan
 from surveys.collection.models import Survey
 from tests.factories import valid_payload
 
@@ -115,7 +115,7 @@ def check_answer(response, before, after, survey, request, valid: bool):
 
 
 def test_arbitrary_json_in_any_position_is_refused_with_a_4xx_naming_a_field_and_stores_nothing(respondent, survey):
-    version, survey_domains = survey.mechanism_version(), domains(survey)
+    version, survey_domains = plan.of(survey).version, domains(survey)
     # Every position: the body itself, each field's value, each report's value, extra fields and
     # reports, missing fields; each value often right, so that later checks are reached too.
     reports = st.builds(
@@ -162,7 +162,7 @@ def one_field_changed(draw, survey):
         del parent[name]
     else:
         parent[name] = draw(JSON | NEAR_REPORTS if parent is reports else
-                            JSON | st.uuids().map(str) | st.just(survey.mechanism_version()))
+                            JSON | st.uuids().map(str) | st.just(plan.of(survey).version))
     if where == "reports" and isinstance(payload.get("reports"), dict):
         # A whole new reports object: the refusal names the report at fault within it.
         return payload, lambda field: field.startswith("reports.")
@@ -170,7 +170,7 @@ def one_field_changed(draw, survey):
 
 
 def test_a_valid_payload_with_one_field_changed_is_refused_naming_that_field_unless_still_valid(respondent, survey):
-    version, survey_domains = survey.mechanism_version(), domains(survey)
+    version, survey_domains = plan.of(survey).version, domains(survey)
 
     @examples(150)
     @given(changed=one_field_changed(survey))

@@ -66,7 +66,7 @@ def simulate_counts(mechanism, pi, n: int, reps: int, rng: np.random.Generator) 
 
 def report_rates(mechanism, pi) -> np.ndarray:
     """lambda_j = q + pi_j (p - q), from the design's channel definition."""
-    return mechanism.q + np.asarray(pi, dtype=float) * (mechanism.p - mechanism.q)
+    return mechanism.q_other + np.asarray(pi, dtype=float) * (mechanism.p - mechanism.q_other)
 
 
 def exact_exp(epsilon: float, prec: int = 60) -> Decimal:

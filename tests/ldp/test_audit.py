@@ -42,7 +42,7 @@ def test_cell_probabilities_are_the_channel_of_the_mechanism():
     mechanism = ldp.KaryRR(1.0, 3)
     cells = cell_probabilities(mechanism.sampler())
     assert [cells[x][x] for x in range(3)] == [pytest.approx(mechanism.p)] * 3
-    assert cells[0][1] == pytest.approx(mechanism.q) and sum(cells[2]) == pytest.approx(1.0)
+    assert cells[0][1] == pytest.approx(mechanism.q_other) and sum(cells[2]) == pytest.approx(1.0)
 
 
 def test_it_audits_some_true_answers_only_with_their_own_draws():

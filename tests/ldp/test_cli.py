@@ -79,7 +79,7 @@ def test_yes_no_simulate_reports_the_yes_fraction():
     yes = np.array([r["estimate"][0] for r in out])
     # The panel is fixed at 320 yes / 80 no, so Var = (320 p(1-p) + 80 q(1-q)) / (n (p-q))^2;
     # the mean of 300 reps is within 5 of its standard errors of 0.8.
-    sd = math.sqrt(320 * m.p * (1 - m.p) + 80 * m.q * (1 - m.q)) / (400 * (m.p - m.q))
+    sd = math.sqrt(320 * m.p * (1 - m.p) + 80 * m.q_other * (1 - m.q_other)) / (400 * (m.p - m.q_other))
     assert abs(yes.mean() - 0.8) < 5 * sd / math.sqrt(len(yes))
 
 
@@ -95,8 +95,8 @@ def test_plan_prints_the_respondents_needed(args, margin, confidence, expected):
     plan = out[0]
     m = ldp.from_dict(plan["mechanism"])
     z = stats.norm.ppf(1 - (1 - float(confidence or 0.95)) / 2)
-    lam = 0.5 if expected is None else m.q + float(expected) * (m.p - m.q)
-    assert plan["respondents"] == math.ceil(z**2 * lam * (1 - lam) / (margin**2 * (m.p - m.q) ** 2))
+    lam = 0.5 if expected is None else m.q_other + float(expected) * (m.p - m.q_other)
+    assert plan["respondents"] == math.ceil(z**2 * lam * (1 - lam) / (margin**2 * (m.p - m.q_other) ** 2))
     assert plan["effective_epsilon"] == m.effective_epsilon
     assert plan["margin"] == margin
 

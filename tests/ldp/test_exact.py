@@ -53,13 +53,13 @@ def check_integers(m):
         assert big_m == sampler["keep"] + (m.k - 1) * sampler["other"]
         assert sampler["keep"] > sampler["other"]
         assert m.p == float(Fraction(sampler["keep"], big_m))
-        assert m.q == float(Fraction(sampler["other"], big_m))
+        assert m.q_other == float(Fraction(sampler["other"], big_m))
     else:
         assert sampler["kind"] == "unary"
         assert set(sampler) == {"kind", "k", "modulus", "one_if_true", "one_if_false"}
         assert 0 < sampler["one_if_false"] < sampler["one_if_true"] < big_m
         assert m.p == float(Fraction(sampler["one_if_true"], big_m))
-        assert m.q == float(Fraction(sampler["one_if_false"], big_m))
+        assert m.q_other == float(Fraction(sampler["one_if_false"], big_m))
 
 
 @SETTINGS

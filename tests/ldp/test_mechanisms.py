@@ -49,7 +49,7 @@ def test_q_one_half_is_epsilon_ln3_and_p_three_quarters():
     m = ldp.QRandomizedResponse("0.5")
     assert Fraction(m.keep, m.modulus) == Fraction(3, 4)
     assert m.p == 0.75
-    assert m.q == 0.25
+    assert m.q_other == 0.25
     assert m.epsilon == pytest.approx(LN3, rel=1e-15)
     assert m.effective_epsilon == pytest.approx(LN3, rel=1e-15)
     assert ldp.epsilon_from_q(0.5) == pytest.approx(LN3, rel=1e-15)
@@ -59,7 +59,7 @@ def test_q_one_half_is_epsilon_ln3_and_p_three_quarters():
 def test_bitflip_at_ln3_is_the_same_channel_as_q_one_half():
     flip, qrr = ldp.BitFlip(LN3), ldp.QRandomizedResponse("0.5")
     assert flip.p == pytest.approx(qrr.p, abs=TABLE_TOL)
-    assert flip.q == pytest.approx(qrr.q, abs=TABLE_TOL)
+    assert flip.q_other == pytest.approx(qrr.q_other, abs=TABLE_TOL)
     assert flip.effective_epsilon <= LN3
 
 
@@ -93,7 +93,7 @@ def test_bitflip_p_and_q_match_the_table(epsilon):
     m = ldp.BitFlip(epsilon)
     e = math.exp(epsilon)
     assert m.p == pytest.approx(e / (1 + e), abs=TABLE_TOL)
-    assert m.q == pytest.approx(1 / (1 + e), abs=TABLE_TOL)
+    assert m.q_other == pytest.approx(1 / (1 + e), abs=TABLE_TOL)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -102,8 +102,8 @@ def test_krr_p_and_q_match_the_table(epsilon, k):
     m = ldp.KaryRR(epsilon, k)
     e = math.exp(epsilon)
     assert m.p == pytest.approx(e / (e + k - 1), abs=TABLE_TOL)
-    assert m.q == pytest.approx(1 / (e + k - 1), abs=TABLE_TOL)
-    assert m.p + (k - 1) * m.q == pytest.approx(1.0, abs=1e-15)
+    assert m.q_other == pytest.approx(1 / (e + k - 1), abs=TABLE_TOL)
+    assert m.p + (k - 1) * m.q_other == pytest.approx(1.0, abs=1e-15)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -112,8 +112,8 @@ def test_sue_p_and_q_match_the_table(epsilon, k):
     m = ldp.SymmetricUnary(epsilon, k)
     h = math.exp(epsilon / 2)
     assert m.p == pytest.approx(h / (h + 1), abs=TABLE_TOL)
-    assert m.q == pytest.approx(1 - m.p, abs=1e-15)
-    assert m.q == pytest.approx(1 / (h + 1), abs=TABLE_TOL)
+    assert m.q_other == pytest.approx(1 - m.p, abs=1e-15)
+    assert m.q_other == pytest.approx(1 / (h + 1), abs=TABLE_TOL)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -121,15 +121,15 @@ def test_sue_p_and_q_match_the_table(epsilon, k):
 def test_oue_p_and_q_match_the_table(epsilon, k):
     m = ldp.OptimizedUnary(epsilon, k)
     assert m.p == 0.5
-    assert m.q == pytest.approx(1 / (math.exp(epsilon) + 1), abs=TABLE_TOL)
+    assert m.q_other == pytest.approx(1 / (math.exp(epsilon) + 1), abs=TABLE_TOL)
 
 
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
 def test_variance_is_the_design_formula(m):
     pi = np.linspace(0.0, 1.0, 7)
     n = 123
-    lam = m.q + pi * (m.p - m.q)
-    expected = lam * (1 - lam) / (n * (m.p - m.q) ** 2)
+    lam = m.q_other + pi * (m.p - m.q_other)
+    expected = lam * (1 - lam) / (n * (m.p - m.q_other) ** 2)
     np.testing.assert_allclose(m.variance(pi, n), expected, rtol=1e-12)
 
 
@@ -404,7 +404,7 @@ def test_one_of_k_reports_follow_p_and_q(m):
     for truth in range(m.k):
         reports = m.randomize(np.full(CHANNEL_DRAWS, truth), rng)
         observed = np.bincount(reports, minlength=m.k)
-        expected = np.full(m.k, m.q)
+        expected = np.full(m.k, m.q_other)
         expected[truth] = m.p
         result = stats.chisquare(observed, CHANNEL_DRAWS * expected)
         assert result.pvalue > CHANNEL_ALPHA, (truth, observed, CHANNEL_DRAWS * expected)
@@ -418,12 +418,12 @@ def test_unary_bits_follow_p_and_q_independently(m):
         bits = m.randomize(np.full(CHANNEL_DRAWS, truth), rng)
         for j in range(m.k):
             ones = int(bits[:, j].sum())
-            expected = m.p if j == truth else m.q
+            expected = m.p if j == truth else m.q_other
             assert stats.binomtest(ones, CHANNEL_DRAWS, expected).pvalue > CHANNEL_ALPHA, (truth, j, ones)
         # Two bits that were both 0 are 1 together with probability q^2 (independent bits).
         a, b = [j for j in range(m.k) if j != truth][:2]
         both = int((bits[:, a] & bits[:, b]).sum())
-        assert stats.binomtest(both, CHANNEL_DRAWS, m.q * m.q).pvalue > CHANNEL_ALPHA
+        assert stats.binomtest(both, CHANNEL_DRAWS, m.q_other * m.q_other).pvalue > CHANNEL_ALPHA
 
 
 # --- estimate() through the mechanism ---------------------------------------------------
@@ -456,7 +456,7 @@ def test_mechanism_estimate_uses_its_own_channel(m):
     counts = np.random.default_rng(5).multinomial(n, np.full(m.k, 1 / m.k)) if not is_unary(m) \
         else np.random.default_rng(5).integers(0, n + 1, size=m.k)
     est = m.estimate(counts, n)
-    np.testing.assert_allclose(est.estimate, (counts / n - m.q) / (m.p - m.q), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(est.estimate, (counts / n - m.q_other) / (m.p - m.q_other), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("options, word", [({"confidence": 1.2}, "confidence"),

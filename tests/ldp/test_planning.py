@@ -23,7 +23,7 @@ def z(confidence):
 @pytest.mark.parametrize("margin", [0.01, 0.03, 0.05, 0.1])
 @pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
 def test_worst_case_respondents_follow_the_closed_form(m, margin, confidence):
-    raw = z(confidence) ** 2 / (4 * margin**2 * (m.p - m.q) ** 2)
+    raw = z(confidence) ** 2 / (4 * margin**2 * (m.p - m.q_other) ** 2)
     assert abs(raw - round(raw)) > 1e-6, "too close to an integer to compare ceilings"
     assert ldp.respondents_needed(m, margin, confidence) == math.ceil(raw)
 
@@ -41,8 +41,8 @@ def test_the_planned_n_reaches_the_margin_and_one_fewer_does_not(m, margin, expe
 @pytest.mark.parametrize("m", PLAN_MECHANISMS, ids=describe)
 def test_margin_at_is_the_normal_half_width(m):
     for n, expected in [(100, None), (2500, 0.2), (10**6, 0.0)]:
-        lam = 0.5 if expected is None else m.q + expected * (m.p - m.q)
-        half_width = z(0.95) * math.sqrt(lam * (1 - lam) / n) / (m.p - m.q)
+        lam = 0.5 if expected is None else m.q_other + expected * (m.p - m.q_other)
+        half_width = z(0.95) * math.sqrt(lam * (1 - lam) / n) / (m.p - m.q_other)
         assert ldp.margin_at(m, n, expected=expected) == pytest.approx(half_width, rel=1e-12)
     assert ldp.margin_at(m, 0) == math.inf
 
@@ -51,8 +51,8 @@ def test_margin_at_is_the_normal_half_width(m):
 def test_an_expected_fraction_needs_fewer_respondents_than_the_worst_case(m):
     worst = ldp.respondents_needed(m, 0.05)
     for expected in (0.0, 0.02, 0.1):
-        lam = m.q + expected * (m.p - m.q)
-        formula = math.ceil(z(0.95) ** 2 * lam * (1 - lam) / (0.05**2 * (m.p - m.q) ** 2))
+        lam = m.q_other + expected * (m.p - m.q_other)
+        formula = math.ceil(z(0.95) ** 2 * lam * (1 - lam) / (0.05**2 * (m.p - m.q_other) ** 2))
         needed = ldp.respondents_needed(m, 0.05, expected=expected)
         assert needed == formula
         if abs(lam - 0.5) > 1e-3:

@@ -50,7 +50,7 @@ def simulated(request):
 def test_estimates_are_unbiased(simulated):
     m, pi, estimates = simulated
     lam = report_rates(m, pi)
-    variance = lam * (1 - lam) / (N * (m.p - m.q) ** 2)  # the design's formula
+    variance = lam * (1 - lam) / (N * (m.p - m.q_other) ** 2)  # the design's formula
     standard_error_of_mean = np.sqrt(variance / REPS)
     # 5 standard errors per option (two-sided 5.7e-7; < 1e-4 over all ~40 options): a correct
     # estimator essentially never fails, a bias of 5 SE (0.001-0.01 here) always does.
@@ -61,7 +61,7 @@ def test_empirical_variance_matches_the_variance_formula_within_ten_percent(simu
     m, pi, estimates = simulated
     formula = m.variance(pi, N)
     lam = report_rates(m, pi)
-    np.testing.assert_allclose(formula, lam * (1 - lam) / (N * (m.p - m.q) ** 2), rtol=1e-12)
+    np.testing.assert_allclose(formula, lam * (1 - lam) / (N * (m.p - m.q_other) ** 2), rtol=1e-12)
     # The relative SE of a sample variance over R reps is sqrt(2/(R-1) + kurt/R), with kurt
     # the excess kurtosis of a Binomial(N, lambda) count, (1 - 6 lam (1 - lam)) / (N lam (1 - lam)).
     kurtosis = (1 - 6 * lam * (1 - lam)) / (N * lam * (1 - lam))
@@ -107,7 +107,7 @@ def intervals_by_count(m, n: int, **options) -> tuple[np.ndarray, np.ndarray]:
 
 
 def exact_coverage(m, n: int, pi: float, low: np.ndarray, high: np.ndarray) -> float:
-    lam = m.q + pi * (m.p - m.q)
+    lam = m.q_other + pi * (m.p - m.q_other)
     pmf = stats.binom.pmf(np.arange(n + 1), n, lam)
     return float(pmf[(low <= pi) & (pi <= high)].sum())
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from surveys.collection import tallies
+from surveys.collection import plan, tallies
 from surveys.collection.models import Survey
 
 
@@ -43,7 +43,7 @@ class Command(BaseCommand):
                 else:
                     tallies.rebuild(survey)
                     self.stdout.write(f"{survey.slug}: rebuilt")
-            except tallies.CountError as error:
-                raise CommandError(f"{survey.slug}: {error}") from None
+            except plan.Unavailable as error:  # counts or configuration that cannot be read
+                raise CommandError(f"{survey.slug}: {error.reason}") from None
         if found:
             raise CommandError(f"{len(found)} tallies differ from the reports; run rebuild_counts to fix them")

@@ -1,16 +1,28 @@
-"""Drive a respondent page's own randomizer.js in headless Chromium and audit its output.
+"""Audit a running survey page's randomizer from outside, in headless Chromium.
 
-Used by `manage.py audit_randomizer <url>` and by the browser tests. The page publishes its
-samplers in the `survey-data` JSON block; we import the very randomizer.js module the page
-loads and draw from it with the page's Web Crypto, then test with `ldp.audit`.
+    python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ [--draws N] [--alpha A]
+
+Draws from the page's own randomizer.js for every question and true answer, tests the reports
+against the published probabilities (`ldp.audit`: exact binomial tests, family-wise false-alarm
+rate alpha) and bounds the empirical epsilon from below. Exits 1 if any question fails, 2 if the
+page cannot be audited. The page publishes its samplers in the `survey-data` JSON block; we
+import the very randomizer.js module the page loads and draw from it with the page's Web Crypto.
+Needs Debian's chromium and Playwright's Python package (development requirements); the browser
+tests use the same functions.
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
+import sys
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
 
-from ldp.audit import AuditResult, audit
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the project, for `ldp`
+
+from ldp.audit import AuditResult, audit  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--no-sandbox",  # CI runs as root
@@ -47,7 +59,7 @@ class QuestionAudit:
     result: AuditResult
 
 
-def launch_chromium(playwright):
+def launch_chromium(playwright: Any) -> Any:
     executable = shutil.which("chromium")
     if executable is None:
         raise RuntimeError("Debian's chromium is not on PATH (apt-get install chromium)")
@@ -87,3 +99,36 @@ def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6) -> list[Quest
             return audit_page(page, draws, alpha)
         finally:
             browser.close()
+
+
+def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO) -> int:
+    """Print one line per question and a verdict; 0 if every question passes, else 1."""
+    out.write(f"{'question':>8}  {'kind':6} {'k':>3}  {'claimed eps':>11}  {'eps lower bound':>15}  result\n")
+    for item in audits:
+        r = item.result
+        out.write(f"{item.question_id:>8}  {item.sampler['kind']:6} {item.sampler['k']:>3}  "
+                  f"{r.claimed_epsilon:>11.4f}  {r.epsilon_lower_bound:>15.4f}  {'pass' if r.passed else 'FAIL'}\n")
+        for failure in r.failures:
+            out.write(f"{'':>10}{failure}\n")
+    failed = [a for a in audits if not a.result.passed]
+    out.write(f"{len(audits) - len(failed)} of {len(audits)} questions pass "
+              f"({draws:,} draws per true answer, family-wise alpha {alpha:g}).\n")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("url", help="a respondent page, e.g. https://survey.example.org/s/demo/")
+    parser.add_argument("--draws", type=int, default=100_000, help="draws per true answer")
+    parser.add_argument("--alpha", type=float, default=1e-6, help="family-wise false-alarm rate")
+    args = parser.parse_args(argv)
+    try:
+        audits = audit_url(args.url, args.draws, args.alpha)
+    except RuntimeError as error:
+        out.write(f"error: {error}\n")
+        return 2
+    return report(audits, args.draws, args.alpha, out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

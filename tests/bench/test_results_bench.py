@@ -1,4 +1,4 @@
-"""`manage.py bench_results` on tiny sizes, on the suite's engine (SQLite, or PostgreSQL when
+"""`python bench/results_bench.py` on tiny sizes, on the suite's engine (SQLite, or PostgreSQL when
 DATABASE_URL names one): it prints its figures, removes its scratch database even when
 interrupted, and leaves the configured database alone.
 
@@ -99,7 +99,7 @@ def engine(tmp_path):
 
 def command(engine, *args):
     env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
-    return [sys.executable, "manage.py", "bench_results", *args], {"cwd": ROOT, "env": env, "text": True}
+    return [sys.executable, "bench/results_bench.py", *args], {"cwd": ROOT, "env": env, "text": True}
 
 
 def bench(engine, *args):

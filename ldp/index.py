@@ -1,0 +1,216 @@
+"""Mechanisms whose report is one option index: q-randomized response, the bit flip, k-ary RR."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from . import exact
+from .estimates import Estimate
+from .mechanism import (
+    EPSILON_MAX,
+    EPSILON_MIN,
+    IntArray,
+    Mechanism,
+    ReportError,
+    as_int_array,
+    check_epsilon,
+    check_k,
+    is_int,
+    settle,
+)
+
+
+class IndexMechanism(Mechanism):
+    """Generalized randomized response on k options, from integers a, b, M = a + (k-1) b.
+
+    p = a / M (report the truth); q_other = b / M (report one given other option).
+    Browser rule: U uniform in [0, M); U < a keeps the truth, else report the
+    ((U - a) div b)-th of the other k - 1 options in increasing order.
+    A report is stored as its option index.
+    """
+
+    encoding: ClassVar[str] = "index"
+    sampler_rule: ClassVar[str] = (
+        "U uniform in [0, modulus); U < keep reports the true option, otherwise the "
+        "((U - keep) div other)-th of the other k - 1 options in increasing order. "
+        "p = keep / modulus, q_other = other / modulus.")
+    keep: int
+    other: int
+    modulus: int
+
+    @property
+    def p(self) -> float:
+        return self.keep / self.modulus
+
+    @property
+    def q_other(self) -> float:
+        return self.other / self.modulus
+
+    def sampler(self) -> dict[str, Any]:
+        return {"kind": "grr", "k": self.k, "modulus": self.modulus, "keep": self.keep, "other": self.other}
+
+    def encode(self, report: Any) -> int:
+        if not (is_int(report) and 0 <= report < self.k):
+            raise ReportError(f"must be an option index from 0 to {self.k - 1}")
+        return int(report)
+
+    def decode(self, value: int) -> int:
+        return int(value)
+
+    def slots(self, value: int) -> tuple[int, ...]:
+        return (value,)
+
+    def encode_many(self, reports: npt.ArrayLike) -> IntArray:
+        return as_int_array(reports)
+
+    def tally(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> IntArray:
+        values, counts = as_int_array(values), as_int_array(counts)
+        if values.size and (values.min() < 0 or values.max() >= self.k):
+            raise ValueError("reports outside the question's options")
+        return np.bincount(values, weights=counts, minlength=self.k).astype(np.int64)
+
+    def randomize(self, values: npt.ArrayLike, rng: np.random.Generator) -> IntArray:
+        truth = self._values(values)
+        u = rng.integers(0, self.modulus, size=truth.size, dtype=np.int64)
+        j = (u - self.keep) // self.other
+        other = j + (j >= truth)
+        return np.where(u < self.keep, truth, other)
+
+    def counts(self, reports: npt.ArrayLike) -> IntArray:
+        return np.bincount(np.asarray(reports), minlength=self.k).astype(np.int64)
+
+    def estimate(self, counts: npt.ArrayLike, n: int, **options: Any) -> Estimate:
+        if int(np.sum(counts)) != n:
+            raise ValueError("for one-of-k reports the counts must add up to n")
+        return super().estimate(counts, n, **options)
+
+
+@dataclass(frozen=True)
+class QRandomizedResponse(IndexMechanism):
+    """q-randomized response (yes/no): tell the truth with probability q, else a fair coin.
+
+    p = (1 + q) / 2, q_other = (1 - q) / 2, epsilon = ln((1 + q) / (1 - q)).
+    q is a decimal (e.g. "0.5"); p is then an exact fraction a / M.
+
+    >>> m = QRandomizedResponse("0.5")
+    >>> m.sampler()
+    {'kind': 'grr', 'k': 2, 'modulus': 4, 'keep': 3, 'other': 1}
+    >>> m.p, m.q_other, round(m.effective_epsilon, 6)
+    (0.75, 0.25, 1.098612)
+    """
+
+    name: ClassVar[str] = "qrr"
+    label: ClassVar[str] = "q-randomized response"
+    yes_no: ClassVar[bool] = True
+    truth_probability: Fraction
+    k: int = field(default=2, init=False)
+    keep: int = field(init=False, repr=False)
+    other: int = field(init=False, repr=False)
+    modulus: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        q = _decimal_fraction(self.truth_probability, "q")
+        if not (0 < q < 1):
+            raise ValueError(f"q must lie strictly between 0 and 1, got {q}")
+        eps = math.log((1 + q) / (1 - q))
+        if not (EPSILON_MIN <= eps <= EPSILON_MAX):
+            raise ValueError(
+                f"q = {float(q)} gives epsilon {eps:.4g}, outside [{EPSILON_MIN}, {EPSILON_MAX}]"
+            )
+        a, m = exact.decimal_half_plus(q)
+        settle(self, truth_probability=q, keep=a, other=m - a, modulus=m)
+
+    @property
+    def epsilon(self) -> float:
+        q = self.truth_probability
+        return math.log((1 + q) / (1 - q))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mechanism": self.name, "q": _decimal_text(self.truth_probability)}
+
+
+@dataclass(frozen=True)
+class BitFlip(IndexMechanism):
+    """Epsilon bit flip (yes/no): keep the bit with probability e^eps / (1 + e^eps).
+
+    The same channel as q-RR with q = tanh(eps / 2). Integers: M = 2^32,
+    a = floor(M e^eps / (1 + e^eps)), effective eps = ln(a / (M - a)) <= eps.
+
+    >>> m = BitFlip(1.0)
+    >>> m.effective_epsilon <= 1.0, round(m.p, 6), round(m.q_equivalent, 6)
+    (True, 0.731059, 0.462117)
+    """
+
+    name: ClassVar[str] = "bitflip"
+    label: ClassVar[str] = "epsilon bit flip"
+    yes_no: ClassVar[bool] = True
+    epsilon: float
+    k: int = field(default=2, init=False)
+    keep: int = field(init=False, repr=False)
+    other: int = field(init=False, repr=False)
+    modulus: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        eps = check_epsilon(self.epsilon)
+        a, m = exact.binary_keep(eps)
+        settle(self, epsilon=eps, keep=a, other=m - a, modulus=m)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mechanism": self.name, "epsilon": self.epsilon}
+
+
+@dataclass(frozen=True)
+class KaryRR(IndexMechanism):
+    """k-ary (generalized) randomized response: one report among k options.
+
+    p = e^eps / (e^eps + k - 1), q_other = 1 / (e^eps + k - 1). Integers: b = floor(2^32 / (e^eps + k - 1)),
+    a = floor(b e^eps), M = a + (k - 1) b; effective eps = ln(a / b) <= eps.
+
+    >>> m = KaryRR(1.0, 4)
+    >>> m.encode(3), m.slots(3), m.q_equivalent is None
+    (3, (3,), True)
+    """
+
+    name: ClassVar[str] = "krr"
+    label: ClassVar[str] = "k-ary randomized response"
+    epsilon: float
+    k: int
+    keep: int = field(init=False, repr=False)
+    other: int = field(init=False, repr=False)
+    modulus: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        eps = check_epsilon(self.epsilon)
+        k = check_k(self.k)
+        a, b, m = exact.kary_keep_other(eps, k)
+        settle(self, epsilon=eps, k=k, keep=a, other=b, modulus=m)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mechanism": self.name, "epsilon": self.epsilon, "k": self.k}
+
+
+def _decimal_fraction(value: object, name: str) -> Fraction:
+    """Read q exactly as written: "0.5", "1/3", Decimal, Fraction or a float's shortest repr."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number")
+    if isinstance(value, Fraction):
+        return value
+    try:
+        return Fraction(str(value))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise ValueError(f"{name} must be a finite decimal number or fraction, got {value!r}") from None
+
+
+def _decimal_text(value: Fraction) -> str:
+    """Shortest decimal text of a fraction with a power-of-ten-friendly denominator."""
+    text = format(Decimal(value.numerator) / Decimal(value.denominator), "f")
+    if Fraction(Decimal(text)) != value:
+        return f"{value.numerator}/{value.denominator}"
+    return text

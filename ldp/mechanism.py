@@ -1,0 +1,190 @@
+"""What every mechanism is: an immutable value that carries its privacy cost and describes itself.
+
+A mechanism is defined by integers (see `exact`): its channel is
+    p       = P(report = truth)                 (unary: P(bit j = 1 | truth j)),
+    q_other = P(report = one given other option) (unary: P(bit j = 1 | truth is not j)),
+both fractions of those integers, so the browser, the simulation and the debiasing all use one
+channel. `epsilon` is the configured value; `effective_epsilon`, computed from the integers, is
+never larger and is the one to report.
+
+A report travels as JSON (`encoding` "index": one option index; "bits": one bit per option) and is
+stored as one non-negative integer (`encode`/`decode`; for bits, a bitmask with bit j = option j).
+The counters a stored value increments are its `slots`: the option for an index, the set bits
+for unary reports.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from . import exact
+from .estimates import Estimate, debias
+
+EPSILON_MIN = 0.05  # below this answers are almost pure noise
+EPSILON_MAX = 10.0  # above this there is no meaningful deniability left
+K_MAX = 64
+
+IntArray = npt.NDArray[np.int64]
+
+
+class ReportError(ValueError):
+    """A report that this mechanism could not have produced; the message says what it must be."""
+
+
+class Mechanism:
+    """Shared behaviour; subclasses set `name`, `label`, `k` and the sampler integers."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    encoding: ClassVar[str]  # "index" or "bits"
+    sampler_rule: ClassVar[str]  # how a browser samples from `sampler()`, in words
+    yes_no: ClassVar[bool] = False  # a yes/no question's mechanism (k = 2, value 1 = yes)
+    k: int
+
+    # --- the channel, from the sampler integers -------------------------------------------
+
+    def sampler(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @property
+    def p(self) -> float:
+        """P(report = truth); for unary encodings P(bit j = 1 | truth j)."""
+        raise NotImplementedError
+
+    @property
+    def q_other(self) -> float:
+        """P(report = one given other option); for unary encodings P(bit j = 1 | truth not j)."""
+        raise NotImplementedError
+
+    @property
+    def effective_epsilon(self) -> float:
+        return exact.sampler_epsilon(self.sampler())
+
+    @property
+    def unary(self) -> bool:
+        return self.encoding == "bits"
+
+    @property
+    def q_equivalent(self) -> float | None:
+        """Yes/no only: the q of q-randomized response with this channel, tanh(effective eps / 2)."""
+        return math.tanh(self.effective_epsilon / 2.0) if self.yes_no else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The configured parameters; `from_dict` is its inverse."""
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
+        """Everything a reader of the reports needs: the one description APIs and codebooks show.
+
+        >>> from ldp import QRandomizedResponse
+        >>> d = QRandomizedResponse("0.5").describe()
+        >>> d["parameters"], d["p_exact"], d["q_other_exact"], d["encoding"]
+        ({'mechanism': 'qrr', 'q': '0.5'}, '3/4', '1/4', 'index')
+        >>> round(d["effective_epsilon"], 4), d["q_equivalent"]
+        (1.0986, 0.5)
+        """
+        sampler = self.sampler()
+        p, q_other, modulus = exact.sampler_channel(sampler)
+        return {
+            "name": self.name,
+            "label": self.label,
+            "parameters": self.to_dict(),
+            "effective_epsilon": self.effective_epsilon,
+            "q_equivalent": self.q_equivalent,
+            "p": self.p,
+            "q_other": self.q_other,
+            "p_exact": f"{p}/{modulus}",
+            "q_other_exact": f"{q_other}/{modulus}",
+            "sampler": sampler,
+            "sampler_rule": self.sampler_rule,
+            "encoding": self.encoding,
+        }
+
+    # --- reports ---------------------------------------------------------------------------
+
+    def encode(self, report: Any) -> int:
+        """The stored integer of a report as sent in JSON; ReportError if it is not one."""
+        raise NotImplementedError
+
+    def decode(self, value: int) -> int | list[int]:
+        """Inverse of `encode`."""
+        raise NotImplementedError
+
+    def slots(self, value: int) -> tuple[int, ...]:
+        """The per-option counters a stored value increments."""
+        raise NotImplementedError
+
+    def encode_many(self, reports: npt.ArrayLike) -> IntArray:
+        """`encode` for the output of `randomize`: one stored integer per respondent."""
+        raise NotImplementedError
+
+    def tally(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> IntArray:
+        """Per-option counts from distinct stored values and how often each occurred.
+
+        ValueError if a value is outside what this mechanism stores."""
+        raise NotImplementedError
+
+    def randomize(self, values: npt.ArrayLike, rng: np.random.Generator) -> npt.NDArray[Any]:
+        raise NotImplementedError
+
+    def counts(self, reports: npt.ArrayLike) -> IntArray:
+        raise NotImplementedError
+
+    # --- estimates -------------------------------------------------------------------------
+
+    def estimate(self, counts: npt.ArrayLike, n: int, **options: Any) -> Estimate:
+        """Debiased estimates; options: confidence, interval ('wilson'|'exact'), simultaneous."""
+        if np.ndim(counts) != 1 or len(counts) != self.k:  # type: ignore[arg-type]
+            raise ValueError(f"counts must have one entry per option ({self.k})")
+        return debias(counts, n, self.p, self.q_other, **options)
+
+    def variance(self, pi: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
+        """Var(pi_hat_j) = lambda_j (1 - lambda_j) / (n (p - q_other)^2), lambda_j = q_other + pi_j (p - q_other)."""
+        p, q = self.p, self.q_other
+        lam = q + np.asarray(pi, dtype=float) * (p - q)
+        return np.asarray(lam * (1.0 - lam) / (n * (p - q) ** 2), dtype=float)
+
+    def _values(self, values: npt.ArrayLike) -> IntArray:
+        array = np.asarray(values)
+        if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError("true values must be a flat array of integer option indexes")
+        if array.size and (array.min() < 0 or array.max() >= self.k):
+            raise ValueError(f"true values must lie in [0, {self.k})")
+        return array.astype(np.int64, copy=False)
+
+
+def settle(mechanism: object, **values: Any) -> None:
+    """Set a frozen dataclass's checked and derived fields, once, in __post_init__."""
+    for name, value in values.items():
+        object.__setattr__(mechanism, name, value)
+
+
+def check_epsilon(epsilon: object) -> float:
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)):
+        raise TypeError("epsilon must be a number")
+    epsilon = float(epsilon)
+    if not (EPSILON_MIN <= epsilon <= EPSILON_MAX):
+        raise ValueError(f"epsilon must lie in [{EPSILON_MIN}, {EPSILON_MAX}], got {epsilon}")
+    return epsilon
+
+
+def check_k(k: object, minimum: int = 2) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError("k must be an integer")
+    if not (minimum <= k <= K_MAX):
+        raise ValueError(f"k must lie in [{minimum}, {K_MAX}], got {k}")
+    return int(k)
+
+
+def is_int(value: object) -> bool:
+    """A JSON integer (booleans are not)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def as_int_array(values: npt.ArrayLike) -> IntArray:
+    return np.asarray(values, dtype=np.int64).reshape(-1)
+

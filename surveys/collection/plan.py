@@ -1,0 +1,136 @@
+"""A survey's plan: its questions in order, each with its mechanism, and the version digest.
+
+Everything that reads reports (submission, tallies, results, exports, the public definition)
+works from this one typed description, built in one place from one query. The plan is a pure
+function of the question and option rows, so it is memoized on those rows themselves: any change
+to a row is a different cache key and there is nothing to invalidate. A submission pays one
+query per request, not loading model instances and rebuilding mechanisms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cached_property, lru_cache
+
+from django.db import connection
+
+import ldp
+from surveys.errors import ApiError
+
+from .models import YES_NO_LABELS, Option, Question, Survey, build_mechanism
+
+Rows = tuple[tuple, ...]
+
+
+class Unavailable(ApiError):
+    """A survey's stored configuration or counts cannot be read soundly (only possible for
+    surveys edited outside the admin): there is nothing sound to randomize or compute with."""
+
+    def __init__(self, reason: str):
+        super().__init__(409, "survey", reason)
+
+
+@dataclass(frozen=True)
+class PlannedQuestion:
+    id: int
+    order: int
+    text: str
+    kind: str
+    options: tuple[str, ...]  # labels in report order; yes/no: No, Yes
+    mechanism: ldp.Mechanism
+
+    @property
+    def key(self) -> str:
+        """Its name in exports: q<order>."""
+        return f"q{self.order}"
+
+
+@dataclass(frozen=True)
+class SurveyPlan:
+    version: str  # what Response.mechanism_version stores: a digest of how reports are made and read
+    questions: tuple[PlannedQuestion, ...]
+
+    def __iter__(self) -> Iterator[PlannedQuestion]:
+        return iter(self.questions)
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    @property
+    def mechanisms(self) -> list[ldp.Mechanism]:
+        return [question.mechanism for question in self.questions]
+
+    @cached_property
+    def epsilon_total(self) -> float:
+        """What one respondent's answers cost: the sum of the effective epsilons."""
+        return ldp.survey_epsilon(self.mechanisms)
+
+
+def of(survey: Survey | int) -> SurveyPlan:
+    """The survey's plan (one query); Unavailable if a question's mechanism cannot be built."""
+    survey_id = survey if isinstance(survey, int) else survey.pk
+    return build(rows_of([survey_id]).get(survey_id, ()))
+
+
+def of_many(survey_ids: Iterable[int]) -> dict[int, SurveyPlan | Unavailable]:
+    """Plans of several surveys from one query; a survey whose plan cannot be built maps to its error."""
+    found: dict[int, SurveyPlan | Unavailable] = {}
+    for survey_id, rows in rows_of(list(survey_ids)).items():
+        try:
+            found[survey_id] = build(rows)
+        except Unavailable as error:
+            found[survey_id] = error
+    return found
+
+
+def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
+    """Every question row joined to its options, in order, per survey: the whole input of `build`.
+
+    Raw SQL: a submission runs this on every request, and the ORM's query building cost
+    more than the query."""
+    found: dict[int, list[tuple]] = {survey_id: [] for survey_id in survey_ids}
+    if not survey_ids:
+        return {}
+    question, option = (connection.ops.quote_name(m._meta.db_table) for m in (Question, Option))
+    order = connection.ops.quote_name("order")
+    marks = ", ".join(["%s"] * len(survey_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT q.survey_id, q.id, q.{order}, q.text, q.kind, q.mechanism_name, q.q, q.epsilon, o.label "
+            f"FROM {question} q LEFT JOIN {option} o ON o.question_id = q.id WHERE q.survey_id IN ({marks}) "
+            f"ORDER BY q.survey_id, q.{order}, o.{order}", survey_ids)
+        for survey_id, *row in cursor.fetchall():
+            # q is exact decimal text: SQLite hands it back as a float, whose repr is that text.
+            q = row[5]
+            row[5] = None if q is None else Decimal(str(q))
+            found[survey_id].append(tuple(row))
+    return {survey_id: tuple(rows) for survey_id, rows in found.items()}
+
+
+@lru_cache(maxsize=256)
+def build(rows: Rows) -> SurveyPlan:
+    """The plan of (question id, order, text, kind, mechanism name, q, epsilon, option label) rows."""
+    fields: dict[int, tuple] = {}
+    labels: dict[int, list[str]] = {}
+    for pk, order, text, kind, name, q, epsilon, label in rows:
+        fields.setdefault(pk, (order, text, kind, name, q, epsilon))
+        labels.setdefault(pk, [])
+        if label is not None:
+            labels[pk].append(label)
+    questions = []
+    for pk, (order, text, kind, name, q, epsilon) in fields.items():
+        try:
+            mechanism = build_mechanism(name, kind, q, epsilon, len(labels[pk]))
+        except (ValueError, TypeError) as error:
+            raise Unavailable(f"question {order}: {error}") from None
+        options = YES_NO_LABELS if kind == Question.Kind.YES_NO else tuple(labels[pk])
+        questions.append(PlannedQuestion(pk, order, text, kind, options, mechanism))
+    # The digest covers exactly what it always has, so stored responses keep matching.
+    definition = [[q.id, q.kind, q.mechanism.to_dict(), labels[q.id]] for q in questions]
+    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
+    return SurveyPlan(digest[:16], tuple(questions))
+

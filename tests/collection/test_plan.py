@@ -1,0 +1,75 @@
+"""A survey's plan, which submissions, tallies, results and exports all read: the same version and
+mechanisms as the models give, read in one query, and never stale (it is memoized on the rows
+themselves)."""
+
+import hashlib
+import json
+from decimal import Decimal
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from surveys.collection import plan, submission
+from surveys.collection.models import Question
+from tests.factories import valid_payload
+
+
+def version_from_models(survey) -> str:
+    """The digest as defined before the plan existed: what stored responses carry."""
+    definition = [[q.pk, q.kind, q.mechanism().to_dict(), [o.label for o in q.ordered_options()]]
+                  for q in survey.ordered_questions()]
+    return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_it_gives_the_models_version_and_mechanisms_in_question_order(survey):
+    found = plan.of(survey)
+    assert found.version == version_from_models(survey)
+    assert [(q.id, q.order, q.text, q.kind, q.options, q.mechanism) for q in found] == [
+        (q.pk, q.order, q.text, q.kind, tuple(q.labels()), q.mechanism()) for q in survey.ordered_questions()]
+
+
+def test_it_reads_several_surveys_in_one_query_and_reports_an_unreadable_one(survey):
+    from surveys.collection.models import Survey
+
+    broken = Survey.objects.create(slug="broken", title="Broken")
+    Question.objects.create(survey=broken, order=1, text="?", kind="yes_no", mechanism_name="bitflip", epsilon=99)
+    with CaptureQueriesContext(connection) as queries:
+        found = plan.of_many([survey.pk, broken.pk])
+    assert len(queries.captured_queries) == 1
+    assert found[survey.pk] == plan.of(survey)
+    assert isinstance(found[broken.pk], plan.Unavailable) and "question 1" in found[broken.pk].reason
+
+
+def test_it_reads_a_six_decimal_q_exactly(survey):
+    question = survey.questions.get(order=1)
+    question.q = Decimal("0.123457")
+    question.save()
+    first = plan.of(survey).questions[0]
+    pk, mechanism = first.id, first.mechanism
+    assert pk == question.pk and mechanism == Question.objects.get(pk=pk).mechanism()
+    assert mechanism.to_dict()["q"] == "0.123457"
+
+
+def test_an_edit_gives_a_new_plan_at_once(survey):
+    before = plan.of(survey)
+    question = survey.questions.get(order=2)
+    question.epsilon = 2.5
+    question.save()
+    after = plan.of(survey)
+    assert after.version != before.version and after.questions[1].mechanism.epsilon == 2.5
+
+
+def test_a_survey_without_questions_has_an_empty_plan(survey):
+    Question.objects.filter(survey=survey).delete()
+    assert plan.of(survey).questions == () and plan.of(survey).epsilon_total == 0
+
+
+def test_a_submission_reads_the_survey_in_one_query_and_writes_in_three_or_on_postgresql_one(survey):
+    submission.submit(survey, valid_payload(survey))
+    payload = valid_payload(survey)
+    with CaptureQueriesContext(connection) as queries:
+        assert submission.submit(survey, payload).created
+    statements = [q["sql"].split()[0].upper() for q in queries.captured_queries]
+    statements = [s for s in statements if s not in ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE")]
+    writes = ["WITH"] if connection.vendor == "postgresql" else ["INSERT", "INSERT", "INSERT"]
+    assert statements == ["SELECT", *writes]
