@@ -12,8 +12,8 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
-from rest_framework.exceptions import APIException, ParseError, Throttled, UnsupportedMediaType
 from rest_framework import serializers
+from rest_framework.exceptions import APIException, ParseError, Throttled, UnsupportedMediaType
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 

@@ -6,7 +6,7 @@ A plain Django view: no session, no CSRF, no template, one trivial query.
 import logging
 
 from django.db import DatabaseError, connection
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
@@ -15,7 +15,7 @@ logger = logging.getLogger(__name__)
 
 @never_cache
 @require_safe
-def healthz(request):
+def healthz(request: HttpRequest) -> JsonResponse:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")

@@ -2,6 +2,7 @@
 imports it while rest_framework.views is itself still being imported."""
 
 import io
+from typing import Any
 
 from django.conf import settings
 from rest_framework import parsers, status
@@ -17,7 +18,7 @@ class JSONParser(parsers.JSONParser):
     """DRF's, with Django's body size limit (DRF reads the stream itself, past Django's
     check) and too deeply nested JSON a 400 rather than a RecursionError (a 500)."""
 
-    def parse(self, stream, media_type=None, parser_context=None):
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         body = stream.read(limit + 1) if stream is not None else b""
         if len(body) > limit:

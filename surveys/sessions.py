@@ -12,5 +12,6 @@ _VALID = frozenset(VALID_KEY_CHARS)
 
 
 class SessionStore(DatabaseSessionStore):
-    def _validate_session_key(self, key):
-        return super()._validate_session_key(key) and set(key) <= _VALID
+    def _validate_session_key(self, key: str | None) -> bool:
+        # A private hook of Django's session base class (absent from the type stubs).
+        return bool(super()._validate_session_key(key) and set(key or "") <= _VALID)  # type: ignore[misc]

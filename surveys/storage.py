@@ -6,7 +6,7 @@ served without the immutable cache headers, which a cache may hold at another re
 than the page's.
 """
 
-from whitenoise.storage import CompressedManifestStaticFilesStorage
+from whitenoise.storage import CompressedManifestStaticFilesStorage  # type: ignore[import-untyped]
 
 
 class StaticFilesStorage(CompressedManifestStaticFilesStorage):

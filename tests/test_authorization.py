@@ -172,7 +172,7 @@ def test_each_role_gets_the_expected_answer(world, case):
     assert case.key in MATRIX, f"{case.id} has no row in MATRIX: decide who may use it and add one"
     path = world.path(case)
     observed = {role: answer(world.request(role, case), path) for role in ROLES}
-    assert observed == {role: expected(value, path) for role, value in zip(ROLES, MATRIX[case.key])}, path
+    assert observed == {role: expected(value, path) for role, value in zip(ROLES, MATRIX[case.key], strict=True)}, path
 
 
 def test_every_url_has_a_row():
@@ -252,7 +252,7 @@ def test_each_admin_action_runs_only_for_those_allowed(world, monkeypatch, model
                                                                          model._meta.model_name)
     path = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
     observed, wanted = {}, {}
-    for role, (status, ran) in zip(ROLES, ACTIONS[row]):
+    for role, (status, ran) in zip(ROLES, ACTIONS[row], strict=True):
         calls = []
         with monkeypatch.context() as patch:
             spy_on(patch, model, name, calls)

@@ -141,7 +141,7 @@ def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
 def report_json_chunks(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     """The JSON export, written piece by piece (the responses array can be long)."""
     book = codebook(survey, current)
-    yield '{"format": %s, "codebook": %s, "responses": [' % (json.dumps(REPORTS_FORMAT), json.dumps(book))
+    yield f'{{"format": {json.dumps(REPORTS_FORMAT)}, "codebook": {json.dumps(book)}, "responses": ['
     separator = "\n"
     for response_id, day, version, reports in responses(survey, current):
         yield separator + json.dumps({"id": response_id, "submitted_on": day,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from ldp.intervals import INTERVALS
@@ -49,12 +50,12 @@ class BadParameter(ApiError):
         super().__init__(400, field, reason)
 
 
-def parse(query, fields=FIELDS) -> ResultOptions:
+def parse(query: Any, fields: tuple[str, ...] = FIELDS) -> ResultOptions:
     """Read a QueryDict (or plain dict); unknown or repeated parameters are refused too."""
     unknown = sorted(set(query) - set(fields))
     if unknown:
         raise BadParameter(unknown[0], "unknown parameter; expected one of " + ", ".join(fields))
-    values = {}
+    values: dict[str, Any] = {}
     for name in fields:
         given = query.getlist(name) if hasattr(query, "getlist") else [query[name]] if name in query else []
         if len(given) > 1:

@@ -12,8 +12,10 @@ A survey whose stored configuration or counts cannot be read raises `Unavailable
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
 
 import ldp
@@ -67,8 +69,8 @@ class QuestionResult:
     @property
     def rows(self) -> list[OptionRow]:
         e = self.estimate
-        return [OptionRow(j, label, *values) for j, (label, *values) in enumerate(zip(
-            self.question.options, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, e.simplex))]
+        columns = (self.question.options, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, e.simplex)
+        return [OptionRow(j, *values) for j, values in enumerate(zip(*columns, strict=True))]
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class SurveyResults:
     questions: list[QuestionResult]
 
 
-def count_reports(questions) -> tallies.Counted:
+def count_reports(questions: Iterable[PlannedQuestion]) -> tallies.Counted:
     """question id -> (counts per option, n reports), read from the running tallies.
 
     One grouped query over (question, slot, shard) rows: the cost grows with options x
@@ -105,7 +107,8 @@ def _responses(counted: tallies.Counted) -> int:
     return max((n for _, n in counted.values()), default=0)
 
 
-def _question_result(question: PlannedQuestion, counts, n: int, options: ResultOptions) -> QuestionResult:
+def _question_result(question: PlannedQuestion, counts: np.ndarray, n: int, options: ResultOptions,
+                     ) -> QuestionResult:
     mechanism = question.mechanism
     estimate = mechanism.estimate(counts, n, confidence=options.confidence, interval=options.interval,
                                   simultaneous=options.simultaneous)
@@ -130,10 +133,10 @@ def overview(surveys: QuerySet[Survey]) -> list[SurveySummary]:
     # Responses per survey from the tallies (n of its first question), not a scan of responses.
     responses = (Tally.objects.filter(question__survey=OuterRef("pk"), slot=TALLY_N_SLOT).order_by()
                  .values("question_id").annotate(c=Sum("count")).order_by("-c").values("c")[:1])
-    surveys = list(surveys.annotate(n_responses=Subquery(responses)))
-    plans = plan.of_many(survey.pk for survey in surveys)
+    annotated = list(surveys.annotate(n_responses=Subquery(responses)))
+    plans = plan.of_many(survey.pk for survey in annotated)
     summaries = []
-    for survey in surveys:
+    for survey in annotated:
         found = plans[survey.pk]
         epsilon, questions = (None, None) if isinstance(found, Unavailable) else (found.epsilon_total, len(found))
         summaries.append(SurveySummary(survey, survey.n_responses or 0, questions, epsilon))

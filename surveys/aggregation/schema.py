@@ -5,6 +5,8 @@ the serializers that write its JSON; what lives here is only what the generator 
 the API's description and the collection app's CSRF-for-everyone authentication.
 """
 
+from typing import Any
+
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.views import SpectacularJSONAPIView
 
@@ -27,7 +29,7 @@ class CsrfForEveryoneScheme(OpenApiAuthenticationExtension):
     target_class = "surveys.collection.api.CsrfForEveryone"
     name = "csrfToken"
 
-    def get_security_definition(self, auto_schema):
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {
             "type": "apiKey", "in": "header", "name": "X-CSRFToken",
             "description": "The csrftoken cookie's value; the respondent page sets the cookie.",

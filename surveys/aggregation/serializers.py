@@ -11,14 +11,13 @@ from rest_framework import serializers
 from surveys.collection.serializers import MechanismSerializer
 
 
-
 class FiniteFloatField(serializers.FloatField):
     """JSON has no NaN or infinity: undefined values (no reports yet) become null."""
 
     def __init__(self, **kwargs: Any):
         super().__init__(allow_null=True, **kwargs)
 
-    def to_representation(self, value: Any) -> float | None:
+    def to_representation(self, value: Any) -> float | None:  # type: ignore[override]
         number = float(value)
         return number if math.isfinite(number) else None
 
@@ -30,7 +29,7 @@ class PostProcessedSerializer(serializers.Serializer):
 
 class OptionEstimateSerializer(serializers.Serializer):
     index = serializers.IntegerField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     count = serializers.IntegerField(help_text="Randomized reports (or 1-bits) for this option.")
     estimate = FiniteFloatField(help_text="Unbiased; may lie outside [0, 1]. null without reports.")
     std_error = FiniteFloatField()

@@ -6,9 +6,11 @@ Nothing here is cached anywhere (never_cache): these are a survey's results.
 
 import csv
 import json
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
@@ -19,18 +21,18 @@ from surveys.collection.models import Survey
 from . import access, charts, exports, params, results
 
 
-def researchers_only(view):
+def researchers_only(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     return login_required(never_cache(view))
 
 
 @researchers_only
-def survey_list(request):
+def survey_list(request: HttpRequest) -> HttpResponse:
     summaries = results.overview(Survey.objects.visible_to(request.user))
     return render(request, "aggregation/list.html", {"summaries": summaries})
 
 
 @researchers_only
-def dashboard(request, slug):
+def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     try:
         options, problem = params.parse(request.GET), None
@@ -51,7 +53,7 @@ def dashboard(request, slug):
 
 
 @researchers_only
-def export_estimates(request, slug):
+def export_estimates(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     try:
         found = results.survey_results(survey, params.parse(request.GET))
@@ -65,17 +67,17 @@ def export_estimates(request, slug):
 
 
 @researchers_only
-def export_reports_csv(request, slug):
+def export_reports_csv(request: HttpRequest, slug: str) -> HttpResponseBase:
     return _stream(request, slug, exports.report_csv_lines, "reports.csv", "text/csv; charset=utf-8")
 
 
 @researchers_only
-def export_reports_json(request, slug):
+def export_reports_json(request: HttpRequest, slug: str) -> HttpResponseBase:
     return _stream(request, slug, exports.report_json_chunks, "reports.json", "application/json")
 
 
 @researchers_only
-def export_codebook(request, slug):
+def export_codebook(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     try:
         book = exports.codebook(survey)
@@ -85,7 +87,8 @@ def export_codebook(request, slug):
     return _attachment(response, survey, "codebook.json")
 
 
-def _stream(request, slug, lines, name, content_type):
+def _stream(request: HttpRequest, slug: str, lines: Callable[[Survey, plan.SurveyPlan], Iterator[str]], name: str,
+            content_type: str) -> HttpResponseBase:
     survey = access.survey_for(request.user, slug)
     try:
         current = plan.of(survey)
@@ -95,10 +98,10 @@ def _stream(request, slug, lines, name, content_type):
     return _attachment(response, survey, name)
 
 
-def _attachment(response, survey, name):
+def _attachment(response: Any, survey: Survey, name: str) -> Any:
     response["Content-Disposition"] = content_disposition_header(True, exports.filename(survey, name))
     return response
 
 
-def _unavailable(request, survey, error):
+def _unavailable(request: HttpRequest, survey: Survey, error: results.Unavailable) -> HttpResponse:
     return render(request, "aggregation/unavailable.html", {"survey": survey, "reason": error.reason}, status=409)

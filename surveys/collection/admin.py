@@ -5,12 +5,16 @@ needed); a survey over its privacy budget, or a mechanism that does not fit its 
 cannot be saved; once a survey has a report its questions are read-only.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpResponse
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
@@ -34,29 +38,29 @@ def describe(question: Question) -> str:
     )
 
 
-class FrozenAfterReports:
+class FrozenAfterReports(admin.options.InlineModelAdmin):
     """Inline rows become read-only once the parent's survey has a report."""
 
-    def survey_of(self, obj):
+    def survey_of(self, obj: Any) -> Survey:
         raise NotImplementedError
 
-    def _frozen(self, obj):
+    def _frozen(self, obj: Any) -> bool:
         return obj is not None and self.survey_of(obj).has_reports()
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return not self._frozen(obj) and super().has_add_permission(request, obj)
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return not self._frozen(obj) and super().has_change_permission(request, obj)
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return not self._frozen(obj) and super().has_delete_permission(request, obj)
 
 
 class QuestionFormSet(forms.BaseInlineFormSet):
     """Checks the survey's total epsilon, as it will be after this save, against its budget."""
 
-    def clean(self):
+    def clean(self) -> None:
         super().clean()
         if any(self.errors):
             return
@@ -87,10 +91,10 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     readonly_fields = ("privacy",)
 
     @admin.display(description="What it means")
-    def privacy(self, question):
+    def privacy(self, question: Question) -> str:
         return describe(question) if question.pk else "Save to see the privacy figures."
 
-    def survey_of(self, obj):
+    def survey_of(self, obj: Survey) -> Survey:
         return obj
 
 
@@ -119,7 +123,7 @@ class SurveyAdmin(admin.ModelAdmin):
     )
 
     @admin.display(description="Privacy cost (ε per respondent)")
-    def epsilon_summary(self, survey):
+    def epsilon_summary(self, survey: Survey) -> str:
         if survey.pk is None:
             return "-"
         try:
@@ -129,26 +133,26 @@ class SurveyAdmin(admin.ModelAdmin):
         return f"{total:.4f} of {survey.epsilon_budget:g}"
 
     @admin.display(description="Invitations")
-    def invitation_summary(self, survey):
+    def invitation_summary(self, survey: Survey) -> str:
         if survey.pk is None:
             return "-"
         made, used = invitations.counts(survey)
         return f"{made} made, {used} used"
 
     @admin.display(description="Responses")
-    def response_count(self, survey):
+    def response_count(self, survey: Survey) -> int:
         return survey.responses.count() if survey.pk else 0
 
     @admin.action(description="Open the selected surveys for responses", permissions=["change"])
-    def open_surveys(self, request, queryset):
+    def open_surveys(self, request: HttpRequest, queryset: QuerySet[Survey]) -> None:
         self._transition(request, queryset, lifecycle.open_survey, "opened")
 
     @admin.action(description="Close the selected surveys", permissions=["change"])
-    def close_surveys(self, request, queryset):
+    def close_surveys(self, request: HttpRequest, queryset: QuerySet[Survey]) -> None:
         self._transition(request, queryset, lifecycle.close_survey, "closed")
 
     @admin.action(description="Create invitation links (CSV download)…", permissions=["change"])
-    def create_invitations(self, request, queryset):
+    def create_invitations(self, request: HttpRequest, queryset: QuerySet[Survey]) -> HttpResponse | None:
         if queryset.count() != 1 or queryset.get().access != Survey.Access.INVITATION:
             self.message_user(request, "Select one invitation-only survey (set its access first).", messages.ERROR)
             return None
@@ -167,7 +171,7 @@ class SurveyAdmin(admin.ModelAdmin):
         return response
 
     @admin.action(description="Purge responses and invitations…", permissions=["delete"])
-    def purge_responses(self, request, queryset):
+    def purge_responses(self, request: HttpRequest, queryset: QuerySet[Survey]) -> HttpResponse | None:
         """Like delete_selected: a page listing what will go, then a POST with post=yes purges."""
         surveys = list(queryset.order_by("slug"))
         if request.POST.get("post") != "yes":
@@ -182,7 +186,8 @@ class SurveyAdmin(admin.ModelAdmin):
             self.message_user(request, f"{survey}: {purged}", messages.SUCCESS)
         return None
 
-    def _transition(self, request, queryset, verb, done):
+    def _transition(self, request: HttpRequest, queryset: QuerySet[Survey], verb: Callable[[Survey], None],
+                    done: str) -> None:
         for survey in queryset:
             try:
                 verb(survey)
@@ -197,7 +202,7 @@ class OptionInline(FrozenAfterReports, admin.TabularInline):
     extra = 0
     fields = ("order", "label")
 
-    def survey_of(self, obj):
+    def survey_of(self, obj: Question) -> Survey:
         return obj.survey
 
 
@@ -206,9 +211,9 @@ class QuestionForm(forms.ModelForm):
         model = Question
         fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon")
 
-    def _post_clean(self):
+    def _post_clean(self) -> None:
         # The budget is checked on the instance as it will be saved, after the form's values are on it.
-        super()._post_clean()
+        super()._post_clean()  # type: ignore[misc]  # Django's hook, absent from the stubs
         if self.errors:
             return
         try:
@@ -228,20 +233,20 @@ class QuestionAdmin(admin.ModelAdmin):
     readonly_fields = ("privacy",)
 
     @admin.display(description="What it means")
-    def privacy(self, question):
+    def privacy(self, question: Question) -> str:
         return describe(question) if question.pk else "-"
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
         if obj is not None and obj.survey.has_reports():
             return False
         return super().has_change_permission(request, obj)
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
         if obj is not None and obj.survey.has_reports():
             return False
         return super().has_delete_permission(request, obj)
 
-    def save_related(self, request, form, formsets, change):
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         question = form.instance
         if question.kind == Question.Kind.SINGLE_CHOICE and question.k() < 2:

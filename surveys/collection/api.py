@@ -4,6 +4,8 @@ Refusals are raised by the services as `surveys.errors.ApiError`s and written by
 exception handler; the submission limit is a DRF throttle (429 with Retry-After).
 """
 
+from typing import Any
+
 from django.shortcuts import get_object_or_404
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
@@ -21,7 +23,7 @@ from .serializers import ReceiptSerializer, SurveyDefinitionSerializer
 class CsrfForEveryone(SessionAuthentication):
     """Enforce CSRF on the anonymous post too (DRF only does so for logged-in users)."""
 
-    def authenticate(self, request):
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         self.enforce_csrf(request)
         return super().authenticate(request)
 

@@ -56,7 +56,7 @@ def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndar
         [Response(survey=survey, mechanism_version=current.version, submitted_on=timezone.now().date(),
                   submission_key=uuid.uuid4()) for _ in range(n)], batch_size=1000)
     Report.objects.bulk_create((Report(response=response, question_id=q.id, value=int(value))
-                                for q in current for response, value in zip(responses, values[q.id])),
+                                for q in current for response, value in zip(responses, values[q.id], strict=True)),
                                batch_size=2000)
     tallies.add(current.questions, {q.id: (_counts(q.mechanism, values[q.id]), n) for q in current})
     return responses

@@ -38,7 +38,7 @@ class Purged:
     tally_rows: int
     closed: bool  # the survey was open and is (to be) closed first
 
-    def __str__(self):
+    def __str__(self) -> str:
         close = "closed it, then " if self.closed else ""
         return f"Purged {self.survey}: {close}removed {self._what()}; its questions and options are kept."
 

@@ -31,7 +31,7 @@ class MechanismSerializer(serializers.Serializer):
     """An `ldp.Mechanism`, as its `describe()` says."""
 
     name = serializers.ChoiceField(choices=sorted(ldp.MECHANISMS))
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     parameters = serializers.DictField(help_text="The configured parameters: mechanism and q (q-RR) or epsilon, k.")
     effective_epsilon = serializers.FloatField(help_text="From the sampler's integers; never above the configured.")
     q_equivalent = serializers.FloatField(allow_null=True, help_text="Yes/no only: q of q-RR with this channel, "

@@ -14,6 +14,7 @@ import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from django.db import connection, transaction
 
@@ -48,7 +49,7 @@ def store_response(new: NewResponse) -> None:
         _with_the_orm(new)
 
 
-def spend_sql(new: NewResponse) -> tuple[str, list[object]]:
+def spend_sql(new: NewResponse) -> tuple[str, list[Any]]:
     """The guard: an UPDATE that spends the invitation only if it is unused, returning a row
     if it did. The database serializes concurrent updates of the row, so one wins."""
     table = connection.ops.quote_name(Invitation._meta.db_table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError
 from django.utils import timezone
@@ -48,7 +49,7 @@ def check_accepting(survey: Survey) -> None:
         raise SubmissionError(410, "survey", "this survey is not accepting responses")
 
 
-def submit(survey: Survey, payload) -> Receipt:
+def submit(survey: Survey, payload: Any) -> Receipt:
     """Validate and store one response; a retry with the same key returns the first receipt."""
     check_accepting(survey)
     key, version, raw_reports, token = _envelope(survey, payload)
@@ -69,13 +70,13 @@ def submit(survey: Survey, payload) -> Receipt:
         existing = _earlier_receipt(survey, key, values, raw_reports)
         if existing:
             return existing
-        if isinstance(refused, IntegrityError):
+        if isinstance(refused, IntegrityError) or token is None:  # only an invitation can go unspent
             raise
         raise SubmissionError(403, INVITATION_FIELD, invitations.refusal(survey, token)) from None
     return Receipt(response_id, True, raw_reports)
 
 
-def _envelope(survey: Survey, payload) -> tuple[uuid.UUID, str, dict, str | None]:
+def _envelope(survey: Survey, payload: Any) -> tuple[uuid.UUID, str, dict[str, Any], str | None]:
     if not isinstance(payload, dict):
         raise SubmissionError(400, "body", "expected a JSON object")
     by_invitation = survey.access == Survey.Access.INVITATION

@@ -21,6 +21,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
@@ -135,12 +136,12 @@ def count_from_reports(questions: Questions) -> Counted:
     (each distinct value's count is split into its slots by the mechanism, vectorized); unary
     questions with many options, whose bitmasks could be nearly all distinct, sum their bits in SQL.
     """
-    questions = {q.id: q for q in questions}
-    counts = {pk: np.zeros(q.mechanism.k, dtype=np.int64) for pk, q in questions.items()}
+    by_id = {q.id: q for q in questions}
+    counts = {pk: np.zeros(q.mechanism.k, dtype=np.int64) for pk, q in by_id.items()}
     totals = dict.fromkeys(counts, 0)
-    many_bits = {pk: q.mechanism.k for pk, q in questions.items()
+    many_bits = {pk: q.mechanism.k for pk, q in by_id.items()
                  if q.mechanism.unary and q.mechanism.k > GROUPED_UNARY_MAX_K}
-    grouped = [pk for pk in questions if pk not in many_bits]
+    grouped = [pk for pk in by_id if pk not in many_bits]
     if grouped:
         rows = (Report.objects.filter(question_id__in=grouped).order_by()
                 .values("question_id", "value").annotate(c=Count("*")).values_list("question_id", "value", "c"))
@@ -151,14 +152,15 @@ def count_from_reports(questions: Questions) -> Counted:
             values, tallies = np.array(found, dtype=np.int64).T
             totals[question_id] = int(tallies.sum())
             try:
-                counts[question_id][:] = questions[question_id].mechanism.tally(values, tallies)
+                counts[question_id][:] = by_id[question_id].mechanism.tally(values, tallies)
             except ValueError:
                 raise CountError(f"question id {question_id} has reports outside its options") from None
     if many_bits:
         # Bits at or above a question's k are always 0 (the submission checks the list length).
         sums = {f"bit{j}": Sum(F("value").bitrightshift(j).bitand(1)) for j in range(max(many_bits.values()))}
-        for row in (Report.objects.filter(question_id__in=many_bits).order_by()
-                    .values("question_id").annotate(n=Count("*"), **sums)):
+        bit_sums: Iterable[Any] = (Report.objects.filter(question_id__in=list(many_bits)).order_by()
+                                   .values("question_id").annotate(n=Count("*"), **sums))
+        for row in bit_sums:
             k = many_bits[row["question_id"]]
             counts[row["question_id"]][:] = [int(row[f"bit{j}"] or 0) for j in range(k)]
             totals[row["question_id"]] = row["n"]

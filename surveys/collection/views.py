@@ -1,5 +1,6 @@
 """The respondent's page. It renders the questions; respond.js randomizes and posts."""
 
+from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -13,7 +14,7 @@ from .serializers import SurveyDefinitionSerializer
 
 
 @no_referrer
-def respond(request, slug):
+def respond(request: HttpRequest, slug: str) -> HttpResponse:
     survey = get_object_or_404(Survey.objects.published(), slug=slug)
     if not survey.is_accepting():
         not_yet = (survey.status == Survey.Status.OPEN and survey.opens_at is not None

@@ -31,7 +31,7 @@ def store(survey, reports):
                  submission_key=uuid.uuid4()) for _ in range(n))
     rows = []
     for question, values in reports.items():
-        for response, value in zip(responses, values):
+        for response, value in zip(responses, values, strict=True):
             rows.append(Report(response=response, question=question, value=_stored(value)))
     Report.objects.bulk_create(rows, batch_size=5000)
     tallies.rebuild(survey)

@@ -16,7 +16,7 @@ def test_it_draws_one_bar_per_option_to_the_clipped_estimate(found):
     for result in found.questions:
         chart = charts.estimate_chart(result)
         assert len(chart.bars) == len(result.question.options)
-        for bar, row in zip(chart.bars, result.rows):
+        for bar, row in zip(chart.bars, result.rows, strict=True):
             assert bar.bar_width == pytest.approx((charts.RIGHT - charts.LEFT) * row.clipped, abs=0.01)
             assert charts.LEFT <= bar.whisker_low <= bar.whisker_high <= charts.RIGHT
 
@@ -24,7 +24,7 @@ def test_it_draws_one_bar_per_option_to_the_clipped_estimate(found):
 def test_its_whiskers_are_the_confidence_interval(found):
     result = found.questions[2]
     chart = charts.estimate_chart(result)
-    for bar, row in zip(chart.bars, result.rows):
+    for bar, row in zip(chart.bars, result.rows, strict=True):
         assert bar.whisker_low == charts.x(row.ci_low) and bar.whisker_high == charts.x(row.ci_high)
 
 

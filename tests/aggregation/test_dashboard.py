@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 
 import ldp
-from surveys.collection import plan
 from surveys.aggregation import results
 from surveys.aggregation.templatetags.results_format import percent
+from surveys.collection import plan
 from tests.aggregation.support import add_responses
 
 

@@ -11,8 +11,8 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
-from surveys.collection import plan
 from surveys.aggregation import exports
+from surveys.collection import plan
 from tests.aggregation.support import add_responses
 
 MECHANISM = {
@@ -126,8 +126,8 @@ def test_the_estimates_csv_has_a_header_and_the_apis_numbers(client, owner, surv
     api = client.get(reverse("aggregation:api-estimates", args=[survey.slug]) + "?confidence=0.9&simultaneous=on")
     expected = [(q["id"], o) for q in api.json()["questions"] for o in q["options"]]
     assert len(body) == len(expected)
-    for row, (question_id, option) in zip(body, expected):
-        record = dict(zip(header, row))
+    for row, (question_id, option) in zip(body, expected, strict=True):
+        record = dict(zip(header, row, strict=True))
         assert int(record["question_id"]) == question_id and record["option_label"] == option["label"]
         assert int(record["count"]) == option["count"]
         for column in ("estimate", "std_error", "ci_low", "ci_high"):
@@ -138,7 +138,7 @@ def test_the_estimates_csv_has_a_header_and_the_apis_numbers(client, owner, surv
 def test_the_estimates_csv_leaves_undefined_numbers_empty(client, owner, survey):
     _, text = download(client, owner, survey, "estimates")
     header, first, *_ = rows(text)
-    record = dict(zip(header, first))
+    record = dict(zip(header, first, strict=True))
     assert record["n"] == "0" and record["estimate"] == "" and record["std_error"] == ""
 
 
@@ -158,7 +158,7 @@ def test_the_reports_csv_has_one_row_per_response_and_the_codebooks_columns(clie
                       "q4_0", "q4_1", "q4_2", "q4_3"]
     assert len(body) == 50 and len({row[0] for row in body}) == 50
     assert {row[2] for row in body} == {plan.of(survey).version}
-    for column, question in zip(("q1", "q2", "q3"), list(reports)[:3]):
+    for column, question in zip(("q1", "q2", "q3"), list(reports)[:3], strict=True):
         values = sorted(int(row[header.index(column)]) for row in body)
         assert values == sorted(int(v) for v in reports[question])
 
@@ -176,7 +176,7 @@ def test_the_codebook_carries_each_mechanisms_exact_parameters(client, owner, su
     _, text = download(client, owner, survey, "codebook")
     book = json.loads(text)
     jsonschema.validate(book, CODEBOOK)
-    for entry, question in zip(book["questions"], survey.ordered_questions()):
+    for entry, question in zip(book["questions"], survey.ordered_questions(), strict=True):
         mechanism = question.mechanism()
         described = entry["mechanism"]
         assert described["name"] == mechanism.name

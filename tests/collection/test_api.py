@@ -60,7 +60,7 @@ def test_the_definition_is_public_and_carries_each_mechanisms_exact_integers(cli
     expected = [ldp.QRandomizedResponse(Decimal("0.5")), ldp.BitFlip(math.log(3)), ldp.KaryRR(1.0, 3),
                 ldp.OptimizedUnary(1.0, 4)]
     assert [q["id"] for q in body["questions"]] == [question(survey, i).pk for i in (1, 2, 3, 4)]
-    for described, mechanism in zip(body["questions"], expected):
+    for described, mechanism in zip(body["questions"], expected, strict=True):
         assert described["mechanism"]["sampler"] == mechanism.sampler()
         assert described["mechanism"]["effective_epsilon"] == pytest.approx(mechanism.effective_epsilon, abs=1e-15)
         assert described["mechanism"]["name"] == mechanism.name

@@ -103,7 +103,7 @@ def test_the_simulated_reports_debias_to_the_stated_truth(db):
         counts = [by_value.get(j, 0) for j in range(mechanism.k)]
         estimate = mechanism.estimate(counts, n)
         truth = demo.TRUTH[question.order]
-        for j, (pi_hat, se) in enumerate(zip(estimate.estimate, estimate.std_error)):
+        for j, (pi_hat, se) in enumerate(zip(estimate.estimate, estimate.std_error, strict=True)):
             assert abs(pi_hat - truth[j]) <= 4 * se, (question.order, j, pi_hat, truth[j], se)
         # and the channel is the one the ldp mechanism describes: report rates near q + pi (p - q)
         expected_rates = [mechanism.q_other + t * (mechanism.p - mechanism.q_other) for t in truth]

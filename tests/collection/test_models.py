@@ -1,10 +1,9 @@
 """Survey, Question, Option, Response and Report: constraints, validation, mechanisms, freezing."""
 
 import math
-from contextlib import contextmanager
 import uuid
-from datetime import date, datetime, timedelta
-from datetime import timezone as tz
+from contextlib import contextmanager
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -16,7 +15,7 @@ from surveys.collection import plan
 from surveys.collection.models import FrozenMechanism, Option, Question, Report, Response, Survey
 from tests.collection.helpers import question
 
-NOW = datetime(2025, 6, 1, 12, 0, tzinfo=tz.utc)
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
 
 

@@ -32,7 +32,7 @@ def test_it_shows_a_fieldset_with_a_legend_and_a_label_per_option_for_each_quest
     fieldsets = page.find_all("fieldset")
     questions = list(survey.ordered_questions())
     assert len(fieldsets) == len(questions)
-    for fieldset, question in zip(fieldsets, questions):
+    for fieldset, question in zip(fieldsets, questions, strict=True):
         assert fieldset.attrs["data-question"] == str(question.pk)
         legend = fieldset.find("legend")
         assert legend is not None and question.text in legend.text

@@ -50,7 +50,9 @@ def served_text(page, path):
 # crypto.getRandomValues made deterministic (xorshift32), so two runs differ only by their truths.
 DETERMINISTIC_CRYPTO = """(() => {
   let state = 2463534242;
-  const next = () => { state ^= state << 13; state >>>= 0; state ^= state >>> 17; state ^= state << 5; return state >>>= 0; };
+  const next = () => {
+    state ^= state << 13; state >>>= 0; state ^= state >>> 17; state ^= state << 5; return state >>>= 0;
+  };
   Object.defineProperty(globalThis.crypto, "getRandomValues", {
     value: (array) => { for (let i = 0; i < array.length; i++) array[i] = next(); return array; },
   });

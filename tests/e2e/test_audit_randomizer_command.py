@@ -20,7 +20,7 @@ def test_it_prints_each_questions_claim_bound_and_verdict(live_server):
     rows = [line.split() for line in lines[1:1 + len(EVERY_MECHANISM)]]
     questions = plan.of(survey).questions
     assert [int(row[0]) for row in rows] == [q.id for q in questions]
-    for row, question in zip(rows, questions):
+    for row, question in zip(rows, questions, strict=True):
         claimed, bound, verdict = float(row[3]), float(row[4]), row[5]
         assert claimed == pytest.approx(question.mechanism.effective_epsilon, abs=5e-5)
         assert 0 < bound <= claimed and verdict == "pass"

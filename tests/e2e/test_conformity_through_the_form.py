@@ -41,7 +41,7 @@ def submit_many(browser, url, truth, count):
         context.add_init_script("window.localStorage.clear();")  # before the page's own scripts
     pages = [context.new_page() for context in contexts]
     for start in range(0, count, PARALLEL):
-        active = list(zip(contexts, pages))[: count - start]
+        active = list(zip(contexts, pages, strict=True))[: count - start]
         for context, page in active:
             context.clear_cookies()
             page.goto(url, wait_until="commit")
@@ -90,4 +90,4 @@ def test_stored_reports_from_the_form_follow_the_published_channel(live_server, 
 def _counts_within(question, response_ids):
     everything = stored_counts(question)
     others = stored_counts(question, exclude_ids=response_ids)
-    return [a - b for a, b in zip(everything, others)]
+    return [a - b for a, b in zip(everything, others, strict=True)]

@@ -12,7 +12,13 @@ import pytest
 
 from surveys.collection.models import Response
 from tests.e2e.privacy import (
-    CANARY, DETERMINISTIC_CRYPTO, EVERY_MECHANISM, record, serve_modified, served_text, survey_with,
+    CANARY,
+    DETERMINISTIC_CRYPTO,
+    EVERY_MECHANISM,
+    record,
+    serve_modified,
+    served_text,
+    survey_with,
     without_reports,
 )
 

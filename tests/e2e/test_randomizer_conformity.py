@@ -24,7 +24,7 @@ def test_the_page_randomizer_matches_every_published_channel(live_server, page):
     audits = audit_page(page, draws=100_000, alpha=1e-6)
 
     assert [a.question_id for a in audits] == [q.pk for q in survey.ordered_questions()]
-    for item, question in zip(audits, survey.ordered_questions()):
+    for item, question in zip(audits, survey.ordered_questions(), strict=True):
         assert item.result.failures == ()
         assert item.result.epsilon_lower_bound <= item.result.claimed_epsilon
         # The page claims exactly the effective epsilon the server computes.

@@ -38,7 +38,7 @@ def stored() -> dict[str, int]:
                                       f"WHERE {name(invitation._meta.get_field('used').column)}")
     with connection.cursor() as cursor:
         cursor.execute("SELECT " + ", ".join(f"({query})" for query in counts.values()))
-        return dict(zip(counts, map(int, cursor.fetchone())))
+        return dict(zip(counts, map(int, cursor.fetchone()), strict=True))
 
 
 def assert_error_shape(status: int, content_type: str, content: bytes, request: str) -> dict:

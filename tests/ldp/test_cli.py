@@ -46,7 +46,7 @@ def test_simulate_prints_one_json_object_per_repetition(args, entries):
         assert record["n"] == 500
         for key in ("estimate", "std_error", "ci_low", "ci_high"):
             assert len(record[key]) == entries and all(isinstance(v, float) for v in record[key])
-        assert all(0 <= lo <= hi <= 1 for lo, hi in zip(record["ci_low"], record["ci_high"]))
+        assert all(0 <= lo <= hi <= 1 for lo, hi in zip(record["ci_low"], record["ci_high"], strict=True))
 
 
 def test_seeded_simulations_are_reproducible_and_seeds_matter():

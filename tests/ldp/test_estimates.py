@@ -91,7 +91,7 @@ def test_post_processed_estimates_are_clipped_and_on_the_simplex(data):
     assert (simplex >= 0).all()
     assert simplex.sum() == pytest.approx(1.0, abs=1e-12)
     np.testing.assert_allclose(simplex, brute_force_projection(est), atol=1e-9)
-    assert all(0.0 <= low <= high <= 1.0 for low, high in zip(got.ci_low, got.ci_high))
+    assert all(0.0 <= low <= high <= 1.0 for low, high in zip(got.ci_low, got.ci_high, strict=True))
 
 
 @pytest.mark.parametrize("k", [2, 3, 10])

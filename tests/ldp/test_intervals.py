@@ -34,7 +34,7 @@ def regularized_beta_cases():
     a = np.concatenate([[1, 1, 0.5, 2, 50, 1000, 1e5], rng.uniform(0.5, 300, 40)])
     b = np.concatenate([[1, 3, 0.5, 200, 50, 1, 3e5], rng.uniform(0.5, 300, 40)])
     t = np.concatenate([[0.5, 1e-6, 0.3, 0.01, 0.5, 0.999, 0.25], rng.uniform(0, 1, 40)])
-    return list(zip(a, b, t))
+    return list(zip(a, b, t, strict=True))
 
 
 @pytest.mark.parametrize("a, b, t", regularized_beta_cases())

@@ -386,7 +386,8 @@ def test_unary_randomize_follows_the_published_browser_rule(m):
     rng = ScriptedRng(words)
     reports = m.randomize(truths, rng)
     assert rng.highs == [m.modulus]
-    expected = [[int(u < (a1 if j == t else a0)) for j, u in enumerate(row)] for row, t in zip(words, truths)]
+    expected = [[int(u < (a1 if j == t else a0)) for j, u in enumerate(row)]
+                for row, t in zip(words, truths, strict=True)]
     assert reports.tolist() == expected
 
 

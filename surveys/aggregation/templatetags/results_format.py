@@ -2,6 +2,8 @@
 
 import functools
 import math
+from collections.abc import Callable
+from typing import Any
 
 from django import template
 
@@ -9,10 +11,10 @@ register = template.Library()
 DASH = "–"
 
 
-def _dash_unless_finite(format_number):
+def _dash_unless_finite(format_number: Callable[..., str]) -> Callable[..., str]:
     """A filter that shows anything but a finite number (no reports yet: NaN, None) as a dash."""
     @functools.wraps(format_number)
-    def formatted(value, *args):
+    def formatted(value: Any, *args: Any) -> str:
         if not (isinstance(value, (int, float)) and math.isfinite(value)):
             return DASH
         return format_number(value, *args)
@@ -21,26 +23,26 @@ def _dash_unless_finite(format_number):
 
 @register.filter
 @_dash_unless_finite
-def percent(value, digits=1):
+def percent(value: float, digits: int | str = 1) -> str:
     """0.1234 -> "12.3%"; a true minus sign, since unbiased estimates can be negative."""
     return f"{value * 100:.{int(digits)}f}%".replace("-", "−")
 
 
 @register.filter
 @_dash_unless_finite
-def points(value):
+def points(value: float) -> str:
     """A margin (half-width) as "±4.4 points"."""
     return f"±{value * 100:.1f} points"
 
 
 @register.filter
 @_dash_unless_finite
-def decimal(value, digits=4):
+def decimal(value: float, digits: int | str = 4) -> str:
     return f"{value:.{int(digits)}f}".replace("-", "−")
 
 
 @register.filter
 @_dash_unless_finite
-def level(value):
+def level(value: float) -> str:
     """0.95 -> "95%", 0.98333 -> "98.33%"."""
     return f"{value * 100:.2f}".rstrip("0").rstrip(".") + "%"

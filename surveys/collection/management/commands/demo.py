@@ -1,8 +1,9 @@
 import os
 import secrets
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from surveys.collection import demo
 
@@ -10,12 +11,12 @@ from surveys.collection import demo
 class Command(BaseCommand):
     help = "Create the demo survey, simulated responses and demo accounts (idempotent); print the URLs."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--responses", type=int, default=3000)
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--base-url", default="http://127.0.0.1:8000")
 
-    def handle(self, *args, responses, seed, base_url, **options):
+    def handle(self, *args: Any, responses: Any, seed: Any, base_url: Any, **options: Any) -> None:
         survey, created = demo.create_demo_survey()
         if not survey.responses.exists():
             demo.simulate_responses(survey, responses, seed)
@@ -30,7 +31,7 @@ class Command(BaseCommand):
             f"  API:       {base_url}/api/v1/surveys/{survey.slug}/\n"
         )
 
-    def _account(self, username, variable, superuser):
+    def _account(self, username: str, variable: str, superuser: bool) -> tuple[Any, str]:
         password = os.environ.get(variable) or secrets.token_urlsafe(12)
         user, _ = get_user_model().objects.get_or_create(username=username)
         user.is_staff = user.is_superuser = superuser

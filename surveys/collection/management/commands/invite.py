@@ -9,7 +9,9 @@ stored, so this output is the only copy of the links: hand it to whoever sends t
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from surveys.collection import invitations
 from surveys.collection.models import Survey
@@ -18,13 +20,13 @@ from surveys.collection.models import Survey
 class Command(BaseCommand):
     help = "Create single-use invitation links for an invitation-only survey (CSV)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--count", type=int, required=True, help="How many links to make.")
         parser.add_argument("--base-url", required=True, help="Where respondents reach the app, e.g. https://survey.example.org")
         parser.add_argument("--output", help="CSV file to write (default: standard output).")
 
-    def handle(self, *args, slug, count, base_url, output, **options):
+    def handle(self, *args: Any, slug: Any, count: Any, base_url: Any, output: Any, **options: Any) -> None:
         survey = Survey.objects.filter(slug=slug).first()
         if survey is None:
             raise CommandError(f"no such survey: {slug}")

@@ -12,8 +12,9 @@ script that merely forgot to say so.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from surveys.collection import purge
 from surveys.collection.models import Survey
@@ -22,12 +23,12 @@ from surveys.collection.models import Survey
 class Command(BaseCommand):
     help = "Remove a survey's responses, reports and invitations (keeps its questions); asks first."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--yes", "--no-input", "--noinput", action="store_false", dest="interactive",
                             help="Do not ask for confirmation.")
 
-    def handle(self, *args, slug, interactive, **options):
+    def handle(self, *args: Any, slug: Any, interactive: Any, **options: Any) -> None:
         survey = Survey.objects.filter(slug=slug).first()
         if survey is None:
             raise CommandError(f"no such survey: {slug}")

@@ -10,7 +10,9 @@ or demo services (raw loads, deleted responses); each survey is rewritten in one
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from surveys.collection import plan, tallies
 from surveys.collection.models import Survey
@@ -19,12 +21,12 @@ from surveys.collection.models import Survey
 class Command(BaseCommand):
     help = "Rebuild the running report counts (tallies) from the reports, or --verify they agree."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slugs", nargs="*", help="Surveys to rebuild (default: all).")
         parser.add_argument("--verify", action="store_true",
                             help="Only compare tallies with a recount; print differences, exit 1 if any.")
 
-    def handle(self, *args, slugs, verify, **options):
+    def handle(self, *args: Any, slugs: Any, verify: Any, **options: Any) -> None:
         surveys = Survey.objects.order_by("slug")
         if slugs:
             surveys = surveys.filter(slug__in=slugs)

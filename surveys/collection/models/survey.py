@@ -1,13 +1,15 @@
-"""Survey definitions and the randomized reports respondents' browsers send.
+"""Survey definitions: surveys, their questions (each with its mechanism) and options.
 
-Nothing here can hold a true answer: a Report holds the randomized value only, and a
-Response holds no IP address, user agent, precise time or link to anybody.
+Once a survey has a report, what determines how reports are made and read is frozen.
 """
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Callable
+from datetime import datetime
 from decimal import Decimal
+from fractions import Fraction
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -30,7 +32,7 @@ class SurveyQuerySet(models.QuerySet):
         """Surveys respondents may see: open or closed, never drafts."""
         return self.exclude(status=Survey.Status.DRAFT)
 
-    def visible_to(self, user) -> SurveyQuerySet:
+    def visible_to(self, user: Any) -> SurveyQuerySet:
         """Surveys whose results `user` may see: assigned researchers, and superusers."""
         if not user.is_authenticated or not user.is_active:
             return self.none()
@@ -79,17 +81,17 @@ class Survey(models.Model):
             models.CheckConstraint(condition=models.Q(epsilon_budget__gt=0), name="survey_budget_positive"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.title
 
-    def clean(self):
+    def clean(self) -> None:
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
             raise ValidationError({"closes_at": "A survey must close after it opens."})
 
     def has_reports(self) -> bool:
         return self.pk is not None and self.responses.exists()
 
-    def is_accepting(self, now=None) -> bool:
+    def is_accepting(self, now: datetime | None = None) -> bool:
         now = now or timezone.now()
         return (
             self.status == self.Status.OPEN
@@ -97,7 +99,7 @@ class Survey(models.Model):
             and (self.closes_at is None or now < self.closes_at)
         )
 
-    def ordered_questions(self):
+    def ordered_questions(self) -> models.QuerySet[Question]:
         return self.questions.order_by("order").prefetch_related("options")
 
 
@@ -144,10 +146,10 @@ class Question(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.order}. {self.text}"
 
-    def ordered_options(self):
+    def ordered_options(self) -> list[Option]:
         if self.pk is None:  # an unsaved question has no options yet
             return []
         return sorted(self.options.all(), key=lambda option: option.order)
@@ -164,7 +166,7 @@ class Question(models.Model):
         """The ldp mechanism; raises ValueError with a readable message if it cannot be built."""
         return build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, len(self.ordered_options()))
 
-    def clean(self):
+    def clean(self) -> None:
         errors = {}
         yes_no = self.kind == self.Kind.YES_NO
         if yes_no != (self.mechanism_name in ldp.YES_NO):
@@ -190,22 +192,22 @@ class Question(models.Model):
         if errors:
             raise ValidationError(errors)
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         _refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         if self.survey.has_reports():
             raise FrozenMechanism("This survey has reports; its questions cannot be deleted.")
         return super().delete(*args, **kwargs)
 
 
-def build_mechanism(name: str, kind: str, q, epsilon, options: int) -> ldp.Mechanism:
+def build_mechanism(name: str, kind: str, q: Decimal | None, epsilon: float | None, options: int) -> ldp.Mechanism:
     """A question's mechanism from its fields and number of options (ValueError if it cannot be)."""
     if name == "qrr":
         if q is None:
             raise ValueError("q-randomized response needs q")
-        return ldp.QRandomizedResponse(Decimal(q).normalize())
+        return ldp.QRandomizedResponse(Fraction(str(Decimal(q).normalize())))
     if epsilon is None:
         raise ValueError(f"{Question.MechanismName(name).label} needs epsilon")
     # A single-choice question without its options yet is judged as if it had two.
@@ -226,108 +228,29 @@ class Option(models.Model):
             models.UniqueConstraint(fields=["question", "order"], name="option_order_unique"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.label
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         _refuse_if_frozen(self, Option, self.FROZEN_FIELDS, lambda o: o.question.survey)
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         if self.question.survey.has_reports():
             raise FrozenMechanism("This survey has reports; its options cannot be deleted.")
         return super().delete(*args, **kwargs)
 
 
-def _refuse_if_frozen(obj, model, fields, survey_of) -> None:
+def _refuse_if_frozen(obj: Any, model: type[models.Model], fields: tuple[str, ...],
+                      survey_of: Callable[[Any], Survey]) -> None:
     """Debiasing must use the parameters the reports were made with, so they never change."""
     if obj.pk is None:
         if survey_of(obj).has_reports():
             raise FrozenMechanism("This survey has reports; nothing can be added to it.")
         return
-    old = model.objects.filter(pk=obj.pk).first()
+    old = model._default_manager.filter(pk=obj.pk).first()
     if old is None:
         return
     changed = any(getattr(old, name) != getattr(obj, name) for name in fields)
     if changed and (survey_of(old).has_reports() or survey_of(obj).has_reports()):
         raise FrozenMechanism("This survey has reports; its questions and parameters are read-only.")
-
-
-class Response(models.Model):
-    """One respondent's randomized reports. Deliberately nothing that identifies anyone.
-
-    Deleting responses (directly or by CASCADE) leaves the Tally counters stale: run
-    `manage.py rebuild_counts <slug>` (surveys.collection.tallies.rebuild) afterwards, or
-    delete with `manage.py purge <slug>`, which resets them.
-    """
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="responses")
-    mechanism_version = models.CharField(max_length=16)
-    submitted_on = models.DateField(help_text="Day only: a precise time could link a report to a visit.")
-    # A random key the browser makes per submission, so a retry never stores twice.
-    submission_key = models.UUIDField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["survey", "submission_key"], name="response_key_unique"),
-        ]
-
-
-class Report(models.Model):
-    """A randomized value: an option index, or for unary encodings a bitmask (bit j = option j)."""
-
-    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="reports")
-    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="reports")
-    value = models.BigIntegerField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["response", "question"], name="report_once_per_question"),
-            models.CheckConstraint(condition=models.Q(value__gte=0), name="report_value_nonnegative"),
-        ]
-        indexes = [models.Index(fields=["question", "value"])]
-
-
-class Invitation(models.Model):
-    """A single-use invitation: only a SHA-256 digest of its token is kept, never the token.
-
-    Tokens carry 192 random bits, so an unsalted digest cannot be reversed. Nothing links
-    an invitation to the response it admitted: `used` is a flag, without a time.
-    `surveys.collection.invitations` makes and spends them.
-    """
-
-    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
-    token_digest = models.CharField(max_length=64, unique=True, editable=False)
-    used = models.BooleanField(default=False)
-
-    def __str__(self):
-        return f"Invitation {self.pk} ({'used' if self.used else 'unused'})"
-
-
-TALLY_SHARDS = 16  # counters per (question, slot): concurrent submissions rarely share a row
-TALLY_N_SLOT = -1  # the slot counting a question's reports
-
-
-class Tally(models.Model):
-    """A running count of reports, kept in step with the Report table by every writer.
-
-    slot j >= 0: reports of option j (index mechanisms) or with bit j set (unary ones);
-    slot -1: all reports of the question (n). Each (question, slot) is split over
-    TALLY_SHARDS rows; a submission increments the rows of one random shard, so the
-    dashboards read SUM(count) over shards in time proportional to options x shards,
-    not to respondents. `surveys.collection.tallies` writes, reads and rebuilds them.
-    """
-
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="tallies")
-    slot = models.IntegerField()
-    shard = models.PositiveSmallIntegerField()
-    count = models.BigIntegerField(default=0)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["question", "slot", "shard"], name="tally_unique"),
-            models.CheckConstraint(condition=models.Q(slot__gte=TALLY_N_SLOT), name="tally_slot_valid"),
-            models.CheckConstraint(condition=models.Q(shard__lt=TALLY_SHARDS), name="tally_shard_valid"),
-            models.CheckConstraint(condition=models.Q(count__gte=0), name="tally_count_nonnegative"),
-        ]

@@ -1,0 +1,94 @@
+"""What respondents' browsers send, and what is kept about it.
+
+Nothing here can hold a true answer: a Report holds the randomized value only, and a
+Response holds no IP address, user agent, precise time or link to anybody; an Invitation
+keeps a digest and a flag. Tally rows are running counts of the reports.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+from .survey import Question, Survey
+
+
+class Response(models.Model):
+    """One respondent's randomized reports. Deliberately nothing that identifies anyone.
+
+    Deleting responses (directly or by CASCADE) leaves the Tally counters stale: run
+    `manage.py rebuild_counts <slug>` (surveys.collection.tallies.rebuild) afterwards, or
+    delete with `manage.py purge <slug>`, which resets them.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="responses")
+    mechanism_version = models.CharField(max_length=16)
+    submitted_on = models.DateField(help_text="Day only: a precise time could link a report to a visit.")
+    # A random key the browser makes per submission, so a retry never stores twice.
+    submission_key = models.UUIDField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "submission_key"], name="response_key_unique"),
+        ]
+
+
+class Report(models.Model):
+    """A randomized value: an option index, or for unary encodings a bitmask (bit j = option j)."""
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="reports")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="reports")
+    value = models.BigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["response", "question"], name="report_once_per_question"),
+            models.CheckConstraint(condition=models.Q(value__gte=0), name="report_value_nonnegative"),
+        ]
+        indexes = [models.Index(fields=["question", "value"])]
+
+
+class Invitation(models.Model):
+    """A single-use invitation: only a SHA-256 digest of its token is kept, never the token.
+
+    Tokens carry 192 random bits, so an unsalted digest cannot be reversed. Nothing links
+    an invitation to the response it admitted: `used` is a flag, without a time.
+    `surveys.collection.invitations` makes and spends them.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
+    token_digest = models.CharField(max_length=64, unique=True, editable=False)
+    used = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"Invitation {self.pk} ({'used' if self.used else 'unused'})"
+
+
+TALLY_SHARDS = 16  # counters per (question, slot): concurrent submissions rarely share a row
+TALLY_N_SLOT = -1  # the slot counting a question's reports
+
+
+class Tally(models.Model):
+    """A running count of reports, kept in step with the Report table by every writer.
+
+    slot j >= 0: reports of option j (index mechanisms) or with bit j set (unary ones);
+    slot -1: all reports of the question (n). Each (question, slot) is split over
+    TALLY_SHARDS rows; a submission increments the rows of one random shard, so the
+    dashboards read SUM(count) over shards in time proportional to options x shards,
+    not to respondents. `surveys.collection.tallies` writes, reads and rebuilds them.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="tallies")
+    slot = models.IntegerField()
+    shard = models.PositiveSmallIntegerField()
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "slot", "shard"], name="tally_unique"),
+            models.CheckConstraint(condition=models.Q(slot__gte=TALLY_N_SLOT), name="tally_slot_valid"),
+            models.CheckConstraint(condition=models.Q(shard__lt=TALLY_SHARDS), name="tally_shard_valid"),
+            models.CheckConstraint(condition=models.Q(count__gte=0), name="tally_count_nonnegative"),
+        ]

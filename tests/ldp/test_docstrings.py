@@ -1,0 +1,22 @@
+"""The examples in ldp's docstrings run, and say what they print."""
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import ldp
+
+MODULES = sorted(f"ldp.{info.name}" for info in pkgutil.iter_modules(ldp.__path__) if info.name != "__main__")
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_the_examples_in_its_docstrings_hold(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_the_mechanisms_carry_runnable_examples():
+    counted = [doctest.testmod(importlib.import_module(name)).attempted for name in MODULES]
+    assert counted[MODULES.index("ldp.index")] >= 3 and counted[MODULES.index("ldp.mechanism")] >= 2
