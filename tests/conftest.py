@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.core.servers.basehttp import ThreadedWSGIServer
 
 from surveys.collection.models import Option, Question, Survey
-from tests.factories import PASSWORD, make_user
+from tests.factories import INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
 
 # The live server's listen backlog (Django's default is 10) must take a burst of concurrent
 # connections, as a production server's does (gunicorn: 2048); otherwise the kernel resets
@@ -82,4 +82,26 @@ def invitation_only(survey):
     """The `survey`, open to invitation links only (no invitations made yet)."""
     Survey.objects.filter(pk=survey.pk).update(access=Survey.Access.INVITATION)
     survey.refresh_from_db()
+    return survey
+
+
+@pytest.fixture
+def every_mechanism_survey(db, owner):
+    """An open survey ("rounded") with every mechanism: 1 qrr (q = 0.3), 2-4 bitflip at
+    INEXACT_BITFLIP_EPSILONS, 5 krr (eps 1.3, 3 options), 6 sue (eps 0.7, 3 options) and
+    7 oue (eps 1.3, 4 options); none of the epsilons but q-RR's is exactly representable."""
+    survey = Survey.objects.create(slug="rounded", title="Rounded", status=Survey.Status.OPEN, epsilon_budget=10.0)
+    survey.researchers.add(owner)
+    Question.objects.create(survey=survey, order=1, text="Smoked?", kind="yes_no", mechanism_name="qrr",
+                            q=Decimal("0.3"))
+    for order, epsilon in INEXACT_BITFLIP_EPSILONS.items():
+        Question.objects.create(survey=survey, order=order, text=f"Yes/no {order}?", kind="yes_no",
+                                mechanism_name="bitflip", epsilon=epsilon)
+    for order, name, epsilon, labels in [(5, "krr", 1.3, ["Low", "Middle", "High"]),
+                                         (6, "sue", 0.7, ["Red", "Green", "Blue"]),
+                                         (7, "oue", 1.3, ["A", "B", "C", "D"])]:
+        question = Question.objects.create(survey=survey, order=order, text=f"{name} choice?",
+                                           kind="single_choice", mechanism_name=name, epsilon=epsilon)
+        for i, label in enumerate(labels):
+            Option.objects.create(question=question, order=i, label=label)
     return survey

@@ -1,5 +1,6 @@
 """Helpers shared by test modules (fixtures live in conftest.py)."""
 
+import math
 import uuid
 
 from django.contrib.auth import get_user_model
@@ -7,6 +8,13 @@ from django.contrib.auth import get_user_model
 from surveys.collection import plan
 
 PASSWORD = "correct horse battery staple"
+
+# Yes/no bit flips whose configured epsilon has no exact 32-bit channel, so the effective
+# epsilon (from the sampler's integers) is slightly smaller: a figure computed from the
+# configured epsilon differs from the right one. At 1.00008352337, q = tanh(eps / 2) is
+# 9e-12 above 0.46215 and the effective one 4e-10 below it, so even 4 decimals (0.4622 and
+# 0.4621) tell them apart; no other question of the fixture shows either.
+INEXACT_BITFLIP_EPSILONS = {2: 0.7, 3: 1.3, 4: 1.00008352337}
 
 
 def make_user(username, **extra):
@@ -20,3 +28,14 @@ def valid_payload(survey, key=None, values=None):
         default = [0, 1] + [0] * (question.k() - 2) if question.mechanism_name in ("sue", "oue") else 0
         reports[str(question.pk)] = (values or {}).get(question.order, default)
     return {"version": plan.of(survey).version, "key": str(key or uuid.uuid4()), "reports": reports}
+
+
+def assert_q_of_the_effective_epsilon(got, mechanism):
+    """`got` is the q-RR equivalent of `mechanism`'s effective epsilon, tanh(eps_eff / 2), and
+    not that of its configured epsilon. Different float formulas for the same q (tanh, 2p - 1)
+    agree to a few ulps; the fixtures' two candidates lie over a thousand times further apart."""
+    right = math.tanh(mechanism.effective_epsilon / 2)
+    wrong = math.tanh(mechanism.epsilon / 2)
+    tolerance = 4 * math.ulp(right)
+    assert abs(right - wrong) > 1000 * tolerance, "the configured epsilon must not be exactly representable"
+    assert abs(got - right) <= tolerance, (got, right, wrong)

@@ -5,11 +5,13 @@ import math
 import pytest
 from django.urls import reverse
 
+import ldp
 from surveys.aggregation import results
 from surveys.aggregation.params import ResultOptions
 from surveys.aggregation.serializers import SurveyEstimatesSerializer
 from surveys.aggregation.templatetags.results_format import percent
 from tests.aggregation.support import add_responses, counts
+from tests.factories import INEXACT_BITFLIP_EPSILONS, assert_q_of_the_effective_epsilon
 
 
 def get(client, user, survey, query=""):
@@ -105,3 +107,13 @@ def test_it_answers_409_for_a_configuration_it_cannot_read(client, owner, survey
     survey.questions.filter(order=2).update(epsilon=50.0)
     response = get(client, owner, survey)
     assert response.status_code == 409 and response.json()["error"]["field"] == "survey"
+
+
+def test_its_q_equivalent_is_that_of_the_effective_epsilon_not_the_configured_one(
+        client, owner, every_mechanism_survey):
+    data = get(client, owner, every_mechanism_survey).json()
+    by_order = {q["order"]: q["mechanism"] for q in data["questions"]}
+    for order, epsilon in INEXACT_BITFLIP_EPSILONS.items():
+        assert_q_of_the_effective_epsilon(by_order[order]["q_equivalent"], ldp.BitFlip(epsilon))
+    assert by_order[1]["q_equivalent"] == pytest.approx(0.3, abs=4 * math.ulp(0.3))
+    assert [by_order[order]["q_equivalent"] for order in (5, 6, 7)] == [None, None, None]

@@ -1,5 +1,6 @@
 """The researcher's dashboard of one survey."""
 
+import math
 import re
 
 import pytest
@@ -10,6 +11,7 @@ from surveys.aggregation import results
 from surveys.aggregation.templatetags.results_format import percent
 from surveys.collection import plan
 from tests.aggregation.support import add_responses
+from tests.factories import INEXACT_BITFLIP_EPSILONS
 
 
 def dashboard(client, user, survey, query=""):
@@ -123,3 +125,13 @@ def test_it_explains_a_configuration_it_cannot_read(client, owner, survey):
     response = dashboard(client, owner, survey)
     assert response.status_code == 409
     assert "question 2" in response.content.decode()
+
+
+def test_it_shows_the_q_of_the_effective_epsilon(client, owner, every_mechanism_survey):
+    # Question 4's configured and effective q round differently at the dashboard's 4 decimals.
+    mechanism = ldp.BitFlip(INEXACT_BITFLIP_EPSILONS[4])
+    right = f"<dt>q</dt><dd>{math.tanh(mechanism.effective_epsilon / 2):.4f}</dd>"
+    wrong = f"<dt>q</dt><dd>{math.tanh(mechanism.epsilon / 2):.4f}</dd>"
+    assert right != wrong
+    html = dashboard(client, owner, every_mechanism_survey).content.decode()
+    assert right in html and wrong not in html

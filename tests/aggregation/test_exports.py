@@ -2,7 +2,9 @@
 
 import csv
 import io
+import itertools
 import json
+import uuid
 from fractions import Fraction
 
 import jsonschema
@@ -11,9 +13,11 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
+import ldp
 from surveys.aggregation import exports
 from surveys.collection import plan
 from tests.aggregation.support import add_responses
+from tests.factories import INEXACT_BITFLIP_EPSILONS, assert_q_of_the_effective_epsilon
 
 MECHANISM = {
     "type": "object",
@@ -239,3 +243,110 @@ def test_estimates_recomputed_from_the_json_export_alone_equal_the_apis(client, 
         counts = np.sum(values, axis=0) if entry["report"]["encoding"] == "bits" else np.bincount(values, minlength=k)
         estimate, _ = debias_with_numpy(counts, n, entry["mechanism"])
         assert estimate == pytest.approx([o["estimate"] for o in api[entry["key"]]["options"]], rel=1e-12, abs=1e-12)
+
+
+def test_the_codebooks_q_equivalent_is_that_of_the_effective_epsilon(client, owner, every_mechanism_survey):
+    book = json.loads(download(client, owner, every_mechanism_survey, "codebook")[1])
+    by_order = {entry["order"]: entry["mechanism"] for entry in book["questions"]}
+    for order, epsilon in INEXACT_BITFLIP_EPSILONS.items():
+        assert_q_of_the_effective_epsilon(by_order[order]["q_equivalent"], ldp.BitFlip(epsilon))
+    assert [by_order[order]["q_equivalent"] for order in (5, 6, 7)] == [None, None, None]
+
+
+
+# --- the estimates CSV, column by column against the estimates API ------------------------------
+
+
+def _number(cell):
+    """An empty cell is an undefined number, null in the API."""
+    return None if cell == "" else float(cell)
+
+
+def _flag(cell):
+    return {"true": True, "false": False}[cell]
+
+
+# Every column of estimates.csv: (where its value is in the estimates API's answer: the whole
+# survey, the row's question or the row's option; the key path there; how to read the cell).
+# A column or key renamed in the CSV and the API is a change of one line here.
+ESTIMATES_CSV_FROM_API = {
+    "question_id": ("question", "id", int),
+    "question_key": ("question", "key", str),
+    "question_order": ("question", "order", int),
+    "question_text": ("question", "text", str),
+    "mechanism": ("question", "mechanism.name", str),
+    "effective_epsilon": ("question", "mechanism.effective_epsilon", float),
+    "p": ("question", "mechanism.p", float),
+    "q_other": ("question", "mechanism.q_other", float),
+    "n": ("question", "n", int),
+    "option_index": ("option", "index", int),
+    "option_label": ("option", "label", str),
+    "count": ("option", "count", int),
+    "estimate": ("option", "estimate", _number),
+    "std_error": ("option", "std_error", _number),
+    "ci_low": ("option", "ci_low", _number),
+    "ci_high": ("option", "ci_high", _number),
+    "confidence": ("survey", "confidence", float),
+    "interval": ("survey", "interval", str),
+    "simultaneous": ("survey", "simultaneous", _flag),
+    "interval_level": ("question", "interval_level", float),
+    "clipped": ("option", "post_processed.clipped", _number),
+    "simplex": ("option", "post_processed.simplex", _number),
+}
+
+# Reports per option (index questions) or 1-bits per option (unary ones), by question order in
+# `every_mechanism_survey`, out of N_REPORTED responses: some estimates fall below 0 or above 1,
+# so the clipped, simplex-projected and unbiased estimates differ, and intervals are clipped.
+N_REPORTED = 40
+REPORTED = {1: [2, 38], 2: [30, 10], 3: [20, 20], 4: [1, 39], 5: [1, 15, 24], 6: [10, 20, 30],
+            7: [5, 12, 20, 30]}
+
+
+def submit_reported(client, survey):
+    """Post N_REPORTED responses with the REPORTED counts through the respondent API."""
+    definition = client.get(reverse("collection:api-survey", args=[survey.slug])).json()
+    for i in range(N_REPORTED):
+        reports = {}
+        for question in definition["questions"]:
+            counts = REPORTED[question["order"]]
+            if question["mechanism"]["encoding"] == "bits":
+                reports[str(question["id"])] = [int(i < count) for count in counts]
+            else:
+                reports[str(question["id"])] = sum(i >= end for end in itertools.accumulate(counts))
+        body = {"version": definition["version"], "key": str(uuid.uuid4()), "reports": reports}
+        response = client.post(reverse("collection:api-responses", args=[survey.slug]),
+                               data=json.dumps(body), content_type="application/json")
+        assert response.status_code == 201, response.content
+
+
+def _at(value, path):
+    for name in path.split("."):
+        value = value[name]
+    return value
+
+
+@pytest.mark.parametrize("query", ["", "?confidence=0.9&interval=exact&simultaneous=on"],
+                         ids=["defaults", "confidence-0.9-exact-simultaneous"])
+def test_every_column_of_the_estimates_csv_is_the_apis_value(client, owner, every_mechanism_survey, query):
+    survey = every_mechanism_survey
+    submit_reported(client, survey)
+    header, *body = rows(download(client, owner, survey, "estimates", query)[1])
+    api = client.get(reverse("aggregation:api-estimates", args=[survey.slug]) + query).json()
+    assert sorted(header) == sorted(ESTIMATES_CSV_FROM_API)
+    expected = [(question, option) for question in api["questions"] for option in question["options"]]
+    assert len(body) == len(expected) == sum(len(counts) for counts in REPORTED.values())
+    for row, (question, option) in zip(body, expected, strict=True):
+        scopes = {"survey": api, "question": question, "option": option}
+        for column, cell in zip(header, row, strict=True):
+            scope, path, read = ESTIMATES_CSV_FROM_API[column]
+            # Both carry the same Python value: a float is written as its shortest repr by the
+            # csv module and by JSON, and read back exactly, so equality is exact.
+            assert read(cell) == _at(scopes[scope], path), (question["key"], option["index"], column)
+    # The data is such that a column put in another's place would be seen.
+    options = [option for _, option in expected]
+    assert any(o["estimate"] < 0 for o in options) and any(o["estimate"] > 1 for o in options)
+    assert any(len({o["estimate"], o["post_processed"]["clipped"], o["post_processed"]["simplex"]}) == 3
+               for o in options)
+    assert any(o["ci_low"] == 0.0 for o in options) and any(o["ci_high"] == 1.0 for o in options)
+    assert {q["mechanism"]["name"] for q in api["questions"]} == {"qrr", "bitflip", "krr", "sue", "oue"}
+    assert {q["order"]: [o["count"] for o in q["options"]] for q in api["questions"]} == REPORTED

@@ -15,7 +15,7 @@ from surveys.collection import plan, submission
 from surveys.collection.models import MAX_OPTIONS, Option, Question, Survey
 from tests.collection.helpers import question
 from tests.collection.pages import form_data, parse
-from tests.factories import valid_payload
+from tests.factories import INEXACT_BITFLIP_EPSILONS, valid_payload
 
 SURVEYS = "/admin/collection/survey/"
 QUESTIONS = "/admin/collection/question/"
@@ -391,3 +391,19 @@ def test_the_status_field_cannot_open_a_survey_around_the_checks(admin_client, s
     data["status"] = [Survey.Status.OPEN]
     admin_client.post(survey_url(survey), data)
     assert Survey.objects.get(pk=survey.pk).status == Survey.Status.DRAFT
+
+
+def _shown_q(mechanism, epsilon):
+    return f"q = {math.tanh(epsilon / 2):.4f}"
+
+
+def test_the_admin_shows_the_q_of_the_effective_epsilon(admin_client, every_mechanism_survey):
+    # Question 4's configured and effective q round differently at the admin's 4 decimals.
+    bitflip = question(every_mechanism_survey, 4)
+    mechanism = ldp.BitFlip(INEXACT_BITFLIP_EPSILONS[4])
+    right, wrong = _shown_q(mechanism, mechanism.effective_epsilon), _shown_q(mechanism, mechanism.epsilon)
+    assert right != wrong
+    for url in (survey_url(every_mechanism_survey), question_url(bitflip)):
+        text = parse(admin_client.get(url).content).text
+        assert _what_it_means(mechanism) in text
+        assert right in text and wrong not in text

@@ -7,15 +7,16 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db.models import Sum
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 import ldp
 from surveys.collection import plan
-from surveys.collection.models import Question, Report, Response, Survey
+from surveys.collection.models import Question, Report, Response, Survey, Tally
 from tests.collection.helpers import qid, question, stored
-from tests.factories import valid_payload
+from tests.factories import INEXACT_BITFLIP_EPSILONS, assert_q_of_the_effective_epsilon, valid_payload
 
 
 def detail_url(slug):
@@ -233,6 +234,22 @@ def test_it_refuses_a_submission_made_from_an_outdated_form_with_409(client, sur
     assert stored() == (0, 0)
 
 
+def tallied():
+    """{(question id, slot): count}: the running tallies the dashboards read, summed over shards."""
+    rows = Tally.objects.values("question_id", "slot").annotate(total=Sum("count")).order_by()
+    return {(row["question_id"], row["slot"]): row["total"] for row in rows}
+
+
+def test_it_rejects_an_empty_version_with_409_and_stores_nothing(client, survey):
+    assert post(client, survey, valid_payload(survey, values={1: 1, 3: 2})).status_code == 201
+    before = (stored(), tallied())
+    assert before[0] == (1, 4) and sum(before[1].values()) > 0
+    payload = {**valid_payload(survey), "version": ""}
+    assert_error(post(client, survey, payload), 409, "version")
+    assert (stored(), tallied()) == before
+    assert not Response.objects.filter(submission_key=payload["key"]).exists()
+
+
 @pytest.mark.parametrize("slug", ["health", "nope"])
 def test_it_answers_404_for_a_draft_or_unknown_survey(client, survey, slug):
     payload = valid_payload(survey)
@@ -332,3 +349,11 @@ def test_it_refuses_a_body_over_the_upload_limit_with_413_and_stores_nothing(cli
     assert_error(post(client, survey, payload), 413, "body")
     assert stored() == (0, 0)
     assert post(client, survey, valid_payload(survey)).status_code == 201  # under the limit: fine
+
+
+def test_the_definitions_q_equivalent_is_that_of_the_effective_epsilon(client, every_mechanism_survey):
+    body = client.get(detail_url("rounded")).json()
+    by_order = {q["order"]: q["mechanism"] for q in body["questions"]}
+    for order, epsilon in INEXACT_BITFLIP_EPSILONS.items():
+        assert_q_of_the_effective_epsilon(by_order[order]["q_equivalent"], ldp.BitFlip(epsilon))
+    assert [by_order[order]["q_equivalent"] for order in (5, 6, 7)] == [None, None, None]

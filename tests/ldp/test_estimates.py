@@ -206,3 +206,57 @@ def test_simplex_projection_leaves_points_of_the_simplex_alone(k, seed):
     np.testing.assert_allclose(project_to_simplex(point), point, atol=1e-12)
     vertex = np.eye(k)[seed % k]
     np.testing.assert_array_equal(project_to_simplex(vertex), vertex)
+
+
+# --- the mapped interval is clipped to [0, 1], each end on its own -----------------------------
+
+# (mechanism, counts out of 100 reports): report rates just below p and just above q, so one
+# end of an option's interval maps beyond [0, 1] while its other end stays inside.
+CLIPPED_ENDS = [
+    (ldp.QRandomizedResponse("0.5"), [72, 28]),  # p = 3/4, q = 1/4
+    (ldp.KaryRR(1.0, 3), [55, 23, 22]),
+    (ldp.OptimizedUnary(1.0, 3), [48, 31, 22]),  # p = 1/2, q ~ 0.269, one count per bit
+]
+# The references solve for each bound to ~1e-14 (root finding and scipy's beta quantile); ldp's
+# closed form and bisection agree to ~1e-12 on the report rate, times 1 / (p - q) < 4 here.
+MAPPED_TOLERANCE = 1e-10
+
+
+def mapped_reference_bounds(mechanism, counts, n, interval, simultaneous, confidence=0.95):
+    """Each option's interval mapped through (lambda - q) / (p - q) from an independent interval
+    for its report rate, not clipped."""
+    reference = {"wilson": wilson_cc_by_root_finding, "exact": clopper_pearson_by_scipy}[interval]
+    level = 1 - (1 - confidence) / len(counts) if simultaneous else confidence
+    gap = mechanism.p - mechanism.q_other
+    return [tuple((bound - mechanism.q_other) / gap for bound in reference(c, n, level)) for c in counts]
+
+
+def clipped_cases():
+    for (mechanism, counts), interval, simultaneous in itertools.product(
+            CLIPPED_ENDS, ["wilson", "exact"], [False, True]):
+        yield pytest.param(mechanism, counts, interval, simultaneous,
+                           id=f"{mechanism.name}-{interval}{'-simultaneous' if simultaneous else ''}")
+
+
+@pytest.mark.parametrize("mechanism, counts, interval, simultaneous", clipped_cases())
+def test_an_interval_end_mapped_above_one_is_exactly_one(mechanism, counts, interval, simultaneous):
+    got = mechanism.estimate(counts, 100, interval=interval, simultaneous=simultaneous)
+    reference = mapped_reference_bounds(mechanism, counts, 100, interval, simultaneous)
+    above = [j for j, (_, high) in enumerate(reference) if high > 1 + MAPPED_TOLERANCE]
+    assert above, "the data must map some upper end above 1"
+    for j in above:
+        assert got.ci_high[j] == 1.0
+        low = reference[j][0]
+        assert 0 < low < 1 and got.ci_low[j] == pytest.approx(low, abs=MAPPED_TOLERANCE)
+
+
+@pytest.mark.parametrize("mechanism, counts, interval, simultaneous", clipped_cases())
+def test_an_interval_end_mapped_below_zero_is_exactly_zero(mechanism, counts, interval, simultaneous):
+    got = mechanism.estimate(counts, 100, interval=interval, simultaneous=simultaneous)
+    reference = mapped_reference_bounds(mechanism, counts, 100, interval, simultaneous)
+    below = [j for j, (low, _) in enumerate(reference) if low < -MAPPED_TOLERANCE]
+    assert below, "the data must map some lower end below 0"
+    for j in below:
+        assert got.ci_low[j] == 0.0
+        high = reference[j][1]
+        assert 0 < high < 1 and got.ci_high[j] == pytest.approx(high, abs=MAPPED_TOLERANCE)
