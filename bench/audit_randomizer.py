@@ -18,11 +18,14 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the project, for `ldp`
 
 from ldp.audit import AuditResult, audit  # noqa: E402
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 CHROMIUM_ARGS = [
     "--no-sandbox",  # CI runs as root
@@ -55,7 +58,7 @@ DRAW = """async ([sampler, draws]) => {
 @dataclass(frozen=True)
 class QuestionAudit:
     question_id: int
-    sampler: dict
+    sampler: dict[str, Any]
     result: AuditResult
 
 
@@ -66,15 +69,15 @@ def launch_chromium(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
 
 
-def published_questions(page) -> list[dict]:
+def published_questions(page: Page) -> list[dict[str, Any]]:
     return page.evaluate("JSON.parse(document.getElementById('survey-data').textContent).questions")
 
 
-def draw_table(page, sampler: dict, draws: int) -> list[list[int]]:
+def draw_table(page: Page, sampler: dict[str, Any], draws: int) -> list[list[int]]:
     return page.evaluate(DRAW, [sampler, draws])
 
 
-def audit_page(page, draws: int = 100_000, alpha: float = 1e-6) -> list[QuestionAudit]:
+def audit_page(page: Page, draws: int = 100_000, alpha: float = 1e-6) -> list[QuestionAudit]:
     """Audit every question of the loaded page, with family-wise false-alarm rate `alpha`."""
     questions = published_questions(page)
     family = sum(q["sampler"]["k"] ** 2 for q in questions)

@@ -22,32 +22,39 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import ldp  # noqa: E402
+from ldp.mechanism import IntArray  # noqa: E402
+from ldp.mechanisms import IndexMechanism, UnaryMechanism  # noqa: E402
 
 EPSILON = 1.0
 TARGET_RATIO = 5.0
 
 
-def mechanisms_for(k: int) -> list:
-    found = []
+def mechanisms_for(k: int) -> list[ldp.Mechanism]:
+    found: list[ldp.Mechanism] = []
     if k == 2:
-        found += [ldp.QRandomizedResponse("0.5"), ldp.BitFlip(EPSILON)]
+        # q is decimal text, which __post_init__ reads exactly (the field is typed as the Fraction it becomes)
+        found += [ldp.QRandomizedResponse("0.5"), ldp.BitFlip(EPSILON)]  # type: ignore[arg-type]
     found += [ldp.KaryRR(EPSILON, k), ldp.SymmetricUnary(EPSILON, k), ldp.OptimizedUnary(EPSILON, k)]
     return found
 
 
-def label(m) -> str:
-    return "qrr(q=0.5)" if m.name == "qrr" else f"{m.name}(eps={m.epsilon:g})"
+def label(m: ldp.Mechanism) -> str:
+    # Every concrete mechanism has an epsilon (a field; qrr's is a property), but Mechanism declares none.
+    return "qrr(q=0.5)" if m.name == "qrr" else f"{m.name}(eps={m.epsilon:g})"  # type: ignore[attr-defined]
 
 
-def median_time(function, runs: int) -> float:
-    times = []
+def median_time(function: Callable[[], object], runs: int) -> float:
+    times: list[float] = []
     for _ in range(runs):
         start = time.perf_counter()
         function()
@@ -55,16 +62,16 @@ def median_time(function, runs: int) -> float:
     return statistics.median(times)
 
 
-def simulate_once(m, values, rng, n):
+def simulate_once(m: ldp.Mechanism, values: IntArray, rng: np.random.Generator, n: int) -> ldp.Estimate:
     counts = m.counts(m.randomize(values, rng))
     return m.estimate(counts, n)
 
 
-def bare_pass(rng, k: int, draws: int):
+def bare_pass(rng: np.random.Generator, k: int, draws: int) -> npt.NDArray[np.intp]:
     return np.bincount(rng.integers(0, k, draws), minlength=k)
 
 
-def unary_uint32_candidate(m, values, rng):
+def unary_uint32_candidate(m: UnaryMechanism, values: IntArray, rng: np.random.Generator) -> npt.NDArray[np.bool_]:
     """A candidate unary randomize (not in ldp): the same per-bit rule U < a (a = one_if_true
     on the answer's bit, one_if_false elsewhere) with U drawn as raw uint32 words (exact when
     the modulus is 2**32, as for sue and oue), no (n, k) threshold matrix and bool bits."""
@@ -76,7 +83,7 @@ def unary_uint32_candidate(m, values, rng):
     return bits
 
 
-def kary_uint32_candidate(m, values, rng):
+def kary_uint32_candidate(m: IndexMechanism, values: IntArray, rng: np.random.Generator) -> npt.NDArray[np.uint8]:
     """A candidate one-of-k randomize (not in ldp): the same browser rule (U < a keeps the
     answer, else the ((U - a) div b)-th other option) in uint32/uint8 arithmetic (M <= 2**32,
     k <= 64) instead of int64."""
@@ -88,10 +95,10 @@ def kary_uint32_candidate(m, values, rng):
     return np.where(u < a, v, j)
 
 
-def interleaved_medians(functions: dict, runs: int) -> dict:
+def interleaved_medians(functions: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
     """Median time of each function, timed in turn within every run, so that all of them see
     the same machine conditions (the ratios stay meaningful on a busy machine)."""
-    times = {name: [] for name in functions}
+    times: dict[str, list[float]] = {name: [] for name in functions}
     for _ in range(runs):
         for name, function in functions.items():
             start = time.perf_counter()
@@ -100,7 +107,7 @@ def interleaved_medians(functions: dict, runs: int) -> dict:
     return {name: statistics.median(values) for name, values in times.items()}
 
 
-def speed_table(n: int, runs: int, seed: int) -> list[tuple]:
+def speed_table(n: int, runs: int, seed: int) -> list[tuple[int, ldp.Mechanism, dict[str, float]]]:
     rng = np.random.default_rng(seed)
     print(f"\n1. randomize + counts + estimate, n = {n:,} respondents, epsilon = {EPSILON:g}, "
           f"median of {runs} interleaved runs (seconds)")
@@ -139,10 +146,12 @@ def candidate_table(n: int, runs: int, seed: int) -> None:
         values = rng.integers(0, k, n)
         m = ldp.make(name, k=k, epsilon=EPSILON)
         if name == "krr":
-            candidate = lambda: np.bincount(kary_uint32_candidate(m, values, rng), minlength=k)  # noqa: E731
+            krr = cast(IndexMechanism, m)  # make("krr") builds a KaryRR
+            candidate = lambda: np.bincount(kary_uint32_candidate(krr, values, rng), minlength=k)  # noqa: E731
             bare = lambda: bare_pass(rng, k, n)  # noqa: E731
         else:
-            candidate = lambda: unary_uint32_candidate(m, values, rng).sum(axis=0, dtype=np.int64)  # noqa: E731
+            oue = cast(UnaryMechanism, m)  # make("oue") builds an OptimizedUnary
+            candidate = lambda: unary_uint32_candidate(oue, values, rng).sum(axis=0, dtype=np.int64)  # noqa: E731
             bare = lambda: bare_pass(rng, k, n * k)  # noqa: E731
         t = interleaved_medians({"ldp": lambda: m.counts(m.randomize(values, rng)), "candidate": candidate,
                                  "bare": bare}, runs)
@@ -168,7 +177,7 @@ def estimation_table(seed: int) -> None:
     print("   Time grows with k (one interval per option) and does not depend on n.")
 
 
-def mse_table(n: int, reps_at_k: dict, seed: int) -> None:
+def mse_table(n: int, reps_at_k: dict[int, int], seed: int) -> None:
     rng = np.random.default_rng(seed + 3)
     surveys = ", ".join(f"k = {k}: {r:,}" for k, r in reps_at_k.items())
     print(f"\n3. empirical MSE of the unbiased estimate / formula variance summed over options "
@@ -198,7 +207,7 @@ def mse_table(n: int, reps_at_k: dict, seed: int) -> None:
                   f"{two_se:7.3f}  {ok:>3}")
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10^5 respondents, fewer runs and reps")
     parser.add_argument("--n", type=int, default=None, help="respondents for table 1 (default 10^6)")

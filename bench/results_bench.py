@@ -31,7 +31,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))  # the project, after bench/ itself (for `scratch`)
@@ -44,13 +46,15 @@ django.setup()
 import numpy as np  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.core.management.base import BaseCommand, CommandError  # noqa: E402
+from django.core.management.base import BaseCommand, CommandError, CommandParser  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 from django.urls import reverse  # noqa: E402
 from scratch import Scratch, scratch_for  # noqa: E402
 
+from ldp import Mechanism  # noqa: E402
+from ldp.mechanism import IntArray  # noqa: E402
 from surveys.aggregation import results  # noqa: E402
 from surveys.collection import builder, plan, tallies  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
@@ -63,7 +67,7 @@ def _options(k: int) -> list[str]:
     return [f"Option {j}" for j in range(k)]
 
 
-QUESTIONS = [QuestionSpec(f"Question {order}", name, **parameters) for order, (name, parameters) in enumerate([
+_MECHANISMS: list[tuple[str, dict[str, Any]]] = [  # each question's mechanism name and QuestionSpec parameters
     ("qrr", {"q": "0.5"}),
     ("bitflip", {"epsilon": 0.5}),
     ("qrr", {"q": "0.25"}),
@@ -74,14 +78,16 @@ QUESTIONS = [QuestionSpec(f"Question {order}", name, **parameters) for order, (n
     ("oue", {"epsilon": 1.0, "options": _options(5)}),
     ("sue", {"epsilon": 1.0, "options": _options(4)}),
     ("oue", {"epsilon": 0.5, "options": _options(8)}),
-], start=1)]
+]
+QUESTIONS = [QuestionSpec(f"Question {order}", name, **parameters)
+             for order, (name, parameters) in enumerate(_MECHANISMS, start=1)]
 
 
 class Command(BaseCommand):
     help = "Time the estimates endpoint at several survey sizes, on a scratch SQLite or PostgreSQL database."
     requires_system_checks = []  # nothing may open the configured database first
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--sizes", default="1000,1000000",
                             help="Comma-separated numbers of responses, e.g. 1000,100000 (default 1000,1000000).")
         parser.add_argument("--repeat", type=int, default=5, help="Timed calls per size; the median is shown.")
@@ -90,8 +96,9 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="Keep the scratch database afterwards.")
         parser.add_argument("--seed", type=int, default=0)
 
-    def handle(self, *args, sizes, repeat, db, keep, seed, **options):
-        sizes = _sizes(sizes)
+    def handle(self, *args: Any, sizes: str, repeat: int, db: str | None, keep: bool, seed: int,
+               **options: Any) -> None:
+        wanted = _sizes(sizes)
         if repeat < 1:
             raise CommandError("--repeat must be at least 1")
         scratch = scratch_for(connection.vendor)(db)
@@ -99,16 +106,17 @@ class Command(BaseCommand):
             scratch.create()
             self.stdout.write(f"Scratch database ({scratch.describe()}): {scratch.name}")
             call_command("migrate", verbosity=0, interactive=False)
-            self._run(scratch, sizes, repeat, np.random.default_rng(seed))
+            self._run(scratch, wanted, repeat, np.random.default_rng(seed))
         finally:
             scratch.remove(keep)
             if keep and scratch.created:
                 self.stdout.write(f"Kept {scratch.name}")
 
-    def _run(self, scratch, sizes, repeat, rng):
+    def _run(self, scratch: Scratch, sizes: list[int], repeat: int, rng: np.random.Generator) -> None:
         survey, client = _survey(), _client()
         url = reverse("aggregation:api-estimates", args=[survey.slug])
-        rows, have = [], 0
+        rows: list[tuple[int, tuple[float, float], tuple[float, float], tuple[float, float]]] = []
+        have = 0
         self.stdout.write("Medians of the wall-clock time and of this process's CPU time (robust to a busy machine).")
         self.stdout.write(f"{'responses':>11} {'reports':>12} {'fill s':>8} {'rebuild s':>9} {'service ms':>11}"
                           f" {'(cpu)':>9} {'endpoint ms':>12} {'(cpu)':>9} {'scan ms':>9}")
@@ -175,14 +183,14 @@ def _fill(scratch: Scratch, survey: Survey, count: int, rng: np.random.Generator
             ids = sorted(raw[64 * i:64 * i + 32] for i in range(size))
             keys = [raw[64 * i + 32:64 * i + 64] for i in range(size)]
             scratch.write(cursor, "collection_response", RESPONSE_COLUMNS,
-                          [(rid, survey.pk, version, day, key) for rid, key in zip(ids, keys)])
+                          [(rid, survey.pk, version, day, key) for rid, key in zip(ids, keys, strict=True)])
             columns = [_randomized(q.mechanism, size, rng).tolist() for q in current]
             scratch.write(cursor, "collection_report", REPORT_COLUMNS,
                           ((rid, q.id, values[i]) for i, rid in enumerate(ids)
-                           for q, values in zip(current, columns)))
+                           for q, values in zip(current, columns, strict=True)))
 
 
-def _randomized(mechanism, size: int, rng: np.random.Generator) -> np.ndarray:
+def _randomized(mechanism: Mechanism, size: int, rng: np.random.Generator) -> IntArray:
     """`size` reports as stored: option indexes, or for unary encodings the bitmask (bit j = option j)."""
     return mechanism.encode_many(mechanism.randomize(rng.choice(mechanism.k, size=size, p=_truth(mechanism.k)), rng))
 
@@ -192,17 +200,18 @@ def _truth(k: int) -> list[float]:
     return list(weights / weights.sum())
 
 
-def _get(client, url):
+def _get(client: Client, url: str) -> None:
     with override_settings(ALLOWED_HOSTS=["testserver"]):  # the test client's host name
         response = client.get(url)
     if response.status_code != 200:
         raise CommandError(f"the estimates endpoint answered {response.status_code}")
 
 
-def _median(call, repeat: int) -> tuple[float, float]:
+def _median(call: Callable[[], object], repeat: int) -> tuple[float, float]:
     """Median wall-clock and CPU seconds of `repeat` calls, after one warm-up call."""
     call()  # warm the page cache and the imports
-    wall, cpu = [], []
+    wall: list[float] = []
+    cpu: list[float] = []
     for _ in range(repeat):
         started, started_cpu = time.perf_counter(), time.process_time()
         call()

@@ -14,11 +14,17 @@ import os
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from contextlib import contextmanager
+from typing import TYPE_CHECKING, cast
 
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection, transaction
+
+if TYPE_CHECKING:
+    from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLWrapper  # importing it needs psycopg
+    from django.db.backends.utils import CursorWrapper
 
 
 class Scratch:
@@ -31,11 +37,11 @@ class Scratch:
 
     name: str
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.configured = connection.settings_dict["NAME"]  # the same dict as settings.DATABASES["default"]
         self.created = False
 
-    def _use(self, name) -> None:
+    def _use(self, name: str | os.PathLike[str]) -> None:
         connection.close()
         connection.settings_dict["NAME"] = name
 
@@ -44,11 +50,29 @@ class Scratch:
         if self.created and not keep:
             self._delete()
 
+    # --- what each engine's kind provides ----------------------------------------------
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def create(self) -> None:
+        raise NotImplementedError
+
+    def _delete(self) -> None:
+        raise NotImplementedError
+
+    def loading(self) -> AbstractContextManager[CursorWrapper]:
+        raise NotImplementedError
+
+    @staticmethod
+    def write(cursor: CursorWrapper, table: str, columns: tuple[str, ...], rows: Iterable[Sequence[object]]) -> None:
+        raise NotImplementedError
+
 
 class _SQLiteScratch(Scratch):
-    def __init__(self, requested: str | None):
+    def __init__(self, requested: str | None) -> None:
         super().__init__()
-        self.directory = None
+        self.directory: str | None = None
         if requested:
             path = Path(requested).resolve()
             if path.exists():
@@ -78,7 +102,7 @@ class _SQLiteScratch(Scratch):
             Path(self.name).unlink(missing_ok=True)
 
     @contextmanager
-    def loading(self):
+    def loading(self) -> Iterator[CursorWrapper]:
         # Rows are consistent by construction: skip the per-row foreign-key lookups. The pragma
         # is a no-op inside a transaction, hence outside the atomic block.
         with connection.cursor() as cursor:
@@ -94,12 +118,14 @@ class _SQLiteScratch(Scratch):
             cursor.execute("PRAGMA foreign_keys = ON")
 
     @staticmethod
-    def write(cursor, table: str, columns: tuple[str, ...], rows) -> None:
+    def write(cursor: CursorWrapper, table: str, columns: tuple[str, ...], rows: Iterable[Sequence[object]]) -> None:
         placeholders = ", ".join(["%s"] * len(columns))
-        cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders})", rows)
+        # The stubs ask for a Sequence; Django and sqlite3 take any iterable of rows (here a generator).
+        cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders})",
+                           rows)  # type: ignore[arg-type]
 
     @staticmethod
-    def _drop_report_indexes(cursor) -> list[str]:
+    def _drop_report_indexes(cursor: CursorWrapper) -> list[str]:
         """Drop the report table's secondary indexes for the load; returns the SQL to rebuild them."""
         cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' "
                        "AND tbl_name = 'collection_report' AND sql IS NOT NULL")
@@ -110,15 +136,17 @@ class _SQLiteScratch(Scratch):
 
 
 class _PostgreSQLScratch(Scratch):
-    def __init__(self, requested: str | None):
+    def __init__(self, requested: str | None) -> None:
         super().__init__()
         suffix = f"_bench_{os.getpid()}"
         # Cut the configured name so the whole fits PostgreSQL's 63-byte identifiers (it would
         # otherwise truncate it silently).
-        self.name = requested or f"{self.configured[:connection.ops.max_name_length() - len(suffix)]}{suffix}"
+        max_length = cast(int, connection.ops.max_name_length())  # typed int | None; PostgreSQL's is 63
+        self.name = requested or f"{self.configured[:max_length - len(suffix)]}{suffix}"
 
     def describe(self) -> str:
-        version, settings_dict = connection.pg_version, connection.settings_dict
+        # `connection` is the default alias's wrapper, here PostgreSQL's (see scratch_for)
+        version, settings_dict = cast("PostgreSQLWrapper", connection).pg_version, connection.settings_dict
         return (f"PostgreSQL {version // 10000}.{version % 10000} "
                 f"on {settings_dict['HOST'] or 'localhost'}:{settings_dict['PORT'] or 5432}")
 
@@ -144,7 +172,7 @@ class _PostgreSQLScratch(Scratch):
             cursor.execute(f"DROP DATABASE IF EXISTS {connection.ops.quote_name(self.name)} WITH (FORCE)")
 
     @contextmanager
-    def loading(self):
+    def loading(self) -> Iterator[CursorWrapper]:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL maintenance_work_mem = '512MB'")  # fewer disk passes in the index rebuilds' sorts
             rebuild = [sql for table in ("collection_response", "collection_report")
@@ -159,7 +187,7 @@ class _PostgreSQLScratch(Scratch):
             cursor.execute("VACUUM (ANALYZE) collection_response, collection_report")
 
     @staticmethod
-    def write(cursor, table: str, columns: tuple[str, ...], rows) -> None:
+    def write(cursor: CursorWrapper, table: str, columns: tuple[str, ...], rows: Iterable[Sequence[object]]) -> None:
         # COPY through psycopg 3's cursor (the Django cursor wrapper passes copy() through):
         # one stream per batch instead of a statement per row.
         with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
@@ -167,7 +195,7 @@ class _PostgreSQLScratch(Scratch):
                 copy.write_row(row)
 
     @staticmethod
-    def _drop_secondary(cursor, table: str) -> list[str]:
+    def _drop_secondary(cursor: CursorWrapper, table: str) -> list[str]:
         """Drop a table's unique and foreign-key constraints and its other secondary indexes for
         the load (per-row index upkeep and foreign-key triggers are most of its cost: the SQLite
         path turns its foreign keys off); returns the SQL to rebuild them: indexes, then unique
@@ -193,8 +221,8 @@ class _PostgreSQLScratch(Scratch):
                 + [f"ALTER TABLE {table} ADD CONSTRAINT {quote(name)} {sql}" for name, sql in constraints])
 
 
-def scratch_for(vendor: str) -> type[Scratch]:
-    scratches = {"sqlite": _SQLiteScratch, "postgresql": _PostgreSQLScratch}
+def scratch_for(vendor: str) -> Callable[[str | None], Scratch]:
+    scratches: dict[str, Callable[[str | None], Scratch]] = {"sqlite": _SQLiteScratch, "postgresql": _PostgreSQLScratch}
     if vendor not in scratches:
         raise CommandError(f"the benchmark runs on SQLite or PostgreSQL, not {vendor}")
     return scratches[vendor]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 from .mechanisms import Mechanism
 
@@ -41,7 +42,7 @@ def best_guess(epsilon: float) -> float:
     return 1.0 / (1.0 + math.exp(-epsilon))
 
 
-def deniability(mechanism: Mechanism) -> dict:
+def deniability(mechanism: Mechanism) -> dict[str, Any]:
     """What a respondent is told about one question, in numbers and in words."""
     eps = mechanism.effective_epsilon
     odds = odds_factor(eps)

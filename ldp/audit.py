@@ -15,7 +15,9 @@ answer x, the counts of reports observed over `draws` runs of the randomizer, we
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .exact import sampler_channel, sampler_epsilon
 from .intervals import clopper_pearson
@@ -34,7 +36,7 @@ class AuditResult:
         return not self.failures and self.epsilon_lower_bound <= self.claimed_epsilon
 
 
-def cell_probabilities(sampler: dict) -> list[list[float]]:
+def cell_probabilities(sampler: dict[str, Any]) -> list[list[float]]:
     """P[x][y]: probability of report y (grr) or of bit y being 1 (unary) given truth x."""
     same_count, other_count, m = sampler_channel(sampler)
     same, other = same_count / m, other_count / m
@@ -42,8 +44,8 @@ def cell_probabilities(sampler: dict) -> list[list[float]]:
     return [[same if y == x else other for y in range(k)] for x in range(k)]
 
 
-def audit(sampler: dict, counts, draws, alpha: float = 1e-6,
-          cells_in_family: int | None = None) -> AuditResult:
+def audit(sampler: dict[str, Any], counts: dict[int, Sequence[int]] | Sequence[Sequence[int]],
+          draws: int | dict[int, int], alpha: float = 1e-6, cells_in_family: int | None = None) -> AuditResult:
     """Test observed counts against the published sampler.
 
     `counts` is a k x k table (row x: counts for true answer x over `draws` runs), or a
@@ -59,7 +61,7 @@ def audit(sampler: dict, counts, draws, alpha: float = 1e-6,
     level = 1.0 - alpha / (cells_in_family or k * len(rows))
     bounds = {x: [clopper_pearson(int(c), runs[x], level) for c in row] for x, row in rows.items()}
     expected = cell_probabilities(sampler)
-    failures = []
+    failures: list[str] = []
     for x, row in rows.items():
         for y in range(k):
             low, high = bounds[x][y]
@@ -71,7 +73,7 @@ def audit(sampler: dict, counts, draws, alpha: float = 1e-6,
     return AuditResult(sampler_epsilon(sampler), _epsilon_lower_bound(sampler, bounds), tuple(failures))
 
 
-def _epsilon_lower_bound(sampler: dict, bounds: dict) -> float:
+def _epsilon_lower_bound(sampler: dict[str, Any], bounds: dict[int, list[tuple[float, float]]]) -> float:
     """The largest log-ratio the confidence bounds prove, over pairs of audited true answers."""
     best = 0.0
     pairs = [(x, x2) for x in bounds for x2 in bounds if x != x2]

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from typing import NoReturn
 
 import numpy as np
+import numpy.typing as npt
 
-from .mechanisms import MECHANISMS, YES_NO, make
+from .mechanism import IntArray
+from .mechanisms import MECHANISMS, YES_NO, Mechanism, make
 from .planning import respondents_needed
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         # One line naming the argument, exit status 2.
         self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -37,7 +41,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _number_in(low: float, high: float, closed: str):
+def _number_in(low: float, high: float, closed: str) -> Callable[[str], float]:
     """A parser for a number in an interval; `closed` says which ends belong to it ('', 'low', 'both')."""
     def parse(text: str) -> float:
         try:
@@ -87,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _mechanism(parser, args):
+def _mechanism(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mechanism:
     name = args.mechanism
     if name in YES_NO and args.k not in (None, 2):
         parser.error(f"argument --k: {name} is for yes/no questions")
@@ -105,8 +109,8 @@ def _mechanism(parser, args):
         parser.error(f"argument {'--k' if text.startswith('k ') else wanted}: {text}")
 
 
-def _truth(parser, args, k: int) -> np.ndarray:
-    truth = args.truth
+def _truth(parser: argparse.ArgumentParser, args: argparse.Namespace, k: int) -> npt.NDArray[np.float64]:
+    truth: list[float] = args.truth
     if args.mechanism in YES_NO:
         if len(truth) != 1:
             parser.error("argument --truth: give the single true yes fraction")
@@ -116,7 +120,7 @@ def _truth(parser, args, k: int) -> np.ndarray:
     return np.asarray(truth)
 
 
-def _simulate(parser, args) -> None:
+def _simulate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     mechanism = _mechanism(parser, args)
     truth = _truth(parser, args, mechanism.k)
     rng = np.random.default_rng(args.seed)
@@ -135,7 +139,7 @@ def _simulate(parser, args) -> None:
         }))
 
 
-def _apportion(fractions: np.ndarray, n: int) -> np.ndarray:
+def _apportion(fractions: npt.NDArray[np.float64], n: int) -> IntArray:
     raw = fractions * n
     counts = np.floor(raw).astype(np.int64)
     order = np.argsort(-(raw - counts), kind="stable")
@@ -143,7 +147,7 @@ def _apportion(fractions: np.ndarray, n: int) -> np.ndarray:
     return counts
 
 
-def _plan(parser, args) -> None:
+def _plan(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     mechanism = _mechanism(parser, args)
     needed = respondents_needed(mechanism, args.margin, args.confidence, args.expected)
     print(json.dumps({

@@ -10,9 +10,12 @@ is labelled; the unbiased estimate is always kept.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from .intervals import INTERVALS, check_confidence
 
@@ -33,7 +36,7 @@ class Estimate:
     interval: str
     simultaneous: bool
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
             "counts": list(self.counts),
@@ -49,7 +52,7 @@ class Estimate:
         }
 
 
-def debias(counts, n: int, p: float, q: float, *, confidence: float = 0.95,
+def debias(counts: npt.ArrayLike, n: int, p: float, q: float, *, confidence: float = 0.95,
            interval: str = "wilson", simultaneous: bool = False) -> Estimate:
     """Estimate pi from counts c_j of reports (GRR) or of 1-bits (unary), out of n reports.
 
@@ -92,17 +95,18 @@ def debias(counts, n: int, p: float, q: float, *, confidence: float = 0.95,
     )
 
 
-def project_to_simplex(v) -> np.ndarray:
+def project_to_simplex(v: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Euclidean projection onto {x >= 0, sum x = 1} (sort-based; Duchi et al. 2008)."""
     v = np.asarray(v, dtype=float)
     u = np.sort(v)[::-1]
     cumulative = np.cumsum(u) - 1.0
     ranks = np.arange(1, v.size + 1)
     rho = np.nonzero(u - cumulative / ranks > 0)[0][-1]
-    return np.maximum(v - cumulative[rho] / (rho + 1), 0.0)
+    # np.maximum is typed as returning Any here; v is float64, and so is its maximum with 0.0
+    return cast(npt.NDArray[np.float64], np.maximum(v - cumulative[rho] / (rho + 1), 0.0))
 
 
-def _check_counts(counts: np.ndarray, n: int) -> None:
+def _check_counts(counts: npt.NDArray[np.int64], n: int) -> None:
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError("n must be a non-negative integer")
     if counts.ndim != 1 or counts.size < 2:
@@ -111,5 +115,5 @@ def _check_counts(counts: np.ndarray, n: int) -> None:
         raise ValueError("each count must lie between 0 and n")
 
 
-def _floats(a) -> tuple[float, ...]:
+def _floats(a: Iterable[float | np.floating[Any]]) -> tuple[float, ...]:
     return tuple(float(x) for x in a)

@@ -31,6 +31,20 @@ K_MAX = 64
 IntArray = npt.NDArray[np.int64]
 
 
+def q_from_epsilon(epsilon: float) -> float:
+    """The q of q-randomized response with the same channel: q = tanh(eps / 2).
+
+    >>> round(q_from_epsilon(math.log(3)), 12)
+    0.5
+    """
+    return math.tanh(epsilon / 2.0)
+
+
+def epsilon_from_q(q: float) -> float:
+    """epsilon = ln((1 + q) / (1 - q)) = 2 artanh(q)."""
+    return math.log((1 + q) / (1 - q))
+
+
 class ReportError(ValueError):
     """A report that this mechanism could not have produced; the message says what it must be."""
 
@@ -71,7 +85,7 @@ class Mechanism:
     @property
     def q_equivalent(self) -> float | None:
         """Yes/no only: the q of q-randomized response with this channel, tanh(effective eps / 2)."""
-        return math.tanh(self.effective_epsilon / 2.0) if self.yes_no else None
+        return q_from_epsilon(self.effective_epsilon) if self.yes_no else None
 
     def to_dict(self) -> dict[str, Any]:
         """The configured parameters; `from_dict` is its inverse."""
@@ -84,7 +98,7 @@ class Mechanism:
         >>> d = QRandomizedResponse("0.5").describe()
         >>> d["parameters"], d["p_exact"], d["q_other_exact"], d["encoding"]
         ({'mechanism': 'qrr', 'q': '0.5'}, '3/4', '1/4', 'index')
-        >>> round(d["effective_epsilon"], 4), d["q_equivalent"]
+        >>> round(d["effective_epsilon"], 4), round(d["q_equivalent"], 12)
         (1.0986, 0.5)
         """
         sampler = self.sampler()

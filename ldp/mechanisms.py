@@ -14,11 +14,10 @@ every one of them offers.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .index import BitFlip, IndexMechanism, KaryRR, QRandomizedResponse
-from .mechanism import EPSILON_MAX, EPSILON_MIN, K_MAX, Mechanism, ReportError
+from .mechanism import EPSILON_MAX, EPSILON_MIN, K_MAX, Mechanism, ReportError, epsilon_from_q, q_from_epsilon
 from .unary import OptimizedUnary, SymmetricUnary, UnaryMechanism
 
 MECHANISMS: dict[str, type[Mechanism]] = {
@@ -63,20 +62,6 @@ def make(name: str, *, k: int = 2, q: Any = None, epsilon: float | None = None) 
             raise ValueError("bitflip is for yes/no questions (k = 2)")
         return BitFlip(epsilon)
     return MECHANISMS[name](epsilon, k)  # type: ignore[call-arg]
-
-
-def q_from_epsilon(epsilon: float) -> float:
-    """The q of q-randomized response with the same channel: q = tanh(eps / 2).
-
-    >>> round(q_from_epsilon(math.log(3)), 12)
-    0.5
-    """
-    return math.tanh(epsilon / 2.0)
-
-
-def epsilon_from_q(q: float) -> float:
-    """epsilon = ln((1 + q) / (1 - q)) = 2 artanh(q)."""
-    return math.log((1 + q) / (1 - q))
 
 
 __all__ = [

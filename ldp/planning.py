@@ -8,6 +8,7 @@ n = z^2 / (4 m^2 (p - q)^2).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .intervals import z_value
 from .mechanisms import KaryRR, Mechanism, OptimizedUnary
@@ -42,15 +43,15 @@ def margin_at(mechanism: Mechanism, n: int, confidence: float = 0.95,
     return z_value(confidence) * math.sqrt(lam * (1.0 - lam) / n) / gap
 
 
-def advise(k: int, epsilon: float) -> dict:
+def advise(k: int, epsilon: float) -> dict[str, Any]:
     """Which of k-ary RR and OUE estimates k options at `epsilon` with lower variance.
 
     Compared at a rare option (pi_j -> 0, lambda = q), as in Wang et al. 2017:
     n Var = q (1 - q) / (p - q)^2, i.e. (e^eps + k - 2) / (e^eps - 1)^2 for k-RR and
     4 e^eps / (e^eps - 1)^2 for OUE. k-RR wins when k < 3 e^eps + 2.
     """
-    variances = {}
+    variances: dict[str, float] = {}
     for mechanism in (KaryRR(epsilon, k), OptimizedUnary(epsilon, k)):
         variances[mechanism.name] = float(mechanism.variance(0.0, 1))
-    best = min(variances, key=variances.get)
+    best = min(variances, key=variances.__getitem__)
     return {"k": k, "epsilon": epsilon, "variance_per_respondent": variances, "recommended": best}

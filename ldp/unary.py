@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +23,7 @@ class UnaryMechanism(Mechanism):
         "A one-hot vector of k bits; each bit independently reported as 1 with probability "
         "one_if_true / modulus where the truth is, one_if_false / modulus elsewhere. "
         "p = one_if_true / modulus, q_other = one_if_false / modulus.")
+    epsilon: float
     one_if_true: int
     one_if_false: int
     modulus: int
@@ -51,7 +52,9 @@ class UnaryMechanism(Mechanism):
         return sum(int(bit) << j for j, bit in enumerate(report))
 
     def decode(self, value: int) -> list[int]:
-        """>>> OptimizedUnary(1.0, 4).decode(10)
+        """Inverse of `encode`.
+
+        >>> OptimizedUnary(1.0, 4).decode(10)
         [0, 1, 0, 1]
         """
         return [(value >> j) & 1 for j in range(self.k)]
@@ -81,10 +84,11 @@ class UnaryMechanism(Mechanism):
         return bits
 
     def counts(self, reports: npt.ArrayLike) -> IntArray:
-        return np.asarray(reports).reshape(-1, self.k).sum(axis=0, dtype=np.int64)
+        # numpy types sum() of an array of unknown dtype as Any; dtype=np.int64 makes it an int64 array
+        return cast(IntArray, np.asarray(reports).reshape(-1, self.k).sum(axis=0, dtype=np.int64))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mechanism": self.name, "epsilon": getattr(self, "epsilon"), "k": self.k}
+        return {"mechanism": self.name, "epsilon": self.epsilon, "k": self.k}
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,14 @@ who is not), `superuser`, and anonymous (the plain `client`).
 """
 
 import math
-from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.servers.basehttp import ThreadedWSGIServer
 
-from surveys.collection.models import Option, Question, Survey
+from surveys.collection import builder
+from surveys.collection.builder import QuestionSpec
+from surveys.collection.models import Survey
 from tests.factories import INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
 
 # The live server's listen backlog (Django's default is 10) must take a burst of concurrent
@@ -60,20 +61,13 @@ def owner_client(client, owner):
 @pytest.fixture
 def survey(db, owner):
     """An open survey with one question per mechanism: qrr, bitflip, krr (3 options), oue (4 options)."""
-    survey = Survey.objects.create(slug="health", title="Health", status=Survey.Status.OPEN, epsilon_budget=6.0)
+    survey = builder.create_survey("health", "Health", [
+        QuestionSpec("Cheated?", "qrr", q="0.5"),
+        QuestionSpec("Drove drunk?", "bitflip", epsilon=math.log(3)),
+        QuestionSpec("Drugs?", "krr", epsilon=1.0, options=["Never", "Sometimes", "Often"]),
+        QuestionSpec("Party?", "oue", epsilon=1.0, options=["A", "B", "C", "D"]),
+    ], status=Survey.Status.OPEN, epsilon_budget=6.0)
     survey.researchers.add(owner)
-    Question.objects.create(survey=survey, order=1, text="Cheated?", kind="yes_no", mechanism_name="qrr",
-                            q=Decimal("0.5"))
-    Question.objects.create(survey=survey, order=2, text="Drove drunk?", kind="yes_no",
-                            mechanism_name="bitflip", epsilon=math.log(3))
-    krr = Question.objects.create(survey=survey, order=3, text="Drugs?", kind="single_choice",
-                                  mechanism_name="krr", epsilon=1.0)
-    oue = Question.objects.create(survey=survey, order=4, text="Party?", kind="single_choice",
-                                  mechanism_name="oue", epsilon=1.0)
-    for i, label in enumerate(["Never", "Sometimes", "Often"]):
-        Option.objects.create(question=krr, order=i, label=label)
-    for i, label in enumerate(["A", "B", "C", "D"]):
-        Option.objects.create(question=oue, order=i, label=label)
     return survey
 
 
@@ -90,18 +84,13 @@ def every_mechanism_survey(db, owner):
     """An open survey ("rounded") with every mechanism: 1 qrr (q = 0.3), 2-4 bitflip at
     INEXACT_BITFLIP_EPSILONS, 5 krr (eps 1.3, 3 options), 6 sue (eps 0.7, 3 options) and
     7 oue (eps 1.3, 4 options); none of the epsilons but q-RR's is exactly representable."""
-    survey = Survey.objects.create(slug="rounded", title="Rounded", status=Survey.Status.OPEN, epsilon_budget=10.0)
+    survey = builder.create_survey("rounded", "Rounded", [
+        QuestionSpec("Smoked?", "qrr", q="0.3"),
+        *(QuestionSpec(f"Yes/no {order}?", "bitflip", epsilon=epsilon)
+          for order, epsilon in INEXACT_BITFLIP_EPSILONS.items()),
+        QuestionSpec("krr choice?", "krr", epsilon=1.3, options=["Low", "Middle", "High"]),
+        QuestionSpec("sue choice?", "sue", epsilon=0.7, options=["Red", "Green", "Blue"]),
+        QuestionSpec("oue choice?", "oue", epsilon=1.3, options=["A", "B", "C", "D"]),
+    ], status=Survey.Status.OPEN, epsilon_budget=10.0)
     survey.researchers.add(owner)
-    Question.objects.create(survey=survey, order=1, text="Smoked?", kind="yes_no", mechanism_name="qrr",
-                            q=Decimal("0.3"))
-    for order, epsilon in INEXACT_BITFLIP_EPSILONS.items():
-        Question.objects.create(survey=survey, order=order, text=f"Yes/no {order}?", kind="yes_no",
-                                mechanism_name="bitflip", epsilon=epsilon)
-    for order, name, epsilon, labels in [(5, "krr", 1.3, ["Low", "Middle", "High"]),
-                                         (6, "sue", 0.7, ["Red", "Green", "Blue"]),
-                                         (7, "oue", 1.3, ["A", "B", "C", "D"])]:
-        question = Question.objects.create(survey=survey, order=order, text=f"{name} choice?",
-                                           kind="single_choice", mechanism_name=name, epsilon=epsilon)
-        for i, label in enumerate(labels):
-            Option.objects.create(question=question, order=i, label=label)
     return survey

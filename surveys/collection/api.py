@@ -6,6 +6,7 @@ exception handler; the submission limit is a DRF throttle (429 with Retry-After)
 
 from typing import Any
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
@@ -14,10 +15,13 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from . import definition, schema, submission
+from . import definition, plan, schema, submission
 from .models import Survey
 from .ratelimit import SubmissionThrottle
 from .serializers import ReceiptSerializer, SurveyDefinitionSerializer
+
+# One instance for every submission: a serializer copies its declared fields once per instance.
+RECEIPT = ReceiptSerializer()
 
 
 class CsrfForEveryone(SessionAuthentication):
@@ -44,7 +48,10 @@ def survey_detail(request: Request, slug: str) -> Response:
 @throttle_classes([SubmissionThrottle])
 def submit_response(request: Request, slug: str) -> Response:
     """Store one response: a randomized report for every question, nothing else."""
-    survey = get_object_or_404(Survey.objects.published(), slug=slug)
-    receipt = submission.submit(survey, request.data)
+    found = plan.published(slug)  # the survey and its plan in one query: every submission reads them
+    if found is None:
+        raise Http404("no such survey")
+    survey, current = found
+    receipt = submission.submit(survey, request.data, current)
     code = status.HTTP_201_CREATED if receipt.created else status.HTTP_200_OK
-    return Response(ReceiptSerializer(receipt).data, status=code)
+    return Response(RECEIPT.to_representation(receipt), status=code)

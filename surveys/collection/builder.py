@@ -49,16 +49,17 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
 @transaction.atomic
 def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndarray]) -> list[Response]:
     """Store len(column) responses from stored report values per question id (as the submission
-    API would store them), with their tallies."""
+    API would store them), with their tallies. Questions left out get no reports."""
     current = plan.of(survey)
+    given = [q for q in current if q.id in values]
     n = len(next(iter(values.values()))) if values else 0
     responses = Response.objects.bulk_create(
         [Response(survey=survey, mechanism_version=current.version, submitted_on=timezone.now().date(),
                   submission_key=uuid.uuid4()) for _ in range(n)], batch_size=1000)
     Report.objects.bulk_create((Report(response=response, question_id=q.id, value=int(value))
-                                for q in current for response, value in zip(responses, values[q.id], strict=True)),
+                                for q in given for response, value in zip(responses, values[q.id], strict=True)),
                                batch_size=2000)
-    tallies.add(current.questions, {q.id: (_counts(q.mechanism, values[q.id]), n) for q in current})
+    tallies.add(given, {q.id: (_counts(q.mechanism, values[q.id]), n) for q in given})
     return responses
 
 

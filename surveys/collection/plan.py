@@ -87,6 +87,21 @@ def of_many(survey_ids: Iterable[int]) -> dict[int, SurveyPlan | Unavailable]:
     return found
 
 
+QUESTION_COLUMNS = "q.id, q.{order}, q.text, q.kind, q.mechanism_name, q.q, q.epsilon, o.label"
+
+
+def _tables() -> dict[str, str]:
+    quote = connection.ops.quote_name
+    return {"survey": quote(Survey._meta.db_table), "question": quote(Question._meta.db_table),
+            "option": quote(Option._meta.db_table), "order": quote("order")}
+
+
+def _question_row(row: tuple | list) -> tuple:
+    # q is exact decimal text: SQLite hands it back as a float, whose repr is that text.
+    pk, order, text, kind, name, q, epsilon, label = row
+    return pk, order, text, kind, name, None if q is None else Decimal(str(q)), epsilon, label
+
+
 def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
     """Every question row joined to its options, in order, per survey: the whole input of `build`.
 
@@ -95,20 +110,42 @@ def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
     found: dict[int, list[tuple]] = {survey_id: [] for survey_id in survey_ids}
     if not survey_ids:
         return {}
-    question, option = (connection.ops.quote_name(m._meta.db_table) for m in (Question, Option))
-    order = connection.ops.quote_name("order")
+    t = _tables()
     marks = ", ".join(["%s"] * len(survey_ids))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT q.survey_id, q.id, q.{order}, q.text, q.kind, q.mechanism_name, q.q, q.epsilon, o.label "
-            f"FROM {question} q LEFT JOIN {option} o ON o.question_id = q.id WHERE q.survey_id IN ({marks}) "
-            f"ORDER BY q.survey_id, q.{order}, o.{order}", survey_ids)
+            f"SELECT q.survey_id, {QUESTION_COLUMNS.format(**t)} FROM {t['question']} q "
+            f"LEFT JOIN {t['option']} o ON o.question_id = q.id WHERE q.survey_id IN ({marks}) "
+            f"ORDER BY q.survey_id, q.{t['order']}, o.{t['order']}", survey_ids)
         for survey_id, *row in cursor.fetchall():
-            # q is exact decimal text: SQLite hands it back as a float, whose repr is that text.
-            q = row[5]
-            row[5] = None if q is None else Decimal(str(q))
-            found[survey_id].append(tuple(row))
+            found[survey_id].append(_question_row(row))
     return {survey_id: tuple(rows) for survey_id, rows in found.items()}
+
+
+def published(slug: str) -> tuple[Survey, SurveyPlan] | None:
+    """A published survey (open or closed, not a draft) and its plan, from one query: all a
+    submission reads. The survey's columns are converted as the ORM converts them."""
+    fields = Survey._meta.concrete_fields
+    t = _tables()
+    columns = ", ".join(f"s.{connection.ops.quote_name(field.column or field.name)}" for field in fields)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns}, {QUESTION_COLUMNS.format(**t)} FROM {t['survey']} s "
+            f"LEFT JOIN {t['question']} q ON q.survey_id = s.id LEFT JOIN {t['option']} o ON o.question_id = q.id "
+            f"WHERE s.slug = %s AND s.status <> %s ORDER BY q.{t['order']}, o.{t['order']}",
+            [slug, Survey.Status.DRAFT])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    values = []
+    for field, value in zip(fields, rows[0], strict=False):
+        column = field.get_col(Survey._meta.db_table)
+        for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
+            value = convert(value, column, connection)
+        values.append(value)
+    survey = Survey.from_db(connection.alias, [field.attname for field in fields], values)
+    questions = tuple(_question_row(row[len(fields):]) for row in rows if row[len(fields)] is not None)
+    return survey, build(questions)
 
 
 @lru_cache(maxsize=256)

@@ -49,11 +49,13 @@ def check_accepting(survey: Survey) -> None:
         raise SubmissionError(410, "survey", "this survey is not accepting responses")
 
 
-def submit(survey: Survey, payload: Any) -> Receipt:
-    """Validate and store one response; a retry with the same key returns the first receipt."""
+def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None) -> Receipt:
+    """Validate and store one response; a retry with the same key returns the first receipt.
+
+    `current` is the survey's plan when the caller has read it already (`plan.published`)."""
     check_accepting(survey)
     key, version, raw_reports, token = _envelope(survey, payload)
-    current = plan.of(survey)
+    current = current or plan.of(survey)
     if version != current.version:
         raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
     if not current.questions:  # its questions were deleted while it was open

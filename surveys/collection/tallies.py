@@ -4,8 +4,8 @@ Every writer of reports updates the Tally rows in the same transaction:
 
 - A submission (`store.store_response`) increments, in one random shard, the rows of the
   question slots it reports with one INSERT ... ON CONFLICT DO UPDATE SET count = count + 1,
-  which also creates a row the first time, race-safely: through `record`, or on PostgreSQL
-  as part of the response's single statement.
+  which also creates a row the first time, race-safely: `count_sql`, or on PostgreSQL part
+  of the response's single statement.
 - Bulk loads (the demo, benchmarks) call `add` with counts computed in numpy.
 - Anything else (raw loads, deleted responses: Response.delete and CASCADE do *not*
   update tallies) must call `rebuild`, which recounts from the reports
@@ -73,15 +73,12 @@ def upsert_sql(rows: str) -> str:
             f"ON CONFLICT (question_id, slot, shard) DO UPDATE SET {count} = {table}.{count} + 1")
 
 
-def record(questions: Questions, values: dict[int, int]) -> None:
-    """Count one response (`values`: question id -> stored value) with one statement, in one
-    random shard. Call it inside the transaction that stores the reports."""
+def count_sql(questions: Questions, values: dict[int, int]) -> tuple[str, list[int]]:
+    """The statement that counts one response (`values`: question id -> stored value), in one
+    random shard. Run it inside the transaction that stores the reports."""
     keys, shard = keys_of(questions, values), random_shard()
-    if not keys:
-        return
     rows = "VALUES " + ", ".join(["(%s, %s, %s, 1)"] * len(keys))
-    with connection.cursor() as cursor:
-        cursor.execute(upsert_sql(rows), [value for pk, slot in keys for value in (pk, slot, shard)])
+    return upsert_sql(rows), [value for pk, slot in keys for value in (pk, slot, shard)]
 
 
 def add(questions: Questions, counted: Counted) -> None:

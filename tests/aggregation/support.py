@@ -1,13 +1,9 @@
-"""Reports with known counts, written straight to the database (as the submission API would),
-followed by a rebuild of the survey's tallies (the dashboards' counters) from them."""
-
-import uuid
+"""Reports with known counts, written straight to the database as the submission API would store
+them, with the survey's tallies (the dashboards' counters)."""
 
 import numpy as np
-from django.utils import timezone
 
-from surveys.collection import plan, tallies
-from surveys.collection.models import Report, Response
+from surveys.collection import builder
 
 
 def randomized_reports(survey, n, seed=0, truth=None):
@@ -23,19 +19,10 @@ def randomized_reports(survey, n, seed=0, truth=None):
 
 
 def store(survey, reports):
-    """Write {question: array} as len(array) responses; returns the responses."""
-    n = len(next(iter(reports.values()))) if reports else 0
-    version = plan.of(survey).version
-    responses = Response.objects.bulk_create(
-        Response(survey=survey, mechanism_version=version, submitted_on=timezone.now().date(),
-                 submission_key=uuid.uuid4()) for _ in range(n))
-    rows = []
-    for question, values in reports.items():
-        for response, value in zip(responses, values, strict=True):
-            rows.append(Report(response=response, question=question, value=_stored(value)))
-    Report.objects.bulk_create(rows, batch_size=5000)
-    tallies.rebuild(survey)
-    return responses
+    """Write {question: array} as len(array) responses, as the submission API stores them (unary
+    bit rows as bitmasks), with their tallies; returns the responses."""
+    return builder.write_responses(survey, {question.pk: question.mechanism().encode_many(values)
+                                            for question, values in reports.items()})
 
 
 def add_responses(survey, n, seed=0, truth=None):
@@ -48,11 +35,3 @@ def add_responses(survey, n, seed=0, truth=None):
 def counts(question, values):
     """The counts ldp debiases: reports per option, or 1-bits per option."""
     return question.mechanism().counts(values)
-
-
-def _stored(value):
-    """Unary bit rows become the stored bitmask (bit j = option j)."""
-    value = np.asarray(value)
-    if value.ndim == 0:
-        return int(value)
-    return int(sum(int(bit) << j for j, bit in enumerate(value)))

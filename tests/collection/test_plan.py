@@ -73,3 +73,29 @@ def test_a_submission_reads_the_survey_in_one_query_and_writes_in_three_or_on_po
     statements = [s for s in statements if s not in ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE")]
     writes = ["WITH"] if connection.vendor == "postgresql" else ["INSERT", "INSERT", "INSERT"]
     assert statements == ["SELECT", *writes]
+
+
+def test_published_reads_the_survey_as_the_orm_does_and_its_plan_in_one_query(survey):
+    from datetime import UTC, datetime
+
+    from surveys.collection.models import Survey
+
+    Survey.objects.filter(pk=survey.pk).update(opens_at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC))
+    orm = Survey.objects.get(pk=survey.pk)
+    with CaptureQueriesContext(connection) as queries:
+        found, found_plan = plan.published("health")
+    assert len(queries.captured_queries) == 1
+    names = [field.attname for field in Survey._meta.concrete_fields]
+    assert [getattr(found, name) for name in names] == [getattr(orm, name) for name in names]
+    assert found.opens_at.tzinfo is not None and not found._state.adding
+    assert found_plan == plan.of(survey)
+
+
+def test_published_finds_a_survey_without_questions_but_never_a_draft(survey):
+    from surveys.collection.models import Survey
+
+    Question.objects.filter(survey=survey).delete()
+    found, found_plan = plan.published("health")
+    assert found.pk == survey.pk and found_plan.questions == ()
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
+    assert plan.published("health") is None and plan.published("nope") is None

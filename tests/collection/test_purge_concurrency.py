@@ -13,7 +13,7 @@ import time
 import pytest
 from django.db import connection
 
-from surveys.collection import purge, submission, tallies
+from surveys.collection import plan, purge, submission, tallies
 from surveys.collection.models import TALLY_SHARDS, Response, Survey
 from tests.factories import valid_payload
 
@@ -29,7 +29,7 @@ def test_a_submission_arriving_mid_purge_waits_then_keeps_its_response_and_count
     monkeypatch.setattr(tallies, "random_shard", lambda: 0)
     assert submission.submit(survey, valid_payload(survey)).created
     if shard == "with rows":  # the submission's upsert meets the purge's locks on the tally rows
-        tallies.ensure_rows(tallies.survey_pairs(survey))
+        tallies.ensure_rows(plan.of(survey).questions)
     else:  # it inserts new tally rows, which no lock holds: only the survey row's lock stops its commit
         monkeypatch.setattr(tallies, "random_shard", lambda: TALLY_SHARDS - 1)
     payload, purging, outcome = valid_payload(survey), threading.Event(), {}

@@ -3,7 +3,9 @@
 import json
 from decimal import Decimal
 
-from surveys.collection.models import Option, Question, Survey
+from surveys.collection import builder
+from surveys.collection.builder import QuestionSpec
+from surveys.collection.models import Survey
 
 # (kind, mechanism, parameter, number of options) for every mechanism the app offers.
 EVERY_MECHANISM = [
@@ -19,15 +21,14 @@ CANARY = "canary-5f1e"
 
 
 def survey_with(mechanisms, slug="audit"):
-    survey = Survey.objects.create(slug=slug, title="Audit", status=Survey.Status.OPEN, epsilon_budget=50)
-    for order, (kind, name, parameter, k) in enumerate(mechanisms, start=1):
-        q, eps = (parameter, None) if name == "qrr" else (None, parameter)
-        question = Question.objects.create(survey=survey, order=order, kind=kind, mechanism_name=name,
-                                           q=q, epsilon=eps, text=f"Question {order} {CANARY}")
-        if kind == "single_choice":
-            Option.objects.bulk_create(Option(question=question, order=i, label=f"{CANARY} option {i}")
-                                       for i in range(k))
-    return survey
+    def spec(order, kind, name, parameter, k):
+        if name == "qrr":
+            return QuestionSpec(f"Question {order} {CANARY}", name, q=parameter)
+        options = [f"{CANARY} option {i}" for i in range(k)] if kind == "single_choice" else ()
+        return QuestionSpec(f"Question {order} {CANARY}", name, epsilon=parameter, options=options)
+
+    questions = [spec(order, *mechanism) for order, mechanism in enumerate(mechanisms, start=1)]
+    return builder.create_survey(slug, "Audit", questions, status=Survey.Status.OPEN, epsilon_budget=50)
 
 
 def serve_modified(page, path_suffix, *replacements):

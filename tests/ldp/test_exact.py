@@ -11,7 +11,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import ldp
@@ -219,12 +219,29 @@ def test_oue_gives_up_no_more_than_one_step_of_epsilon(epsilon, k):
     assert not fraction_le_exp(oue_odds(a0 - 1), epsilon)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ldp.exact decides with float logs: at an epsilon that is itself the float ln((M - a0) / a0), "
-    "a0 is kept though the true ln((M - a0) / a0) exceeds epsilon by less than an ulp "
-    "(binary_keep and kary_keep_other share this)"))
 @SETTINGS
 @given(a0=st.integers(*A0_RANGE))
 def test_oue_on_a_float_step_epsilon_never_exceeds_it(a0):
     epsilon = math.log((WORD - a0) / a0)
     assert fraction_le_exp(oue_odds(ldp.OptimizedUnary(epsilon, 2).sampler()["one_if_false"]), epsilon)
+
+
+@SETTINGS
+@given(a=st.integers(WORD // 2 + 1, WORD - 2))
+def test_the_bit_flip_on_a_float_step_epsilon_never_exceeds_it(a):
+    epsilon = math.log(a / (WORD - a))
+    assume(ldp.EPSILON_MIN <= epsilon <= ldp.EPSILON_MAX)
+    keep = ldp.BitFlip(epsilon).sampler()["keep"]
+    assert fraction_le_exp(Fraction(keep, WORD - keep), epsilon)
+    assert not fraction_le_exp(Fraction(keep + 1, WORD - keep - 1), epsilon)  # and gives up no more
+
+
+@SETTINGS
+@given(epsilon=st.floats(ldp.EPSILON_MIN, ldp.EPSILON_MAX), k=st.integers(2, ldp.K_MAX))
+def test_k_ary_rr_on_its_own_float_step_epsilon_never_exceeds_it(epsilon, k):
+    """The float ln(a / b) of a mechanism's own integers, configured again, keeps within it."""
+    sampler = ldp.KaryRR(epsilon, k).sampler()
+    step = math.log(sampler["keep"] / sampler["other"])
+    assume(ldp.EPSILON_MIN <= step)
+    again = ldp.KaryRR(step, k).sampler()
+    assert fraction_le_exp(Fraction(again["keep"], again["other"]), step)

@@ -23,7 +23,9 @@ class Response(models.Model):
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="responses")
+    # No index of its own on the foreign keys below: each is the leading column of a unique
+    # constraint or index, which serves its lookups; one index fewer to write per submission.
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="responses", db_index=False)
     mechanism_version = models.CharField(max_length=16)
     submitted_on = models.DateField(help_text="Day only: a precise time could link a report to a visit.")
     # A random key the browser makes per submission, so a retry never stores twice.
@@ -38,8 +40,8 @@ class Response(models.Model):
 class Report(models.Model):
     """A randomized value: an option index, or for unary encodings a bitmask (bit j = option j)."""
 
-    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="reports")
-    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="reports")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="reports", db_index=False)
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="reports", db_index=False)
     value = models.BigIntegerField()
 
     class Meta:
@@ -80,7 +82,7 @@ class Tally(models.Model):
     not to respondents. `surveys.collection.tallies` writes, reads and rebuilds them.
     """
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="tallies")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="tallies", db_index=False)
     slot = models.IntegerField()
     shard = models.PositiveSmallIntegerField()
     count = models.BigIntegerField(default=0)
