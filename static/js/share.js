@@ -1,0 +1,14 @@
+// Copy buttons: <button data-copy="ID"> copies the value of the input with that id.
+for (const button of document.querySelectorAll("button[data-copy]")) {
+  button.addEventListener("click", async () => {
+    const input = document.getElementById(button.dataset.copy);
+    const status = button.parentElement.querySelector(".share-copied");
+    try {
+      await navigator.clipboard.writeText(input.value);
+      if (status) status.textContent = "Copied.";
+    } catch {
+      input.select(); // no clipboard permission: leave it selected for Ctrl+C
+      if (status) status.textContent = "Select and copy the link.";
+    }
+  });
+}
