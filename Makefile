@@ -14,13 +14,20 @@ $(PY):
 app-deps: $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 
+# ... and axe-core for the browser tests' accessibility checks (pinned in tests/js/package-lock.json).
 test-deps: $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+	npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
-# Debian's chromium for the browser tests and Node.js for the JavaScript tests (needs root).
+# Debian's chromium for the browser tests, Node.js for the JavaScript tests and npm for axe-core
+# (needs root); each only if missing.
 system-deps:
-	@if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium nodejs; \
+	@missing=""; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
 demo: app-deps
@@ -36,7 +43,7 @@ lint: test-deps
 # installs and starts a local server with apt-get if needed, then prints its URL), then the
 # JavaScript tests. Each PostgreSQL run names its database after the shell's pid, like the SQLite
 # test files, so runs in parallel do not drop each other's test database.
-test: system-deps lint
+test: system-deps test-deps lint
 	@echo "== pytest on SQLite =="
 	$(PY) -m pytest
 	@echo "== pytest on PostgreSQL =="

@@ -4,6 +4,7 @@ Playwright's own browser download cannot work here; we launch the system `chromi
 """
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +36,20 @@ def page(context):
     page = context.new_page()
     page.set_default_timeout(15_000)
     return page
+
+
+AXE = Path(__file__).resolve().parents[1] / "js" / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's WCAG 2.2 A and AA violations on the page as it is now (id, impact, help,
+    nodes' selectors). Evaluated through the DevTools protocol, so the page's CSP (which allows
+    no inline script) does not stop it; `npm ci --prefix tests/js` installs it (make test)."""
+    if not AXE.exists():
+        raise RuntimeError(f"{AXE} is missing: run `npm ci --prefix tests/js` (make test does)")
+    page.evaluate(AXE.read_text())
+    found = page.evaluate("async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))"
+                          ".violations", WCAG_22_AA)
+    return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+             "nodes": [node["target"] for node in v["nodes"]]} for v in found]

@@ -1,0 +1,49 @@
+"""Every kind of page passes axe-core's WCAG 2.2 A and AA checks: the respondent page before and
+after sending, the researcher's list and dashboard, and the sign-in page."""
+
+import pytest
+
+from surveys.collection import demo
+from tests.e2e.conftest import axe_violations
+from tests.factories import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def log_in(page, login_url, username, next_path):
+    page.goto(f"{login_url}?next={next_path}")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("[type=submit]")
+    page.wait_for_load_state()
+
+
+def test_the_respondent_page_has_no_violations_before_or_after_sending(live_server, page):
+    demo.create_demo_survey()
+    page.goto(f"{live_server.url}/s/demo/")
+    assert axe_violations(page) == []
+    for question in page.locator("fieldset.question").all():
+        question.locator("input[type=radio]").first.check()
+    page.click("#send")
+    page.wait_for_selector("#receipt:not([hidden])")
+    assert axe_violations(page) == []
+
+
+def test_the_sign_in_list_and_dashboard_have_no_violations(live_server, page):
+    survey, _ = demo.create_demo_survey()
+    demo.simulate_responses(survey, 300, seed=4)
+    survey.researchers.add(make_user("researcher"))
+    page.goto(f"{live_server.url}/accounts/login/")
+    assert axe_violations(page) == []
+    log_in(page, f"{live_server.url}/accounts/login/", "researcher", "/results/")
+    assert axe_violations(page) == []
+    page.goto(f"{live_server.url}/results/{survey.slug}/")
+    assert axe_violations(page) == []
+
+
+def test_the_probe_sees_a_violation(live_server, page):
+    """The check can fail: an image without a text alternative is reported."""
+    demo.create_demo_survey()
+    page.goto(f"{live_server.url}/s/demo/")
+    page.evaluate("document.querySelector('h1').insertAdjacentHTML('afterend', '<img src=\"/x.png\">')")
+    assert "image-alt" in [v["id"] for v in axe_violations(page)]
