@@ -1,9 +1,10 @@
-"""Geometry of the server-rendered SVG bar charts (templates/aggregation/_chart.html).
+"""Geometry of the server-rendered SVG bar charts (templates/aggregation/_chart.html, _daily.html).
 
 No chart library and no script: the numbers here become plain SVG attributes, and the
-look comes from classes in static/css/app.css (the CSP forbids inline styles). One row
-per option: its label on top, a bar for the estimate clipped to [0, 1], and a whisker
-for the confidence interval.
+look comes from classes in static/css/app.css (the CSP forbids inline styles). Estimates:
+one row per option, its label and post-processed value on top (the estimate clipped to
+[0, 1], which the bar shows too), and a whisker for the confidence interval. Progress: one
+bar per day of responses.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
+from .progress import Day
 from .results import QuestionResult
 
 WIDTH = 400  # viewBox units; the chart scales to its container, so keep the text large
@@ -66,28 +70,85 @@ def percent(value: float) -> str:
 
 
 def estimate_chart(result: QuestionResult) -> Chart | None:
-    """A bar chart of one question's estimates with interval whiskers; None before any report."""
+    """A bar chart of one question's clipped estimates with interval whiskers; None before any report."""
     if result.n == 0:
         return None
     level = f"{result.level * 100:g}%"
     bars, words = [], []
     for i, row in enumerate(result.rows):
         top = TOP + i * ROW
-        interval = f"{percent(row.ci_low)} to {percent(row.ci_high)}"
+        interval = _("%(low)s to %(high)s") % {"low": percent(row.ci_low), "high": percent(row.ci_high)}
         label = row.label if len(row.label) <= LABEL_CHARS else row.label[:LABEL_CHARS - 1] + "…"
         bars.append(Bar(
-            label=label, value_text=f"{percent(row.estimate)} ({interval})", text_y=top + 14, bar_y=top + 20,
+            label=label, value_text=f"{percent(row.clipped)} ({interval})", text_y=top + 14, bar_y=top + 20,
             bar_width=round(x(row.clipped) - LEFT, 2), whisker_y=top + 29, whisker_low=x(row.ci_low),
             whisker_high=x(row.ci_high), cap_top=top + 23, cap_bottom=top + 35,
         ))
-        words.append(f"{row.label}: {percent(row.estimate)}, {level} interval {interval}")
+        words.append(_("%(label)s: %(value)s, %(level)s interval %(interval)s") % {
+            "label": row.label, "value": percent(row.clipped), "level": level, "interval": interval})
     height = TOP + len(bars) * ROW + AXIS
     axis_y = TOP + len(bars) * ROW + 4
     return Chart(
         id=f"chart-{result.question.id}",
-        title=f"Estimated share of each answer to question {result.question.order}",
-        description=(f"Bars show the debiased estimate clipped to 0–100%, whiskers the {level} "
-                     f"confidence interval, from {result.n} reports. " + "; ".join(words) + "."),
+        title=_("Estimated share of each answer to question %(order)s") % {"order": result.question.order},
+        description=_("Bars and figures show the estimate clipped to 0–100%% (post-processed), whiskers the "
+                      "%(level)s confidence interval, from %(n)s reports. ") % {"level": level, "n": result.n}
+        + "; ".join(words) + ".",
         width=WIDTH, height=height, left=LEFT, right=RIGHT, axis_y=axis_y, bar_height=18, bars=bars,
         ticks=[Tick(x(t / 4), f"{t * 25}%", {0: "start", 4: "end"}.get(t, "middle")) for t in range(5)],
+    )
+
+
+DAILY_HEIGHT = 72  # plot area of the per-day chart, viewBox units
+DAILY_TOP = 18
+
+
+@dataclass(frozen=True)
+class DayBar:
+    x: float
+    y: float
+    width: float
+    height: float
+    title: str  # a tooltip and the words for this bar
+
+
+@dataclass(frozen=True)
+class DailyChart:
+    id: str
+    title: str
+    description: str
+    width: int
+    height: int
+    left: int
+    right: int
+    axis_y: int
+    top_y: int
+    peak_text: str
+    bars: list[DayBar]
+    ticks: list[Tick]
+
+
+def daily_chart(days: list[Day], chart_id: str = "chart-daily") -> DailyChart | None:
+    """Responses per day as bars (the tallest day fills the height); None without any day."""
+    if not days:
+        return None
+    peak = max(day.responses for day in days) or 1
+    slot = (RIGHT - LEFT) / len(days)
+    axis_y = DAILY_TOP + DAILY_HEIGHT
+    bars = []
+    for i, day in enumerate(days):
+        height = round(DAILY_HEIGHT * day.responses / peak, 2)
+        bars.append(DayBar(x=round(LEFT + i * slot + slot * 0.15, 2), y=round(axis_y - height, 2),
+                           width=round(slot * 0.7, 2), height=height,
+                           title=_("%(day)s: %(n)s") % {"day": day.day.isoformat(), "n": day.responses}))
+    words = "; ".join(bar.title for bar, day in zip(bars, days, strict=True) if day.responses)
+    total = sum(day.responses for day in days)
+    first, last = days[0].day.isoformat(), days[-1].day.isoformat()
+    return DailyChart(
+        id=chart_id, title=_("Responses per day, %(first)s to %(last)s") % {"first": first, "last": last},
+        description=_("%(total)s responses in these %(count)s days; days with responses: %(words)s.") % {
+            "total": total, "count": len(days), "words": words or _("none")},
+        width=WIDTH, height=axis_y + AXIS, left=LEFT, right=RIGHT, axis_y=axis_y, top_y=DAILY_TOP,
+        peak_text=_("%(n)s a day") % {"n": peak}, bars=bars,
+        ticks=[Tick(LEFT, first, "start"), Tick(RIGHT, last, "end")],
     )

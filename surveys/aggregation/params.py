@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from django.utils.translation import gettext_lazy as _
+
 from ldp.intervals import INTERVALS
 from surveys.errors import ApiError
 
@@ -19,8 +21,8 @@ CONFIDENCE_MIN, CONFIDENCE_MAX = 0.5, 0.999
 MARGIN_MIN, MARGIN_MAX = 0.001, 0.5
 CONFIDENCE_CHOICES = (0.90, 0.95, 0.99)
 INTERVAL_CHOICES = {
-    "wilson": "Wilson score (continuity-corrected)",
-    "exact": "Clopper–Pearson (exact)",
+    "wilson": _("Wilson score (continuity-corrected)"),
+    "exact": _("Clopper–Pearson (exact)"),
 }
 TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off", ""}

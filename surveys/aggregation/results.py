@@ -12,6 +12,7 @@ A survey whose stored configuration or counts cannot be read raises `Unavailable
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -26,6 +27,8 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
 from .params import DEFAULTS, ResultOptions
+
+SAME = 1e-9  # a post-processed value this close to the unbiased one is not a different figure
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,22 @@ class QuestionResult:
         return max(0, self.needed - self.n)
 
     @property
+    def enough(self) -> bool:
+        """Whether n has reached the planner's respondents for the chosen margin at this level:
+        below it the dashboard shows the raw counts and the planner, not the estimates."""
+        return self.n >= self.needed
+
+    @property
+    def clipping_differs(self) -> bool:
+        """Whether clipping to [0, 1] changed any option's estimate (else that column says nothing new)."""
+        return _differs(self.estimate.clipped, self.estimate.estimate)
+
+    @property
+    def simplex_differs(self) -> bool:
+        """Whether the projection onto the simplex (summing to 100%) changed any option's estimate."""
+        return _differs(self.estimate.simplex, self.estimate.estimate)
+
+    @property
     def counts_are(self) -> str:
         return "reports with a 1 in each option's bit" if self.mechanism.unary else "reports of each option"
 
@@ -80,6 +99,20 @@ class SurveyResults:
     responses: int
     epsilon_total: float
     questions: list[QuestionResult]
+
+    @property
+    def needed(self) -> int:
+        """The survey-wide planner: respondents that give the chosen margin on every question."""
+        return max((question.needed for question in self.questions), default=0)
+
+    @property
+    def still_needed(self) -> int:
+        return max(0, self.needed - self.responses)
+
+
+def _differs(post_processed: tuple[float, ...], unbiased: tuple[float, ...]) -> bool:
+    return any(abs(a - b) > SAME for a, b in zip(post_processed, unbiased, strict=True)
+               if math.isfinite(a) and math.isfinite(b))
 
 
 def count_reports(questions: Iterable[PlannedQuestion]) -> tallies.Counted:

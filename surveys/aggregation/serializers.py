@@ -43,6 +43,16 @@ class PlannerSerializer(serializers.Serializer):
     margin = serializers.FloatField()
     respondents_needed = serializers.IntegerField(source="needed")
     still_needed = serializers.IntegerField()
+    enough = serializers.BooleanField(help_text=(
+        "n has reached respondents_needed; below it the dashboard shows the counts and the planner, "
+        "not the estimates."))
+
+
+class SurveyPlannerSerializer(serializers.Serializer):
+    margin = serializers.FloatField(source="options.margin")
+    respondents_needed = serializers.IntegerField(
+        source="needed", help_text="The most any question needs for the margin: it then holds on every question.")
+    still_needed = serializers.IntegerField(help_text="respondents_needed minus the responses so far, at least 0.")
 
 
 class QuestionEstimatesSerializer(serializers.Serializer):
@@ -66,6 +76,7 @@ class EstimatedSurveySerializer(serializers.Serializer):
     epsilon_total = serializers.FloatField(help_text="Sum of the questions' effective epsilons.")
     epsilon_budget = serializers.FloatField(source="survey.epsilon_budget")
     responses = serializers.IntegerField()
+    planner = SurveyPlannerSerializer(source="*")
 
 
 class SurveyEstimatesSerializer(serializers.Serializer):

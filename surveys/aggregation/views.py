@@ -15,10 +15,10 @@ from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
 
-from surveys.collection import plan
+from surveys.collection import plan, sharing
 from surveys.collection.models import Survey
 
-from . import access, charts, exports, params, results
+from . import access, charts, exports, params, progress, results
 
 
 def researchers_only(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -43,9 +43,14 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         found = results.survey_results(survey, options)
     except results.Unavailable as error:
         return _unavailable(request, survey, error)
+    coming_along = progress.of(found)
     return render(request, "aggregation/dashboard.html", {
         "survey": survey, "results": found, "options": options, "problem": problem,
-        "questions": [(question, charts.estimate_chart(question)) for question in found.questions],
+        "progress": coming_along, "daily_chart": charts.daily_chart(coming_along.window),
+        **sharing.context(request, survey),
+        # No chart (its words are the figures) for a question whose estimates are not shown yet.
+        "questions": [(question, charts.estimate_chart(question) if question.enough else None)
+                      for question in found.questions],
         "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
         "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[options.interval],
         "query": options.query(),

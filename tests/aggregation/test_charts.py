@@ -32,7 +32,8 @@ def test_its_description_says_every_estimate_and_interval(found):
     result = found.questions[3]
     chart = charts.estimate_chart(result)
     for row in result.rows:
-        assert f"{row.label}: {charts.percent(row.estimate)}, 95% interval" in chart.description
+        assert f"{row.label}: {charts.percent(row.clipped)}, 95% interval" in chart.description
+    assert "clipped to 0–100% (post-processed)" in chart.description
     assert chart.title and chart.id == f"chart-{result.question.id}"
 
 

@@ -8,10 +8,13 @@ from django.urls import reverse
 
 import ldp
 from surveys.aggregation import results
+from surveys.aggregation.params import ResultOptions
 from surveys.aggregation.templatetags.results_format import percent
 from surveys.collection import plan
 from tests.aggregation.support import add_responses
 from tests.factories import INEXACT_BITFLIP_EPSILONS
+
+ENOUGH = "?margin=0.5"  # few respondents reach ±50 points: the tests' small surveys show their figures
 
 
 def dashboard(client, user, survey, query=""):
@@ -27,13 +30,17 @@ def test_it_renders_with_no_one_or_many_responses(client, owner, sized_survey):
         assert question.text in html
     n = sized_survey.responses.count()
     assert ("No responses yet" in html) == (n == 0)
-    assert html.count('role="img"') == (4 if n else 0)
+    # At the default ±5 points none of these has enough respondents: a banner each, no estimate chart.
+    assert html.count('class="notice early"') == 4
+    assert html.count('class="chart estimates"') == 0
+    assert html.count('class="chart daily"') == (1 if n else 0)
 
 
 def test_it_shows_the_estimates_intervals_and_errors_of_the_service(client, owner, survey):
     add_responses(survey, 150, seed=11)
-    html = dashboard(client, owner, survey).content.decode()
-    for result in results.survey_results(survey).questions:
+    html = dashboard(client, owner, survey, ENOUGH).content.decode()
+    for result in results.survey_results(survey, ResultOptions(margin=0.5)).questions:
+        assert result.enough
         for row in result.rows:
             assert f"{percent(row.estimate)}</td>" in html
             assert f"{percent(row.ci_low)} – {percent(row.ci_high)}" in html
@@ -55,36 +62,41 @@ def test_it_shows_mechanism_epsilon_q_and_reports(client, owner, survey):
 
 
 def test_it_labels_the_post_processed_estimates(client, owner, survey):
-    add_responses(survey, 30, seed=13)
-    html = dashboard(client, owner, survey).content.decode()
-    assert "post-processed; no privacy cost" in html
+    add_responses(survey, 100, seed=13)
+    html = dashboard(client, owner, survey, ENOUGH).content.decode()
+    assert "post-processed values (clipped, or summing to 100%; no privacy cost) are for display only" in html
+    assert "the estimate clipped to 0–100% (post-processed)" in html
 
 
 def test_its_chart_is_inline_svg_without_style_attributes_or_scripts(client, owner, survey):
-    add_responses(survey, 30, seed=14)
-    response = dashboard(client, owner, survey)
+    add_responses(survey, 100, seed=14)
+    response = dashboard(client, owner, survey, ENOUGH)
     html = response.content.decode()
     assert "<svg" in html and "<title id=" in html and "<desc id=" in html
-    assert "style=" not in html and "<style" not in html and "<script" not in html
+    assert "style=" not in html and "<style" not in html
+    assert re.findall(r"<script[^>]*>", html) == ['<script src="/static/js/share.js" defer>']
     assert "style-src 'self'" in response["Content-Security-Policy"]
 
 
 def test_its_tables_are_accessible(client, owner, survey):
-    add_responses(survey, 30, seed=15)
-    html = dashboard(client, owner, survey).content.decode()
-    assert html.count("<table") == html.count("<caption>") == 8
+    add_responses(survey, 100, seed=15)
+    html = dashboard(client, owner, survey, ENOUGH).content.decode()
+    # Per question the estimates and the randomized counts; the responses per day.
+    assert html.count("<table") == html.count("<caption>") == 9
     assert '<th scope="col"' in html and '<th scope="row"' in html
     assert '<meta name="viewport"' in html
 
 
 def test_it_applies_the_chosen_confidence_interval_and_bonferroni(client, owner, survey):
-    add_responses(survey, 80, seed=16)
-    html = dashboard(client, owner, survey, "?confidence=0.99&interval=exact&simultaneous=on").content.decode()
+    add_responses(survey, 250, seed=16)
+    query = "?confidence=0.99&interval=exact&simultaneous=on&margin=0.5"
+    html = dashboard(client, owner, survey, query).content.decode()
     assert '<option value="0.99" selected>' in html
     assert '<option value="exact" selected>' in html
     assert 'name="simultaneous" checked' in html
     assert "99.5% interval" in html  # yes/no: 1 - 0.01 / 2
-    found = results.survey_results(survey, results.ResultOptions(0.99, "exact", True))
+    found = results.survey_results(survey, results.ResultOptions(0.99, "exact", True, 0.5))
+    assert all(result.enough for result in found.questions)
     row = found.questions[2].rows[1]
     assert f"{percent(row.ci_low)} – {percent(row.ci_high)}" in html
 

@@ -1,0 +1,71 @@
+"""How a survey is coming along: responses per day, and how far they are from the planner's target.
+
+Responses carry their day only (Response.submitted_on), so per-day counts are one
+SELECT submitted_on, COUNT(*) ... GROUP BY submitted_on over the survey's responses, never a
+scan in Python. The target is the results service's survey-wide planner (SurveyResults.needed:
+the most respondents any question needs for the chosen margin), so the dashboard and the
+estimates API speak of one number.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.db.models import Count
+from django.utils import timezone
+
+from surveys.collection.models import Response, Survey
+
+from .results import SurveyResults
+
+WINDOW = 28  # days the chart shows: the last four weeks up to today (or the last response of a closed survey)
+
+
+@dataclass(frozen=True)
+class Day:
+    day: datetime.date
+    responses: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    days: list[Day]  # every day with at least one response, oldest first
+    window: list[Day]  # the chart's WINDOW days, zero-filled, oldest first (empty before any response)
+    responses: int
+    needed: int
+    still_needed: int
+
+    @property
+    def percent_done(self) -> int:
+        """Whole percent of the target reached, at most 100 (100 when the survey has no question)."""
+        if self.needed <= 0:
+            return 100
+        return min(100, self.responses * 100 // self.needed)
+
+
+def per_day(survey: Survey) -> dict[datetime.date, int]:
+    """Responses per day of this survey, from one grouped query."""
+    rows = (Response.objects.filter(survey=survey).order_by().values("submitted_on")
+            .annotate(responses=Count("pk")).values_list("submitted_on", "responses"))
+    return dict(sorted(rows))
+
+
+def window(counts: dict[datetime.date, int], end: datetime.date, length: int = WINDOW) -> list[Day]:
+    """`length` consecutive days ending at `end`, with zeros where nobody responded."""
+    days = [end - datetime.timedelta(days=back) for back in range(length - 1, -1, -1)]
+    return [Day(day, counts.get(day, 0)) for day in days]
+
+
+def of(found: SurveyResults) -> Progress:
+    """The progress of the survey whose results are `found`."""
+    counts = per_day(found.survey)
+    days = [Day(day, n) for day, n in counts.items()]
+    if days:
+        today = timezone.now().date()
+        end = max(today, days[-1].day) if found.survey.status == Survey.Status.OPEN else days[-1].day
+        shown = window(counts, end)
+    else:
+        shown = []
+    return Progress(days=days, window=shown, responses=found.responses, needed=found.needed,
+                    still_needed=found.still_needed)
