@@ -59,6 +59,15 @@ MATRIX = {
     ("collection:respond", "GET", "ended"):                         (410,        410,        410,        410,        410,        410,        410),
     ("collection:respond", "GET", "draft"):                         (404,        404,        404,        404,        404,        404,        404),
     ("collection:respond", "GET", "unknown"):                       (404,        404,        404,        404,        404,        404,        404),
+    # The staff-only preview of the respondent's page, in every state (drafts too); nobody else
+    # learns anything from it, not even that the survey exists.
+    ("collection:preview", "GET", "link"):                          (404,        404,        404,        404,        200,        200,        200),
+    ("collection:preview", "GET", "invitation"):                    (404,        404,        404,        404,        200,        200,        200),
+    ("collection:preview", "GET", "closed"):                        (404,        404,        404,        404,        200,        200,        200),
+    ("collection:preview", "GET", "not-yet"):                       (404,        404,        404,        404,        200,        200,        200),
+    ("collection:preview", "GET", "ended"):                         (404,        404,        404,        404,        200,        200,        200),
+    ("collection:preview", "GET", "draft"):                         (404,        404,        404,        404,        200,        200,        200),
+    ("collection:preview", "GET", "unknown"):                       (404,        404,        404,        404,        404,        404,        404),
     ("collection:api-survey", "GET", "link"):                       (200,        200,        200,        200,        200,        200,        200),
     ("collection:api-survey", "GET", "invitation"):                 (200,        200,        200,        200,        200,        200,        200),
     ("collection:api-survey", "GET", "closed"):                     (200,        200,        200,        200,        200,        200,        200),

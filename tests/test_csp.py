@@ -11,8 +11,9 @@ with errors and the admin actions' intermediate pages. For each response:
 - an HTML body has no inline <script> (data blocks of type application/json, as
   json_script writes them, are not scripts), no script from another origin, no inline
   event handler attribute (on...=) and no javascript: URL;
-- the respondent's page /s/<slug>/, in every state of its survey (open, by invitation,
-  closed, not yet open, ended, draft, unknown), sends Referrer-Policy: no-referrer.
+- the respondent's page /s/<slug>/ and its staff preview /s/<slug>/preview/, in every state of
+  its survey (open, by invitation, closed, not yet open, ended, draft, unknown), send
+  Referrer-Policy: no-referrer.
 """
 
 import re
@@ -29,7 +30,7 @@ from tests.factories import valid_payload
 from tests.urls_under_test import ROLES, World, action_rows, cases, label
 
 CASES = cases()
-SURVEY_PAGE = "collection:respond"
+SURVEY_PAGES = {"collection:respond", "collection:preview"}
 MUST_BE_NONE = ("object-src", "base-uri", "frame-ancestors")
 SOURCE_HASH_OR_NONCE = re.compile(r"'(nonce|sha256|sha384|sha512)-[A-Za-z0-9+/_=-]+'")
 DATA_BLOCK_TYPES = {"application/json"}
@@ -121,7 +122,7 @@ def assert_clean(responses: dict, survey_page: bool = False):
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_every_url_answers_every_role_with_a_strict_policy_and_no_inline_script(world, case):
-    assert_clean({role: world.request(role, case) for role in ROLES}, survey_page=case.url.key == SURVEY_PAGE)
+    assert_clean({role: world.request(role, case) for role in ROLES}, survey_page=case.url.key in SURVEY_PAGES)
 
 
 def test_the_pages_checked_include_the_html_pages_of_every_kind(world):

@@ -55,7 +55,8 @@ SURVEY_SUBJECTS = {
     "unknown": "no survey has this slug",
 }
 # (url, method) requested for every survey subject; other URLs with a slug name the "link" survey.
-EVERY_SURVEY = {("collection:respond", "GET"), ("collection:api-survey", "GET"), ("collection:api-responses", "POST")}
+EVERY_SURVEY = {("collection:respond", "GET"), ("collection:preview", "GET"), ("collection:api-survey", "GET"),
+                ("collection:api-responses", "POST")}
 UNKNOWN_SLUG = "no-such-survey"
 
 # The methods each URL is requested with: GET, and POST where the view acts on a POST.

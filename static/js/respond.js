@@ -1,6 +1,7 @@
 // DOM glue for the respondent page: read the true answers (kept in memory only),
 // randomize them with randomizer.js, post the reports as JSON, show the receipt.
 // True answers never leave this page: the inputs have no name and sit in no form.
+// A staff preview (config.preview) never posts: it has no endpoint and the button stays disabled.
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
 
 const config = JSON.parse(document.getElementById("survey-data").textContent);
@@ -9,7 +10,7 @@ const sendButton = document.getElementById("send");
 const statusLine = document.getElementById("status");
 let nextWord = null;
 let pending = null; // the randomized payload; a retry resends it, never re-randomizes
-const invitation = config.byInvitation ? takeInvitation() : null;
+const invitation = config.byInvitation && !config.preview ? takeInvitation() : null;
 const sentMark = `ldp-survey-sent:${config.slug}`; // this browser already responded (open links)
 
 function say(text) {
@@ -102,12 +103,14 @@ function lock() {
   for (const input of root.querySelectorAll("input")) input.disabled = true;
 }
 
-function describeReport(question, report) {
+// The report in words; the sentence around it (how often a report is the real answer, from
+// the mechanism's p and q_other) is rendered by the server in the receipt's list item.
+function describeReport(question, report, none) {
   if (Array.isArray(report)) {
     const on = question.options.filter((_, i) => report[i] === 1);
-    return `bits ${report.join("")} (set for: ${on.length ? on.join(", ") : "none"})`;
+    return on.length ? on.map((label) => `“${label}”`).join(", ") : none;
   }
-  return `"${question.options[report]}"`;
+  return `“${question.options[report]}”`;
 }
 
 function showReceipt(payload) {
@@ -115,10 +118,9 @@ function showReceipt(payload) {
   root.hidden = true;
   const list = document.getElementById("receipt-list");
   for (const question of config.questions) {
-    const item = document.createElement("li");
-    const legend = fieldsetOf(question).querySelector("legend").textContent.trim();
-    item.textContent = `${legend} Sent: ${describeReport(question, payload.reports[String(question.id)])}`;
-    list.append(item);
+    const report = payload.reports[String(question.id)];
+    const item = list.querySelector(`li[data-question="${question.id}"]`);
+    item.querySelector(".report").textContent = describeReport(question, report, list.dataset.none);
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
   const receipt = document.getElementById("receipt");
@@ -127,6 +129,7 @@ function showReceipt(payload) {
 }
 
 async function send() {
+  if (config.preview) return; // a preview sends nothing, whatever enables the button
   if (!pending) {
     const answers = trueAnswers();
     if (!answers) return;
@@ -178,7 +181,9 @@ function offerAgain() {
 
 try {
   nextWord = cryptoSource();
-  if (config.byInvitation && !invitation) {
+  if (config.preview) {
+    sendButton.disabled = true; // answers can be chosen, as a respondent would; nothing is sent
+  } else if (config.byInvitation && !invitation) {
     say("This survey is by invitation only. Please open the link from your invitation.");
   } else {
     start();

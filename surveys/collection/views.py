@@ -1,15 +1,20 @@
-"""The respondent's page. It renders the questions; respond.js randomizes and posts."""
+"""The respondent's page, and its staff-only preview. It renders the questions; respond.js
+randomizes and posts (never in a preview)."""
 
-from django.http import HttpRequest, HttpResponse
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.cache import never_cache
 
 from surveys.headers import no_referrer
 
-from . import definition
+from . import definition, wording
 from .models import Survey
+from .plan import Unavailable
 from .serializers import SurveyDefinitionSerializer
 
 
@@ -20,18 +25,45 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
         not_yet = (survey.status == Survey.Status.OPEN and survey.opens_at is not None
                    and timezone.now() < survey.opens_at)
         return render(request, "collection/closed.html", {"survey": survey, "not_yet": not_yet}, status=410)
+    return _page(request, survey, preview=False)
+
+
+@never_cache
+@no_referrer
+def preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """The page as respondents see it, for staff only, in any state (drafts too); it sends nothing.
+
+    Anybody else gets 404, as for an unknown slug: the preview reveals nothing, not even that
+    the survey exists."""
+    user = request.user
+    if not (user.is_authenticated and user.is_active and user.is_staff):
+        raise Http404
+    survey = get_object_or_404(Survey, slug=slug)
+    try:
+        return _page(request, survey, preview=True)
+    except Unavailable as problem:  # a draft still being configured
+        return render(request, "collection/respond.html", {"survey": survey, "preview": True,
+                                                           "problem": problem.reason})
+
+
+def _page(request: HttpRequest, survey: Survey, preview: bool) -> HttpResponse:
     published = SurveyDefinitionSerializer(definition.of(survey)).data
-    client = {  # all respond.js needs: where to post, and each question's exact sampler
-        "endpoint": reverse("collection:api-responses", args=[slug]),
-        "csrfToken": get_token(request),
+    questions = [{**q, "wording": wording.of(q["mechanism"])} for q in published["questions"]]
+    client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler
+        "preview": preview,
         "version": published["version"],
-        "slug": slug,
+        "slug": survey.slug,
         "byInvitation": survey.access == Survey.Access.INVITATION,
         "questions": [
-            {"id": q["id"], "options": q["options"], "sampler": q["mechanism"]["sampler"]}
+            {"id": q["id"], "options": q["options"], "sampler": q["mechanism"]["sampler"],
+             "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"], "q_other": q["mechanism"]["q_other"]}
             for q in published["questions"]
         ],
     }
+    if not preview:  # a preview has nowhere to post to and no token to post with
+        client["endpoint"] = reverse("collection:api-responses", args=[survey.slug])
+        client["csrfToken"] = get_token(request)
     return render(request, "collection/respond.html", {
-        "survey": survey, "definition": published, "questions": published["questions"], "client": client,
+        "survey": survey, "definition": published, "questions": questions, "client": client, "preview": preview,
+        "total_odds": wording.odds_at_most(published["epsilon_total"]),
     })

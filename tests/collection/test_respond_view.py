@@ -51,17 +51,53 @@ def test_no_true_answer_can_be_submitted_natively(page):
     assert all("action" not in form.attrs for form in page.find_all("form"))
 
 
-def test_it_explains_the_protection_and_each_questions_deniability(survey, page):
+# The fixture's questions: the odds bound (e^epsilon rounded up to a tenth) and how often a
+# report is the real answer (index) or an option is marked (unary: the real one, any other).
+ODDS = {"Cheated?": "3", "Drove drunk?": "3", "Drugs?": "2.8", "Party?": "2.8"}  # q .5, ln 3, eps 1, eps 1
+RECEIPT = {
+    "Cheated?": "This may or may not be your real answer; about 3 in 4 reports are.",  # p = 3/4
+    "Drove drunk?": "This may or may not be your real answer; about 3 in 4 reports are.",  # p = 3/4
+    "Drugs?": "This may or may not be your real answer; about 3 in 5 reports are.",  # p = e/(e+2) = .576
+    "Party?": "Each option is marked by chance, so a mark may or may not be your real answer: the option of "
+              "your real answer is marked about 1 in 2 times, every other option about 1 in 4 times.",  # OUE
+}
+
+
+def test_a_short_summary_comes_first_and_the_explanation_is_behind_a_disclosure(survey, page):
     section = page.find("section", **{"class": "protection"})
-    assert section is not None and "How your answers are protected" in section.text
+    assert section is not None and "How your answers are protected" in section.text  # its (hidden) heading
+    summary = section.find("p", **{"class": "summary"})
+    assert "randomizes each answer before it is sent" in summary.text and len(summary.text) < 160
+    (details,) = section.find_all("details")
+    assert details.find("summary").text == "How does this work?"
     total = ldp.survey_epsilon(plan.of(survey).mechanisms)
-    assert f"ε = {total:.3f}" in section.text
+    assert f"ε = {total:.3f}" in details.text and "privacy loss" not in summary.text
+
+
+def test_each_question_says_its_deniability_in_plain_odds(survey, page):
     for question in survey.ordered_questions():
         note = page.by_id(f"note-{question.pk}")
-        assert note is not None
-        assert note.text == " ".join(ldp.deniability(question.mechanism())["text"].split())
+        assert note.text == ("Your answer stays deniable: anyone's odds on your true answer change by at most "
+                             f"{ODDS[question.text]} to 1.")
         odds = ldp.odds_factor(question.mechanism().effective_epsilon)
-        assert f"{odds:.2f} times" in note.text
+        assert float(ODDS[question.text]) >= odds - 1e-9  # never less (e^ln 3 is 3 in floating point's way)
+
+
+def test_the_already_sent_notice_is_at_the_top(page):
+    order = [element.attrs.get("id") or element.attrs.get("class") for element in page.iter()
+             if element.attrs.get("id") == "already-sent" or element.tag in ("fieldset", "section")]
+    assert order.index("already-sent") < order.index("protection") < order.index("question")
+
+
+def test_the_receipt_says_per_question_how_often_a_report_is_the_real_answer(survey, page):
+    receipt = page.by_id("receipt")
+    items = receipt.find_all("li")
+    assert [item.attrs["data-question"] for item in items] == [str(q.pk) for q in survey.ordered_questions()]
+    for item, question in zip(items, survey.ordered_questions(), strict=True):
+        assert question.text in item.find("span", **{"class": "receipt-question"}).text
+        assert item.find("span", **{"class": "receipt-chance"}).text == RECEIPT[question.text]
+        assert item.find("strong", **{"class": "report"}) is not None  # respond.js fills in the report
+    assert "Sent:" not in receipt.text
 
 
 def test_it_says_why_nothing_can_be_sent_without_javascript(page):
@@ -80,6 +116,13 @@ def test_the_survey_data_block_carries_the_samplers_endpoint_and_version(client,
     assert [q["id"] for q in data["questions"]] == [q.pk for q in questions]
     assert [q["options"] for q in data["questions"]] == [q.labels() for q in questions]
     assert [q["sampler"] for q in data["questions"]] == [q.mechanism().sampler() for q in questions]
+    assert [(q["p"], q["q_other"], q["encoding"]) for q in data["questions"]] == [
+        (m.p, m.q_other, m.encoding) for m in (q.mechanism() for q in questions)]
+    assert data["preview"] is False
+
+
+def test_the_respondent_page_has_no_preview_banner(page):
+    assert page.by_id("preview-banner") is None and "Preview" not in page.text
 
 
 def test_there_is_no_inline_executable_script(page):

@@ -1,0 +1,79 @@
+"""The respondent page's numbers in plain words: "about 3 in 4", "at most 3 to 1".
+
+The probabilities come from the mechanism's own description (`p`, `q_other`, from the sampler's
+integers); this module only rounds them for reading. The sentences around them are in the
+template, marked for translation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import ldp
+
+# Denominators a reader knows, smallest first: the first that says p closely enough wins.
+DENOMINATORS = (2, 3, 4, 5, 10, 20, 100, 1000, 10000)
+
+
+def about(probability: float) -> tuple[int, int]:
+    """(n, m) with n/m close to `probability` and m as plain as it can be: "about n in m".
+
+    Close enough means within a tenth of the distance to the nearer of 0 and 1, so a small
+    chance is never rounded to none and a large one never to certainty (1 <= n < m).
+
+    >>> about(0.75), about(1 / 3), about(0.4754), about(0.5761), about(0.2689)
+    ((3, 4), (1, 3), (1, 2), (3, 5), (1, 4))
+    >>> about(0.9), about(0.99), about(0.00005)
+    ((9, 10), (99, 100), (1, 10000))
+    """
+    if not 0 < probability < 1:
+        raise ValueError(f"a probability strictly between 0 and 1, not {probability}")
+    tolerance = min(probability, 1 - probability) / 10
+    best: tuple[float, int, int] | None = None
+    for m in DENOMINATORS:
+        n = min(max(round(probability * m), 1), m - 1)
+        error = abs(n / m - probability)
+        if error <= tolerance:
+            return n, m
+        if best is None or error < best[0]:
+            best = (error, n, m)
+    assert best is not None
+    return best[1], best[2]
+
+
+def odds_at_most(epsilon: float) -> float:
+    """e^epsilon rounded up to one decimal (never below the true factor), for "at most N to 1".
+
+    >>> odds_at_most(math.log(3)), odds_at_most(1.0), odds_at_most(0.5)
+    (3.0, 2.8, 1.7)
+    """
+    factor = ldp.odds_factor(epsilon)
+    return math.ceil(round(factor * 10, 6)) / 10
+
+
+@dataclass(frozen=True)
+class Chance:
+    n: int
+    m: int
+
+
+@dataclass(frozen=True)
+class QuestionWording:
+    """What the page says about one question: the odds bound, and how often a report is true."""
+
+    odds: float  # anyone's odds on the true answer change by at most odds to 1
+    unary: bool  # one mark per option (then `true` and `other` are per option)
+    true: Chance  # index: P(report = truth); unary: P(the true answer's option is marked)
+    other: Chance  # index: P(report = one given other option); unary: P(another option is marked)
+
+
+def of(mechanism: dict[str, Any]) -> QuestionWording:
+    """From a mechanism as `ldp.Mechanism.describe()` (and so the definition API) describes it."""
+    return QuestionWording(
+        odds=odds_at_most(mechanism["effective_epsilon"]),
+        unary=mechanism["encoding"] == "bits",
+        true=Chance(*about(mechanism["p"])),
+        other=Chance(*about(mechanism["q_other"])),
+    )
