@@ -301,7 +301,7 @@ def test_the_open_action_opens_a_valid_draft(admin_client, survey):
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
     response = _act(admin_client, "open_surveys", survey)
     assert Survey.objects.get(pk=survey.pk).status == Survey.Status.OPEN
-    assert "Health: opened." in messages_on(response)
+    assert "Health: opened. Respondents answer at http://testserver/s/health/" in messages_on(response)
 
 
 def test_the_open_action_refuses_a_single_choice_question_with_one_option(admin_client, survey):

@@ -33,7 +33,7 @@ from .questions import QuestionInline
 
 class InvitationForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=invitations.MAX_BATCH, initial=100,
-                               help_text="Each link works once. They are shown only in this download.")
+                               help_text=gettext_lazy("Each link works once. They are shown only in this download."))
 
 
 @admin.register(Survey)
@@ -49,10 +49,10 @@ class SurveyAdmin(admin.ModelAdmin):
     actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description")}),
-        ("Collection", {"fields": ("status", "opens_at", "closes_at", "access", "response_count",
+        (gettext_lazy("Collection"), {"fields": ("status", "opens_at", "closes_at", "access", "response_count",
                                    "invitation_summary")}),
-        ("Privacy", {"fields": ("epsilon_budget", "epsilon_summary")}),
-        ("Results", {"fields": ("researchers",)}),
+        (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
+        (gettext_lazy("Results"), {"fields": ("researchers",)}),
     )
 
     def get_urls(self) -> list[URLPattern]:
@@ -109,38 +109,39 @@ class SurveyAdmin(admin.ModelAdmin):
         try:
             total = plan.of(survey).epsilon_total
         except plan.Unavailable as error:
-            return f"incomplete: {error.reason}"
-        return f"{total:.4f} of {survey.epsilon_budget:g}"
+            return _("incomplete: %(reason)s") % {"reason": error.reason}
+        return _("{total} of {budget}").format(total=f"{total:.4f}", budget=f"{survey.epsilon_budget:g}")
 
-    @admin.display(description="Invitations")
+    @admin.display(description=gettext_lazy("Invitations"))
     def invitation_summary(self, survey: Survey) -> str:
         if survey.pk is None:
             return "-"
         made, used = invitations.counts(survey)
-        return f"{made} made, {used} used"
+        return _("%(made)d made, %(used)d used") % {"made": made, "used": used}
 
-    @admin.display(description="Responses")
+    @admin.display(description=gettext_lazy("Responses"))
     def response_count(self, survey: Survey) -> int:
         return survey.responses.count() if survey.pk else 0
 
-    @admin.action(description="Open the selected surveys for responses", permissions=["change"])
+    @admin.action(description=gettext_lazy("Open the selected surveys for responses"), permissions=["change"])
     def open_surveys(self, request: HttpRequest, queryset: QuerySet[Survey]) -> None:
-        self._transition(request, queryset, lifecycle.open_survey, "opened")
+        self._transition(request, queryset, lifecycle.open_survey, "open")
 
-    @admin.action(description="Close the selected surveys", permissions=["change"])
+    @admin.action(description=gettext_lazy("Close the selected surveys"), permissions=["change"])
     def close_surveys(self, request: HttpRequest, queryset: QuerySet[Survey]) -> None:
-        self._transition(request, queryset, lifecycle.close_survey, "closed")
+        self._transition(request, queryset, lifecycle.close_survey, "close")
 
-    @admin.action(description="Create invitation links (CSV download)…", permissions=["change"])
+    @admin.action(description=gettext_lazy("Create invitation links (CSV download)…"), permissions=["change"])
     def create_invitations(self, request: HttpRequest, queryset: QuerySet[Survey]) -> HttpResponse | None:
         if queryset.count() != 1 or queryset.get().access != Survey.Access.INVITATION:
-            self.message_user(request, "Select one invitation-only survey (set its access first).", messages.ERROR)
+            self.message_user(request, _("Select one invitation-only survey (set its access first)."),
+                              messages.ERROR)
             return None
         survey = queryset.get()
         form = InvitationForm(request.POST if "count" in request.POST else None)
         if not form.is_valid():  # first visit, or a bad count: ask (again)
             return TemplateResponse(request, "admin/collection/invite.html", {
-                **self.admin_site.each_context(request), "title": "Create invitation links",
+                **self.admin_site.each_context(request), "title": _("Create invitation links"),
                 "survey": survey, "form": form, "opts": self.model._meta,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             })
@@ -150,13 +151,13 @@ class SurveyAdmin(admin.ModelAdmin):
         response["Content-Disposition"] = f'attachment; filename="{survey.slug}-invitations.csv"'
         return response
 
-    @admin.action(description="Purge responses and invitations…", permissions=["delete"])
+    @admin.action(description=gettext_lazy("Purge responses and invitations…"), permissions=["delete"])
     def purge_responses(self, request: HttpRequest, queryset: QuerySet[Survey]) -> HttpResponse | None:
         """Like delete_selected: a page listing what will go, then a POST with post=yes purges."""
         surveys = list(queryset.order_by("slug"))
         if request.POST.get("post") != "yes":
             return TemplateResponse(request, "admin/collection/purge.html", {
-                **self.admin_site.each_context(request), "title": "Purge responses and invitations",
+                **self.admin_site.each_context(request), "title": _("Purge responses and invitations"),
                 "plans": [(survey, purge.preview(survey)) for survey in surveys], "opts": self.model._meta,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             })
@@ -167,11 +168,11 @@ class SurveyAdmin(admin.ModelAdmin):
         return None
 
     def _transition(self, request: HttpRequest, queryset: QuerySet[Survey], verb: Callable[[Survey], None],
-                    done: str) -> None:
+                    verb_name: str) -> None:
         for survey in queryset:
             try:
                 verb(survey)
             except ValidationError as error:
                 self.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
             else:
-                self.message_user(request, f"{survey}: {done}.", messages.SUCCESS)
+                self.message_user(request, views.done_message(request, survey, verb_name), messages.SUCCESS)
