@@ -40,6 +40,7 @@ TO_ADMIN = "302 /admin/"
 TO_RESULTS = "302 /results/"  # already logged in: the login page sends you on
 LOGGED_OUT = "302 /accounts/login/"  # LOGOUT_REDIRECT_URL
 TO_CHANGE = "302 {url}change/"  # the admin's old object URL
+BACK_TO_CHANGE = "302 {parent}change/"  # from .../<id>/open/ back to .../<id>/change/
 
 CASES = cases()
 
@@ -104,8 +105,8 @@ MATRIX = {
     ("admin:password_change_done", "GET", None):                    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
     ("admin:autocomplete", "GET", None):                            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     ("admin:jsi18n", "GET", None):                                  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
-    # Surveys have no get_absolute_url, so there is no site to view: 404 for staff too.
-    ("admin:view_on_site", "GET", None):                            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        404,        404),
+    # "View on site": the survey's public page (a draft's staff-only preview), for all staff (Django's shortcut).
+    ("admin:view_on_site", "GET", None):                            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      "302 http://testserver/s/health/", "302 http://testserver/s/health/", "302 http://testserver/s/health/"),
     ("admin:app_list", "GET", "auth"):                              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        404,        200),
     ("admin:app_list", "GET", "collection"):                        (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        200,        200),
     ("/admin/(?P<url>.*)$", "GET", None):                           (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        404,        404),
@@ -116,6 +117,13 @@ MATRIX = {
     ("admin:collection_survey_delete", "GET", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_survey_history", "GET", None):               (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     ("/admin/collection/survey/<path:object_id>/", "GET", None):    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+    # The survey page's own views: live privacy figures (JSON) for staff who may see or add surveys; the
+    # Open / Close buttons POST, with change permission (the "link" survey is open: opening re-checks it).
+    ("admin:collection_survey_privacy_figures", "GET", None):       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("admin:collection_survey_open", "GET", None):                  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
+    ("admin:collection_survey_open", "POST", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
+    ("admin:collection_survey_close", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
+    ("admin:collection_survey_close", "POST", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
     ("admin:collection_question_changelist", "GET", None):          (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     ("admin:collection_question_add", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_question_change", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
@@ -173,7 +181,7 @@ def answer(response, path: str) -> int | str:
 
 
 def expected(value, path: str) -> int | str:
-    return value.format(url=path) if isinstance(value, str) else value
+    return value.format(url=path, parent=path.rstrip("/").rpartition("/")[0] + "/") if isinstance(value, str) else value
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])

@@ -64,11 +64,14 @@ METHODS = {
     "logout": ("GET", "POST"),
     "admin:logout": ("GET", "POST"),
     "collection:api-responses": ("GET", "POST"),
+    "admin:collection_survey_open": ("GET", "POST"),
+    "admin:collection_survey_close": ("GET", "POST"),
 }
 
 # Query strings a view needs to do its work (rather than refuse a malformed request).
 QUERIES = {
     "admin:autocomplete": "?app_label=collection&model_name=question&field_name=survey&term=",
+    "admin:collection_survey_privacy_figures": "?mechanism=krr&epsilon=1&k=4",
 }
 
 # The admin's catch-all pattern is filled with an address it has no page for.

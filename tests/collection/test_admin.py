@@ -197,13 +197,15 @@ def test_deleting_a_question_frees_its_budget_for_another(admin_client, survey):
     data = add_inline_forms(data, "questions", {**yes_no(5, epsilon=2.5), "survey": survey.pk})
     response = admin_client.post(survey_url(survey), data)  # 4.2 - 1.1 + 2.5 = 5.6 <= 6
     assert response.status_code == 302, response.content
-    assert sorted(survey.questions.values_list("order", flat=True)) == [1, 3, 4, 5]
+    # The rows are renumbered by position: the new question comes last.
+    assert list(survey.questions.order_by("order").values_list("order", "text")) == [
+        (1, "Cheated?"), (2, "Drugs?"), (3, "Party?"), (4, "Question 5?")]
 
 
 def test_a_single_choice_question_can_be_added_on_the_survey_page(admin_client, survey):
     data = add_inline_forms(current_form(admin_client, survey_url(survey), "survey_form"), "questions",
                             {"order": 5, "text": "Which?", "kind": "single_choice", "mechanism_name": "krr",
-                             "epsilon": 0.5, "survey": survey.pk})
+                             "epsilon": 0.5, "survey": survey.pk, "options_text": "Red\nBlue"})
     response = admin_client.post(survey_url(survey), data)
     assert response.status_code == 302
     assert survey.questions.filter(order=5, mechanism_name="krr").exists()
@@ -299,7 +301,7 @@ def test_the_open_action_opens_a_valid_draft(admin_client, survey):
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
     response = _act(admin_client, "open_surveys", survey)
     assert Survey.objects.get(pk=survey.pk).status == Survey.Status.OPEN
-    assert "Health: opened." in messages_on(response)
+    assert "Health: opened. Respondents answer at http://testserver/s/health/" in messages_on(response)
 
 
 def test_the_open_action_refuses_a_single_choice_question_with_one_option(admin_client, survey):
@@ -330,7 +332,7 @@ def test_the_close_action_closes(admin_client, survey):
 
 def test_after_a_response_the_survey_page_shows_questions_read_only(admin_client, responded):
     data = current_form(admin_client, survey_url(responded), "survey_form")
-    editable = ("order", "text", "kind", "mechanism_name", "q", "epsilon", "DELETE")
+    editable = ("order", "position", "text", "kind", "options_text", "mechanism_name", "q", "epsilon", "DELETE")
     assert not [name for name in data if name.startswith("questions-") and name.split("-")[-1] in editable]
     text = parse(admin_client.get(survey_url(responded)).content).text
     assert _what_it_means(EXPECTED_MECHANISMS[1]) in text  # still explained

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.urls import reverse
 from django.utils import timezone
 
 import ldp
@@ -83,6 +84,11 @@ class Survey(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def get_absolute_url(self) -> str:
+        """The respondent's page once published; a draft's staff-only preview before that."""
+        name = "collection:preview" if self.status == self.Status.DRAFT else "collection:respond"
+        return reverse(name, args=[self.slug])
 
     def clean(self) -> None:
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:

@@ -1,0 +1,183 @@
+// The survey admin page's question rows: live privacy figures, a running total against the
+// budget, the parameter box the chosen mechanism uses, the mechanisms that fit the kind of
+// question, and move up / down buttons that number the rows by position.
+//
+// Every figure comes from the server (GET privacy-figures, computed by ldp): this script only
+// shows them and adds the rows' epsilons. Without it the form works as before.
+
+const config = JSON.parse(document.getElementById("survey-admin-config")?.textContent || "null");
+const group = document.getElementById("questions-group");
+const total = document.getElementById("privacy-total");
+// A frozen survey (it has reports) has no template row to add: nothing here is editable.
+const editable = config && group && document.getElementById("questions-empty");
+
+const rows = () => [...group.querySelectorAll(".inline-related:not(.empty-form)")];
+const field = (row, name) => row.querySelector(`[name$="-${name}"]`);
+const box = (row, name) => row.querySelector(`.form-row.field-${name}`);
+const deleted = (row) => Boolean(field(row, "DELETE")?.checked);
+
+function show(element, visible) {
+  if (!element) return;
+  element.hidden = !visible;
+  // A hidden box is not sent, so the server never sees a parameter the mechanism does not use.
+  for (const input of element.querySelectorAll("input, select, textarea")) input.disabled = !visible;
+}
+
+function optionCount(row) {
+  return (field(row, "options_text")?.value || "").split("\n").filter((line) => line.trim()).length;
+}
+
+// The mechanisms that fit the row's kind; the first of them if the chosen one does not.
+function fitMechanisms(row) {
+  const kind = field(row, "kind")?.value;
+  const select = field(row, "mechanism_name");
+  const fitting = config.mechanisms[kind] || [];
+  for (const option of select.options) option.hidden = option.disabled = !fitting.includes(option.value);
+  if (!fitting.includes(select.value) && fitting.length) select.value = fitting[0];
+  show(box(row, "options_text"), kind === "single_choice");
+}
+
+function showParameter(row) {
+  const qrr = field(row, "mechanism_name").value === "qrr";
+  show(box(row, "q"), qrr);
+  show(box(row, "epsilon"), !qrr);
+}
+
+function figuresLine(row) {
+  let line = row.querySelector(".privacy-live-figures");
+  if (!line) {
+    const cell = box(row, "privacy")?.querySelector(".readonly");
+    if (!cell) return null;
+    line = cell;
+    line.classList.add("privacy-live-figures");
+    line.setAttribute("aria-live", "polite");
+  }
+  return line;
+}
+
+const pending = new WeakMap();
+
+async function refresh(row) {
+  const line = figuresLine(row);
+  const mechanism = field(row, "mechanism_name").value;
+  const query = new URLSearchParams({ mechanism });
+  if (mechanism === "qrr") query.set("q", field(row, "q").value.trim());
+  else query.set("epsilon", field(row, "epsilon").value.trim());
+  if (!["qrr", "bitflip"].includes(mechanism) && field(row, "kind").value === "single_choice") {
+    query.set("k", String(optionCount(row)));
+  }
+  pending.get(row)?.abort();
+  const controller = new AbortController();
+  pending.set(row, controller);
+  row.dataset.epsilon = "";
+  if (line) line.textContent = config.text.waiting;
+  try {
+    const response = await fetch(`${config.figures_url}?${query}`, {
+      signal: controller.signal, headers: { Accept: "application/json" }, credentials: "same-origin",
+    });
+    const answer = await response.json();
+    if (response.ok) {
+      row.dataset.epsilon = String(answer.epsilon);
+      row.dataset.strength = answer.strength;
+      if (line) line.textContent = answer.summary;
+    } else if (line) {
+      row.dataset.strength = "";
+      line.textContent = `${answer.error.field}: ${answer.error.reason}`;
+    }
+  } catch (error) {
+    if (error.name === "AbortError") return;
+    if (line) line.textContent = String(error);
+  }
+  updateTotal();
+}
+
+// The running total: the sum of the rows' effective epsilons (each from the server).
+function updateTotal() {
+  const live = rows().filter((row) => !deleted(row));
+  const budget = Number(document.getElementById("id_epsilon_budget")?.value);
+  total.hidden = false;
+  if (live.some((row) => row.dataset.epsilon === "" || row.dataset.epsilon === undefined)) {
+    total.textContent = config.text.incomplete;
+    total.classList.remove("over");
+    return;
+  }
+  const sum = live.reduce((acc, row) => acc + Number(row.dataset.epsilon), 0);
+  const over = Number.isFinite(budget) && sum > budget;
+  total.textContent = config.text.total.replace("{total}", sum.toFixed(4)).replace("{budget}", String(budget))
+    + (over ? ` ${config.text.over}` : "");
+  total.classList.toggle("over", over);
+  total.dataset.total = sum.toFixed(4);
+}
+
+// Rows are numbered by their place on the page; the server saves order = position.
+function renumber() {
+  rows().forEach((row, index) => {
+    const position = field(row, "position");
+    if (position) position.value = String(index + 1);
+  });
+}
+
+function move(row, step) {
+  const all = rows();
+  const index = all.indexOf(row);
+  const other = all[index + step];
+  if (!other) return;
+  if (step < 0) other.before(row); else other.after(row);
+  renumber();
+  row.querySelector(step < 0 ? ".move-up" : ".move-down")?.focus();
+}
+
+function moveButtons(row) {
+  const heading = row.querySelector("h3");
+  if (!heading || heading.querySelector(".move-buttons")) return;
+  const span = document.createElement("span");
+  span.className = "move-buttons";
+  for (const [step, name, symbol] of [[-1, "up", "↑"], [1, "down", "↓"]]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = `move-${name}`;
+    button.textContent = symbol;
+    button.title = button.ariaLabel = config.text[name];
+    button.addEventListener("click", () => move(row, step));
+    span.append(button);
+  }
+  heading.append(span);
+}
+
+const timers = new WeakMap();
+
+function prepare(row) {
+  if (row.dataset.prepared) return;
+  row.dataset.prepared = "1";
+  const position = field(row, "position");
+  if (position) position.readOnly = true;
+  moveButtons(row);
+  fitMechanisms(row);
+  showParameter(row);
+  const later = () => {
+    clearTimeout(timers.get(row));
+    timers.set(row, setTimeout(() => refresh(row), 200));
+  };
+  field(row, "kind")?.addEventListener("change", () => { fitMechanisms(row); showParameter(row); refresh(row); });
+  field(row, "mechanism_name")?.addEventListener("change", () => { showParameter(row); refresh(row); });
+  for (const name of ["q", "epsilon", "options_text"]) field(row, name)?.addEventListener("input", later);
+  field(row, "DELETE")?.addEventListener("change", updateTotal);
+  refresh(row);
+}
+
+if (editable) {
+  for (const row of rows()) prepare(row);
+  renumber();
+  updateTotal();
+  document.addEventListener("formset:added", (event) => {
+    if (event.detail?.formsetName !== "questions") return;
+    prepare(event.target);
+    renumber();
+  });
+  document.addEventListener("formset:removed", (event) => {
+    if (event.detail?.formsetName !== "questions") return;
+    renumber();
+    updateTotal();
+  });
+  document.getElementById("id_epsilon_budget")?.addEventListener("input", updateTotal);
+}

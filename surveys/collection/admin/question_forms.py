@@ -1,0 +1,174 @@
+"""The forms behind the survey page's questions: options typed with the question, order by row
+position, and the survey's budget checked with the number of options typed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+import ldp
+
+from .. import lifecycle
+from ..models import MAX_OPTIONS, Option, Question, build_mechanism
+
+
+def option_lines(text: str) -> list[str]:
+    """The options typed one per line, in order, without blank lines."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class QuestionInlineForm(forms.ModelForm):
+    """A question on the survey page, its options typed with it (one per line).
+
+    `position` replaces the order field: the formset numbers the rows 1, 2, 3... by it (ties
+    and blanks by row), so two rows never clash on an order."""
+
+    position = forms.IntegerField(
+        label=gettext_lazy("Order"), required=False, min_value=1,
+        widget=forms.NumberInput(attrs={"class": "question-position"}),
+        help_text=gettext_lazy("Questions are numbered by position; use the arrows to move a question."))
+    options_text = forms.CharField(
+        label=gettext_lazy("Options (one per line)"), required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 40, "class": "question-options"}),
+        help_text=gettext_lazy("Single-choice questions only: at least two, in the order respondents see them."))
+
+    class Meta:
+        model = Question
+        fields = ("text", "kind", "mechanism_name", "q", "epsilon")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.option_labels: list[str] = []
+        self.planned: ldp.Mechanism | None = None  # the mechanism with the options typed
+        if self.instance.pk is not None:
+            self.fields["position"].initial = self.instance.order
+            if self.instance.kind == Question.Kind.SINGLE_CHOICE:
+                self.fields["options_text"].initial = "\n".join(self.instance.labels())
+
+    def has_changed(self) -> bool:
+        # A new row the script numbered is still an empty row.
+        if self.instance.pk is None:
+            return any(name != "position" for name in self.changed_data)
+        return super().has_changed()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        self.option_labels = labels = option_lines(data.get("options_text") or "")
+        kind = data.get("kind")
+        if kind == Question.Kind.SINGLE_CHOICE:
+            seen = [label.casefold() for label in labels]
+            if len(labels) < 2:
+                self.add_error("options_text", _("A single-choice question needs at least two options, "
+                                                 "one per line."))
+            elif len(labels) > MAX_OPTIONS:
+                self.add_error("options_text", _("At most %(max)d options.") % {"max": MAX_OPTIONS})
+            elif len(set(seen)) != len(seen):
+                twice = sorted({label for label in labels if seen.count(label.casefold()) > 1})
+                self.add_error("options_text", _("Each option only once: %(twice)s.") % {"twice": ", ".join(twice)})
+        elif kind == Question.Kind.YES_NO and labels:
+            self.add_error("options_text", _("Leave the options empty for a yes/no question: its answers "
+                                             "are No and Yes."))
+        name = data.get("mechanism_name")
+        if not self.errors and name and kind:
+            try:
+                self.planned = build_mechanism(name, kind, data.get("q"), data.get("epsilon"), len(labels))
+            except (ValueError, TypeError):
+                self.planned = None  # the model's clean() words it
+        return data
+
+    def save(self, commit: bool = True) -> Question:
+        question = super().save(commit=commit)
+        if commit:
+            self.save_options(question)
+        else:
+            save_m2m = self.save_m2m
+
+            def save_related() -> None:
+                save_m2m()
+                self.save_options(question)
+
+            self.save_m2m = save_related  # type: ignore[method-assign]
+        return question
+
+    def save_options(self, question: Question) -> None:
+        """Replace the question's options by the lines typed (order 0, 1, 2...), if they differ."""
+        labels = self.option_labels if question.kind == Question.Kind.SINGLE_CHOICE else []
+        if [option.label for option in question.ordered_options()] == labels:
+            return
+        for option in question.options.all():
+            option.delete()  # refused once the survey has reports
+        for order, label in enumerate(labels):
+            Option(question=question, order=order, label=label).save()
+
+
+class QuestionFormSet(forms.BaseInlineFormSet):
+    """Numbers the questions by row position and checks the survey's total epsilon, as it will be
+    after this save, against its budget (each question with the options typed for it)."""
+
+    def live_forms(self) -> list[Any]:
+        """The rows that will be questions after this save: not deleted, not left empty."""
+        return [form for form in self.forms
+                if (form.has_changed() or form.instance.pk is not None)
+                and not (getattr(form, "cleaned_data", None) or {}).get("DELETE")]
+
+    def clean(self) -> None:
+        if any(self.errors):
+            return
+        frozen = self.instance.has_reports()
+        live = self.live_forms()
+        if not frozen:
+            rows = sorted(enumerate(live), key=lambda row: (row[1].cleaned_data.get("position") or 10**9, row[0]))
+            for position, (_index, form) in enumerate(rows, start=1):
+                form.instance.order = position
+        super().clean()
+        if frozen:
+            return
+        mechanisms = [form.planned for form in live if form.planned is not None]
+        total = ldp.survey_epsilon(mechanisms)
+        budget = self.instance.epsilon_budget
+        if total > budget:
+            raise ValidationError(
+                _("These questions cost ε = {total} per respondent, over the survey's budget of {budget}. "
+                  "Lower some epsilons (or q), or raise the budget.").format(total=f"{total:.4f}",
+                                                                            budget=f"{budget:g}"))
+
+    def save(self, commit: bool = True) -> list[models.Model]:
+        if not commit or self.instance.pk is None or self.instance.has_reports():
+            return super().save(commit)
+        # Make room first: move the saved questions to orders no row will take, then save them
+        # at their positions (the rows the form did not change too), so no two ever clash.
+        existing = [form for form in self.initial_forms if form.instance.pk is not None]
+        stored = Question.objects.filter(survey=self.instance)
+        spare = max([len(self.forms), *stored.values_list("order", flat=True)]) + 1
+        for index, form in enumerate(existing):
+            stored.filter(pk=form.instance.pk).update(order=spare + index)
+        saved = super().save(commit)
+        for form in self.live_forms():
+            if form.instance.pk is not None:
+                stored.filter(pk=form.instance.pk).update(order=form.instance.order)
+        return saved
+
+
+class QuestionForm(forms.ModelForm):
+    """The question's own page: the budget is checked on the instance as it will be saved."""
+
+    class Meta:
+        model = Question
+        fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon")
+
+    def _post_clean(self) -> None:
+        super()._post_clean()  # type: ignore[misc]  # Django's hook, absent from the stubs
+        if self.errors:
+            return
+        try:
+            lifecycle.check_budget_with(self.instance.survey, self.instance)
+        except ValidationError as error:
+            self.add_error(None, error)
+        except (ValueError, TypeError) as error:
+            self.add_error(None, str(error))
+

@@ -1,0 +1,112 @@
+"""Questions in the admin: the survey page's question rows and the question's own page.
+
+Every question shows what its mechanism means (surveys.collection.figures); once its survey
+has a report it is read-only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from .. import figures
+from ..models import Option, Question, Survey
+from .question_forms import QuestionForm, QuestionFormSet, QuestionInlineForm
+
+
+def describe(question: Question) -> str:
+    """The figures an admin sees next to a question (effective epsilon, q for yes/no, odds, planner)."""
+    try:
+        mechanism = question.mechanism()
+    except (ValueError, TypeError) as error:
+        return str(error)
+    return format_html("{}", figures.of(mechanism)["summary"])
+
+
+class FrozenAfterReports(admin.options.InlineModelAdmin):
+    """Inline rows become read-only once the parent's survey has a report."""
+
+    def survey_of(self, obj: Any) -> Survey:
+        raise NotImplementedError
+
+    def _frozen(self, obj: Any) -> bool:
+        return obj is not None and self.survey_of(obj).has_reports()
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return not self._frozen(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return not self._frozen(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return not self._frozen(obj) and super().has_delete_permission(request, obj)
+
+
+class QuestionInline(FrozenAfterReports, admin.StackedInline):
+    model = Question
+    form = QuestionInlineForm
+    formset = QuestionFormSet
+    extra = 0
+    show_change_link = True
+    # position and options_text are form fields; read-only (a frozen survey) they show the methods below.
+    fields = ("position", "text", "kind", "options_text", "mechanism_name", "q", "epsilon", "privacy")
+    readonly_fields = ("privacy",)
+
+    @admin.display(description=gettext_lazy("What it means"))
+    def privacy(self, question: Question) -> str:
+        return describe(question) if question.pk else _("Save to see the privacy figures.")
+
+    @admin.display(description=gettext_lazy("Order"))
+    def position(self, question: Question) -> int:
+        return question.order
+
+    @admin.display(description=gettext_lazy("Options"))
+    def options_text(self, question: Question) -> str:
+        return ", ".join(question.labels()) if question.kind == Question.Kind.SINGLE_CHOICE else "-"
+
+    def survey_of(self, obj: Survey) -> Survey:
+        return obj
+
+
+class OptionInline(FrozenAfterReports, admin.TabularInline):
+    model = Option
+    extra = 0
+    fields = ("order", "label")
+
+    def survey_of(self, obj: Question) -> Survey:
+        return obj.survey
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    form = QuestionForm
+    list_display = ("text", "survey", "order", "kind", "mechanism_name", "privacy")
+    list_filter = ("survey",)
+    inlines = [OptionInline]
+    readonly_fields = ("privacy",)
+
+    @admin.display(description=gettext_lazy("What it means"))
+    def privacy(self, question: Question) -> str:
+        return describe(question) if question.pk else "-"
+
+    def has_change_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
+        if obj is not None and obj.survey.has_reports():
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
+        if obj is not None and obj.survey.has_reports():
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        question = form.instance
+        if question.kind == Question.Kind.SINGLE_CHOICE and question.k() < 2:
+            self.message_user(request, _("A single-choice question needs at least two options "
+                                         "before its survey can open."), messages.WARNING)

@@ -1,0 +1,178 @@
+"""Surveys in the admin: the survey page (questions inline, the respondent link, Open / Close
+buttons, live privacy figures), its list and its actions.
+
+A survey over its privacy budget, or a mechanism that does not fit its question, cannot be
+saved; once a survey has a report its questions are read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+import ldp
+
+from .. import figures, invitations, lifecycle, plan, purge, sharing
+from ..models import Question, Survey
+from . import views
+from .questions import QuestionInline
+
+
+class InvitationForm(forms.Form):
+    count = forms.IntegerField(min_value=1, max_value=invitations.MAX_BATCH, initial=100,
+                               help_text=gettext_lazy("Each link works once. They are shown only in this download."))
+
+
+@admin.register(Survey)
+class SurveyAdmin(admin.ModelAdmin):
+    list_display = ("title", "slug", "status", "epsilon_summary", "response_count", "opens_at", "closes_at")
+    list_filter = ("status",)
+    search_fields = ("title", "slug")
+    prepopulated_fields = {"slug": ("title",)}
+    filter_horizontal = ("researchers",)
+    # Status changes only through the open/close actions, which check the configuration first.
+    readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary")
+    inlines = [QuestionInline]
+    actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
+    fieldsets = (
+        (None, {"fields": ("title", "slug", "description")}),
+        (gettext_lazy("Collection"), {"fields": ("status", "opens_at", "closes_at", "access", "response_count",
+                                   "invitation_summary")}),
+        (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
+        (gettext_lazy("Results"), {"fields": ("researchers",)}),
+    )
+
+    def get_urls(self) -> list[URLPattern]:
+        wrap = self.admin_site.admin_view
+        return [
+            path("privacy-figures/", wrap(lambda request: views.privacy_figures(self, request)),
+                 name="collection_survey_privacy_figures"),
+            path("<path:object_id>/open/", wrap(lambda request, object_id: views.transition(
+                self, request, unquote(object_id), "open")), name="collection_survey_open"),
+            path("<path:object_id>/close/", wrap(lambda request, object_id: views.transition(
+                self, request, unquote(object_id), "close")), name="collection_survey_close"),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        context = {**(extra_context or {}), **self.page_context(request)}
+        survey = self.get_object(request, unquote(object_id))
+        if survey is not None:
+            context.update(sharing.context(request, survey))
+            context["can_transition"] = self.has_change_permission(request, survey)
+        return super().change_view(request, object_id, form_url, context)
+
+    def add_view(self, request: HttpRequest, form_url: str = "",
+                 extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        return super().add_view(request, form_url, {**(extra_context or {}), **self.page_context(request)})
+
+    def page_context(self, request: HttpRequest) -> dict[str, Any]:
+        """What the page's script needs: where to ask for figures, which mechanisms fit which
+        kind of question, and its words (translated here)."""
+        return {
+            "privacy_guidance": figures.GUIDANCE,
+            "survey_admin_config": {
+                "figures_url": reverse("admin:collection_survey_privacy_figures"),
+                "mechanisms": {
+                    Question.Kind.YES_NO.value: [name for name in Question.MechanismName.values if name in ldp.YES_NO],
+                    Question.Kind.SINGLE_CHOICE.value: [name for name in Question.MechanismName.values
+                                                        if name not in ldp.YES_NO],
+                },
+                "text": {
+                    "up": _("Move up"), "down": _("Move down"),
+                    "total": _("Privacy cost of these questions: ε = {total} per respondent, of a budget of {budget}."),
+                    "over": _("Over the budget: lower some epsilons (or q), or raise the budget."),
+                    "incomplete": _("Complete every question to see the total."),
+                    "waiting": _("Working out the figures…"),
+                },
+            },
+        }
+
+    @admin.display(description=gettext_lazy("Privacy cost (ε per respondent)"))
+    def epsilon_summary(self, survey: Survey) -> str:
+        if survey.pk is None:
+            return "-"
+        try:
+            total = plan.of(survey).epsilon_total
+        except plan.Unavailable as error:
+            return _("incomplete: %(reason)s") % {"reason": error.reason}
+        return _("{total} of {budget}").format(total=f"{total:.4f}", budget=f"{survey.epsilon_budget:g}")
+
+    @admin.display(description=gettext_lazy("Invitations"))
+    def invitation_summary(self, survey: Survey) -> str:
+        if survey.pk is None:
+            return "-"
+        made, used = invitations.counts(survey)
+        return _("%(made)d made, %(used)d used") % {"made": made, "used": used}
+
+    @admin.display(description=gettext_lazy("Responses"))
+    def response_count(self, survey: Survey) -> int:
+        return survey.responses.count() if survey.pk else 0
+
+    @admin.action(description=gettext_lazy("Open the selected surveys for responses"), permissions=["change"])
+    def open_surveys(self, request: HttpRequest, queryset: QuerySet[Survey]) -> None:
+        self._transition(request, queryset, lifecycle.open_survey, "open")
+
+    @admin.action(description=gettext_lazy("Close the selected surveys"), permissions=["change"])
+    def close_surveys(self, request: HttpRequest, queryset: QuerySet[Survey]) -> None:
+        self._transition(request, queryset, lifecycle.close_survey, "close")
+
+    @admin.action(description=gettext_lazy("Create invitation links (CSV download)…"), permissions=["change"])
+    def create_invitations(self, request: HttpRequest, queryset: QuerySet[Survey]) -> HttpResponse | None:
+        if queryset.count() != 1 or queryset.get().access != Survey.Access.INVITATION:
+            self.message_user(request, _("Select one invitation-only survey (set its access first)."),
+                              messages.ERROR)
+            return None
+        survey = queryset.get()
+        form = InvitationForm(request.POST if "count" in request.POST else None)
+        if not form.is_valid():  # first visit, or a bad count: ask (again)
+            return TemplateResponse(request, "admin/collection/invite.html", {
+                **self.admin_site.each_context(request), "title": _("Create invitation links"),
+                "survey": survey, "form": form, "opts": self.model._meta,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            })
+        tokens = invitations.create(survey, form.cleaned_data["count"])
+        response = HttpResponse(invitations.links_csv(request.build_absolute_uri("/"), survey, tokens),
+                                content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{survey.slug}-invitations.csv"'
+        return response
+
+    @admin.action(description=gettext_lazy("Purge responses and invitations…"), permissions=["delete"])
+    def purge_responses(self, request: HttpRequest, queryset: QuerySet[Survey]) -> HttpResponse | None:
+        """Like delete_selected: a page listing what will go, then a POST with post=yes purges."""
+        surveys = list(queryset.order_by("slug"))
+        if request.POST.get("post") != "yes":
+            return TemplateResponse(request, "admin/collection/purge.html", {
+                **self.admin_site.each_context(request), "title": _("Purge responses and invitations"),
+                "plans": [(survey, purge.preview(survey)) for survey in surveys], "opts": self.model._meta,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            })
+        with transaction.atomic():  # several surveys: all of them or none
+            done = [(survey, purge.purge(survey)) for survey in surveys]
+        for survey, purged in done:
+            self.message_user(request, f"{survey}: {purged}", messages.SUCCESS)
+        return None
+
+    def _transition(self, request: HttpRequest, queryset: QuerySet[Survey], verb: Callable[[Survey], None],
+                    verb_name: str) -> None:
+        for survey in queryset:
+            try:
+                verb(survey)
+            except ValidationError as error:
+                self.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
+            else:
+                self.message_user(request, views.done_message(request, survey, verb_name), messages.SUCCESS)

@@ -1,0 +1,57 @@
+"""What a question's mechanism means for a respondent, as the admin shows it.
+
+One place computes the figures (all by `ldp`) and words them: the admin's "What it means"
+line under a saved question and the live figures endpoint the admin's script asks while an
+admin types (so no privacy formula is ever written in JavaScript).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+import ldp
+
+MARGIN = 0.05  # the planner's margin: ±5 points at 95% confidence
+# Guidance, not a rule: the per-question epsilon up to which privacy reads as strong, then moderate.
+STRONG, MODERATE = 1.0, 3.0
+GUIDANCE = gettext_lazy("Guidance: a question with ε ≤ 1 gives strong privacy, ε ≤ 3 moderate, "
+                        "above 3 weak (a report then shifts the odds by more than 20:1).")
+
+
+def strength(epsilon: float) -> str:
+    """"strong", "moderate" or "weak" (see GUIDANCE)."""
+    return "strong" if epsilon <= STRONG else "moderate" if epsilon <= MODERATE else "weak"
+
+
+def of(mechanism: ldp.Mechanism) -> dict[str, Any]:
+    """The figures of one mechanism: effective epsilon, q of q-RR with the same channel (yes/no
+    only), the odds factor, the best guess from one report (%), respondents for ±5 points."""
+    epsilon = mechanism.effective_epsilon
+    figures: dict[str, Any] = {
+        "mechanism": mechanism.name,
+        "k": mechanism.k,
+        "epsilon": epsilon,
+        "q_equivalent": mechanism.q_equivalent,
+        "odds": ldp.odds_factor(epsilon),
+        "best_guess": 100 * ldp.best_guess(epsilon),
+        "respondents": ldp.respondents_needed(mechanism, MARGIN),
+        "strength": strength(epsilon),
+    }
+    figures["summary"] = summary(figures)
+    return figures
+
+
+def summary(figures: dict[str, Any]) -> str:
+    """The figures in one line of words (plain text: the caller escapes it)."""
+    q = "" if figures["q_equivalent"] is None else f" (q = {figures['q_equivalent']:.4f})"
+    strengths = {"strong": _("strong"), "moderate": _("moderate"), "weak": _("weak")}
+    return _("ε = {epsilon}{q}; a report shifts the odds at most {odds}:1; {respondents} respondents for "
+             "±5 points at 95%; a guess from one report is right at most {guess}% of the time "
+             "({strength} privacy)").format(
+        epsilon=f"{figures['epsilon']:.4f}", q=q, odds=f"{figures['odds']:.2f}",
+        respondents=f"{figures['respondents']:,}", guess=f"{figures['best_guess']:.1f}",
+        strength=strengths[figures["strength"]],
+    )

@@ -1,0 +1,306 @@
+"""The survey page as a new admin uses it: options typed with the question, order by position,
+Open / Close buttons with the respondent link, the live privacy figures endpoint, View on site."""
+
+import math
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.urls import include, path
+
+import ldp
+from surveys.collection import urls as collection_urls
+from surveys.collection.models import Option, Question, Survey
+from tests.collection.helpers import question
+from tests.collection.pages import parse
+from tests.collection.test_admin import (
+    SURVEYS,
+    add_inline_forms,
+    current_form,
+    inline_index,
+    messages_on,
+    new_survey_form,
+    set_question,
+    survey_url,
+    yes_no,
+)
+from tests.factories import make_user
+
+FIGURES = f"{SURVEYS}privacy-figures/"
+
+
+@pytest.fixture
+def admin_client(client, superuser):
+    client.force_login(superuser)
+    return client
+
+
+def choice(text, options, mechanism="krr", epsilon=1.0):
+    return {"text": text, "kind": "single_choice", "mechanism_name": mechanism, "epsilon": epsilon,
+            "q": None, "options_text": options}
+
+
+def labels_of(q):
+    return list(q.options.order_by("order").values_list("order", "label"))
+
+
+# --- options typed with the question ----------------------------------------------------------
+
+
+def test_options_typed_with_a_new_question_are_created_in_line_order(admin_client):
+    data = add_inline_forms(new_survey_form(admin_client), "questions",
+                            choice("Colour?", "Red\n\n  Green  \nBlue\n"))
+    response = admin_client.post(f"{SURVEYS}add/", data)
+    assert response.status_code == 302, response.content
+    q = Survey.objects.get(slug="habits").questions.get()
+    assert labels_of(q) == [(0, "Red"), (1, "Green"), (2, "Blue")]
+    assert q.mechanism() == ldp.KaryRR(1.0, 3)
+
+
+@pytest.mark.parametrize("options,error", [
+    ("", "A single-choice question needs at least two options, one per line."),
+    ("Only one\n\n", "A single-choice question needs at least two options, one per line."),
+    ("Red\nBlue\nred", "Each option only once: Red, red."),
+], ids=["none", "one", "duplicate"])
+def test_a_single_choice_question_without_two_distinct_options_is_refused_on_its_field(admin_client, options, error):
+    data = add_inline_forms(new_survey_form(admin_client), "questions", choice("Colour?", options))
+    response = admin_client.post(f"{SURVEYS}add/", data)
+    assert response.status_code == 200
+    page = parse(response.content)
+    row = page.find("div", **{"class": "form-row errors field-options_text"})
+    assert row is not None and error in row.text
+    assert not Survey.objects.filter(slug="habits").exists() and not Option.objects.exists()
+
+
+def test_a_yes_no_question_refuses_options(admin_client):
+    data = add_inline_forms(new_survey_form(admin_client), "questions", {**yes_no(1, epsilon=1.0),
+                                                                        "options_text": "Maybe"})
+    response = admin_client.post(f"{SURVEYS}add/", data)
+    assert response.status_code == 200
+    assert "Leave the options empty for a yes/no question" in response.content.decode()
+    assert not Survey.objects.filter(slug="habits").exists()
+
+
+def test_the_options_of_a_saved_question_are_prefilled_and_replaced_on_edit(admin_client, survey):
+    data = current_form(admin_client, survey_url(survey), "survey_form")
+    index = inline_index(data, question(survey, 3))
+    assert data[f"questions-{index}-options_text"] == ["Never\nSometimes\nOften"]
+    data[f"questions-{index}-options_text"] = ["Never\nOnce\nOften\nDaily"]
+    response = admin_client.post(survey_url(survey), data)
+    assert response.status_code == 302, response.content
+    assert labels_of(question(survey, 3)) == [(0, "Never"), (1, "Once"), (2, "Often"), (3, "Daily")]
+    assert labels_of(question(survey, 4)) == [(0, "A"), (1, "B"), (2, "C"), (3, "D")]  # untouched
+
+
+def test_a_new_question_is_explained_with_the_number_of_options_typed(admin_client):
+    # The effective epsilon does not depend on k, but what the answers are worth does.
+    at_five = ldp.KaryRR(1.0, 5)
+    assert ldp.respondents_needed(at_five, 0.05) != ldp.respondents_needed(ldp.KaryRR(1.0, 2), 0.05)
+    data = add_inline_forms(new_survey_form(admin_client), "questions", choice("Which?", "A\nB\nC\nD\nE"))
+    assert admin_client.post(f"{SURVEYS}add/", data).status_code == 302
+    survey = Survey.objects.get(slug="habits")
+    text = parse(admin_client.get(survey_url(survey)).content).text
+    assert f"{ldp.respondents_needed(at_five, 0.05):,} respondents for ±5 points" in text
+
+
+# --- order follows the rows -------------------------------------------------------------------
+
+
+def orders(survey):
+    return list(survey.questions.order_by("order").values_list("order", "text"))
+
+
+def test_swapping_two_positions_saves_without_a_duplicate_order_error(admin_client, survey):
+    data = set_question(current_form(admin_client, survey_url(survey), "survey_form"), question(survey, 1),
+                        position=2)
+    data = set_question(data, question(survey, 2), position=1)
+    response = admin_client.post(survey_url(survey), data)
+    assert response.status_code == 302, response.content
+    assert orders(survey) == [(1, "Drove drunk?"), (2, "Cheated?"), (3, "Drugs?"), (4, "Party?")]
+
+
+def test_rows_are_numbered_by_position_ties_by_row_and_new_rows_go_last(admin_client, survey):
+    data = current_form(admin_client, survey_url(survey), "survey_form")
+    for q in survey.questions.all():
+        set_question(data, q, position=7)  # all equal: the rows' order decides
+    set_question(data, question(survey, 4), position=1)
+    add_inline_forms(data, "questions", {**yes_no(0, epsilon=0.1), "survey": survey.pk, "text": "New?"})
+    response = admin_client.post(survey_url(survey), data)
+    assert response.status_code == 302, response.content
+    assert orders(survey) == [(1, "Party?"), (2, "Cheated?"), (3, "Drove drunk?"), (4, "Drugs?"), (5, "New?")]
+
+
+def test_the_order_of_a_new_survey_is_the_order_of_its_rows(admin_client):
+    data = add_inline_forms(new_survey_form(admin_client), "questions",
+                            {**yes_no(1, epsilon=0.5), "text": "First?", "position": 1},
+                            {**yes_no(1, epsilon=0.5), "text": "Second?", "position": 1})
+    assert admin_client.post(f"{SURVEYS}add/", data).status_code == 302
+    assert orders(Survey.objects.get(slug="habits")) == [(1, "First?"), (2, "Second?")]
+
+
+# --- Open / Close buttons ---------------------------------------------------------------------
+
+
+def as_draft(survey):
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
+    return Survey.objects.get(pk=survey.pk)
+
+
+def test_the_open_button_opens_and_its_message_links_to_the_respondents_page(admin_client, survey):
+    survey = as_draft(survey)
+    page = parse(admin_client.get(survey_url(survey)).content)
+    assert page.find("form", action=f"{SURVEYS}{survey.pk}/open/") is not None
+    response = admin_client.post(f"{SURVEYS}{survey.pk}/open/", follow=True)
+    assert response.redirect_chain == [(survey_url(survey), 302)]
+    assert Survey.objects.get(pk=survey.pk).status == Survey.Status.OPEN
+    link = parse(response.content).find("ul", **{"class": "messagelist"}).find("a", href="http://testserver/s/health/")
+    assert link is not None and link.text == "http://testserver/s/health/"
+
+
+def test_the_open_message_escapes_the_title(admin_client, survey):
+    survey = as_draft(survey)
+    Survey.objects.filter(pk=survey.pk).update(title="<b>Bold</b>")
+    response = admin_client.post(f"{SURVEYS}{survey.pk}/open/", follow=True)
+    assert "&lt;b&gt;Bold&lt;/b&gt;: opened." in response.content.decode()
+
+
+def test_a_refused_open_shows_the_problems_and_stays_on_the_page(admin_client, survey):
+    survey = as_draft(survey)
+    question(survey, 3).options.filter(order__gt=0).delete()
+    response = admin_client.post(f"{SURVEYS}{survey.pk}/open/", follow=True)
+    assert response.redirect_chain == [(survey_url(survey), 302)]
+    assert Survey.objects.get(pk=survey.pk).status == Survey.Status.DRAFT
+    assert "Health: cannot open: question 3 needs 2 to 32 options, has 1" in messages_on(response)
+
+
+def test_the_close_button_closes_an_open_survey(admin_client, survey):
+    page = parse(admin_client.get(survey_url(survey)).content)
+    assert page.find("form", action=f"{SURVEYS}{survey.pk}/close/") is not None
+    response = admin_client.post(f"{SURVEYS}{survey.pk}/close/", follow=True)
+    assert Survey.objects.get(pk=survey.pk).status == Survey.Status.CLOSED
+    assert "Health: closed." in messages_on(response)
+
+
+def test_staff_who_may_only_view_surveys_get_no_button_and_cannot_open(client, survey):
+    survey = as_draft(survey)
+    viewer = make_user("viewer", is_staff=True)
+    viewer.user_permissions.add(*Permission.objects.filter(codename__in=["view_survey", "view_question"]))
+    client.force_login(viewer)
+    page = parse(client.get(survey_url(survey)).content)
+    assert page.find("form", action=f"{SURVEYS}{survey.pk}/open/") is None
+    assert client.post(f"{SURVEYS}{survey.pk}/open/").status_code == 403
+    assert Survey.objects.get(pk=survey.pk).status == Survey.Status.DRAFT
+
+
+def test_the_buttons_need_a_post_with_the_csrf_token(survey, superuser):
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(superuser)
+    assert browser.get(f"{SURVEYS}{survey.pk}/close/").status_code == 405
+    assert browser.post(f"{SURVEYS}{survey.pk}/close/").status_code == 403
+    assert Survey.objects.get(pk=survey.pk).status == Survey.Status.OPEN
+
+
+def test_the_survey_page_shows_the_respondent_link_with_its_copy_button_and_qr_code(admin_client, survey):
+    page = parse(admin_client.get(survey_url(survey)).content)
+    assert page.by_id("share-url").attrs["value"] == "http://testserver/s/health/"
+    assert page.find("button", **{"data-copy": "share-url"}) is not None
+    assert page.find("svg") is not None
+    assert any(script.attrs.get("src", "").endswith("js/share.js") for script in page.find_all("script"))
+    assert parse(admin_client.get(f"{SURVEYS}add/").content).by_id("share-url") is None
+
+
+# --- View on site -----------------------------------------------------------------------------
+
+
+def test_a_published_survey_is_viewed_on_its_respondents_page(survey):
+    assert survey.get_absolute_url() == "/s/health/"
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
+    assert Survey.objects.get(pk=survey.pk).get_absolute_url() == "/s/health/"
+
+
+def _placeholder(request, slug):  # pragma: no cover - never requested
+    raise AssertionError
+
+
+urlpatterns = [path("", include((collection_urls.urlpatterns + [
+    path("s/<slug:slug>/preview/", _placeholder, name="preview")], "collection")))]
+
+
+@pytest.mark.urls(__name__)
+def test_a_draft_is_viewed_on_its_staff_preview(survey):
+    assert as_draft(survey).get_absolute_url() == "/s/health/preview/"
+
+
+def test_the_survey_page_links_to_view_on_site(admin_client, survey):
+    page = parse(admin_client.get(survey_url(survey)).content)
+    link = page.find("a", **{"class": "viewsitelink"})
+    assert link is not None
+    assert admin_client.get(link.attrs["href"])["Location"] == "http://testserver/s/health/"
+
+
+# --- live privacy figures ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query,mechanism", [
+    ("mechanism=qrr&q=0.5", ldp.QRandomizedResponse("0.5")),
+    ("mechanism=bitflip&epsilon=1", ldp.BitFlip(1.0)),
+    ("mechanism=krr&epsilon=1&k=5", ldp.KaryRR(1.0, 5)),
+    ("mechanism=sue&epsilon=0.7&k=3", ldp.SymmetricUnary(0.7, 3)),
+    ("mechanism=oue&epsilon=2&k=4", ldp.OptimizedUnary(2.0, 4)),
+])
+def test_the_figures_endpoint_answers_what_ldp_computes(admin_client, query, mechanism):
+    response = admin_client.get(f"{FIGURES}?{query}")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    figures = response.json()
+    eps = mechanism.effective_epsilon
+    assert figures["epsilon"] == eps
+    assert figures["q_equivalent"] == mechanism.q_equivalent
+    assert figures["odds"] == ldp.odds_factor(eps)
+    assert figures["best_guess"] == 100 * ldp.best_guess(eps)
+    assert figures["respondents"] == ldp.respondents_needed(mechanism, 0.05)
+    assert figures["k"] == mechanism.k
+    assert f"ε = {eps:.4f}" in figures["summary"] and f"{math.exp(eps):.2f}:1" in figures["summary"]
+
+
+@pytest.mark.parametrize("epsilon,strength", [(1.0, "strong"), (3.0, "moderate"), (3.5, "weak")])
+def test_the_figures_say_how_strong_the_privacy_is(admin_client, epsilon, strength):
+    assert admin_client.get(f"{FIGURES}?mechanism=bitflip&epsilon={epsilon}").json()["strength"] == strength
+
+
+@pytest.mark.parametrize("query,field", [
+    ("", "mechanism"),
+    ("mechanism=rappor&epsilon=1", "mechanism"),
+    ("mechanism=qrr", "q"),
+    ("mechanism=qrr&q=abc", "q"),
+    ("mechanism=qrr&q=1.5", "q"),
+    ("mechanism=qrr&q=0.1234567", "q"),
+    ("mechanism=qrr&q=0.5&epsilon=1", "epsilon"),
+    ("mechanism=bitflip&epsilon=-1", "epsilon"),
+    ("mechanism=bitflip&epsilon=nan", "epsilon"),
+    ("mechanism=bitflip&epsilon=1&k=3", "k"),
+    ("mechanism=krr&epsilon=1&k=1", "k"),
+    ("mechanism=krr&epsilon=1&k=33", "k"),
+])
+def test_the_figures_endpoint_refuses_bad_input_in_the_api_error_shape(admin_client, query, field):
+    response = admin_client.get(f"{FIGURES}?{query}")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert set(error) == {"field", "reason"} and error["field"] == field and error["reason"]
+
+
+def test_the_figures_endpoint_is_for_staff_only(client, owner):
+    assert client.get(f"{FIGURES}?mechanism=qrr&q=0.5")["Location"].startswith("/admin/login/")
+    client.force_login(owner)
+    assert client.get(f"{FIGURES}?mechanism=qrr&q=0.5")["Location"].startswith("/admin/login/")
+    client.force_login(make_user("staff", is_staff=True))
+    assert client.get(f"{FIGURES}?mechanism=qrr&q=0.5").status_code == 403
+
+
+def test_the_survey_page_tells_its_script_which_mechanisms_fit_which_kind(admin_client, survey):
+    import json
+
+    config = json.loads(parse(admin_client.get(survey_url(survey)).content).by_id("survey-admin-config").raw_text)
+    assert config["figures_url"] == FIGURES
+    assert config["mechanisms"] == {"yes_no": ["qrr", "bitflip"], "single_choice": ["krr", "sue", "oue"]}
+    assert Question.objects.count() == 4

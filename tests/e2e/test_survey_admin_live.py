@@ -1,0 +1,74 @@
+"""An admin types questions on the survey page and sees their privacy figures and the running
+total change as they type, under the strict CSP, with the parameter box following the mechanism."""
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
+
+import ldp
+from surveys.collection.models import Survey
+from tests.e2e.test_staff_pages import csp_violations, log_in
+from tests.factories import PASSWORD
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def eps(mechanism):
+    return f"ε = {mechanism.effective_epsilon:.4f}"
+
+
+def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_server, page):
+    get_user_model().objects.create_superuser(username="admin", password=PASSWORD)
+    survey = Survey.objects.create(slug="new", title="New", epsilon_budget=3)
+    violations = csp_violations(page)
+    change = f"/admin/collection/survey/{survey.pk}/change/"
+    log_in(page, f"{live_server.url}/admin/login/", "admin", change)
+    total = page.locator("#privacy-total")
+
+    page.click("#questions-group .add-row a")
+    row = page.locator("#questions-0")
+    row.locator("[name=questions-0-text]").fill("Cheated?")
+    assert row.locator(".field-q").is_visible() and not row.locator(".field-epsilon").is_visible()
+    row.locator("[name=questions-0-q]").fill("0.5")
+    figures = row.locator(".field-privacy .readonly")
+    expect(figures).to_have_text(re.compile(r"^ε = 1\.0986 \(q = 0\.5000\)"))
+    expect(total).to_have_attribute("data-total", "1.0986")
+
+    # The bit flip takes epsilon: the q box goes, the epsilon box comes.
+    row.locator("[name=questions-0-mechanism_name]").select_option("bitflip")
+    assert row.locator(".field-epsilon").is_visible() and not row.locator(".field-q").is_visible()
+    row.locator("[name=questions-0-epsilon]").fill("2")
+    bitflip = ldp.BitFlip(2.0)
+    expect(figures).to_have_text(re.compile("^" + re.escape(eps(bitflip))))
+    expect(total).to_have_attribute("data-total", f"{bitflip.effective_epsilon:.4f}")
+
+    # A second, single-choice question: only the mechanisms that fit, its options counted.
+    page.click("#questions-group .add-row a")
+    second = page.locator("#questions-1")
+    second.locator("[name=questions-1-text]").fill("Colour?")
+    second.locator("[name=questions-1-kind]").select_option("single_choice")
+    offered = second.locator("[name=questions-1-mechanism_name] option:not([hidden])").evaluate_all(
+        "options => options.map(o => o.value)")
+    assert offered == ["krr", "sue", "oue"]
+    assert second.locator("[name=questions-1-position]").input_value() == "2"
+    second.locator("[name=questions-1-options_text]").fill("Red\nGreen\nBlue")
+    second.locator("[name=questions-1-epsilon]").fill("1.5")
+    krr = ldp.KaryRR(1.5, 3)
+    expected = f"{bitflip.effective_epsilon + krr.effective_epsilon:.4f}"
+    expect(total).to_have_attribute("data-total", expected)
+    expect(total).to_contain_text("Over the budget")  # 2 + 1.5 > 3
+    expect(second.locator(".field-privacy .readonly")).to_contain_text(
+        f"{ldp.respondents_needed(krr, 0.05):,} respondents")
+
+    # Move the second question up: the positions follow, and the save keeps that order.
+    second.locator(".move-up").click()
+    assert page.locator("[name=questions-1-position]").input_value() == "1"
+    assert page.locator("[name=questions-0-position]").input_value() == "2"
+    page.fill("#id_epsilon_budget", "4")
+    expect(total).not_to_contain_text("Over the budget")
+    page.click("input[name=_continue]")
+    page.wait_for_selector(".messagelist")
+    assert list(survey.questions.order_by("order").values_list("order", "text")) == [(1, "Colour?"), (2, "Cheated?")]
+    assert violations == []
