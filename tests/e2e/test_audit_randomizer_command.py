@@ -1,22 +1,30 @@
-"""`python bench/audit_randomizer.py <url>` audits a running instance from outside."""
+"""`python bench/audit_randomizer.py <url>` audits a running instance from outside: run as a
+command in a process of its own (this test process already drives a browser of its own)."""
 
-import io
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from bench import audit_randomizer
 from surveys.collection import plan
 from tests.e2e.privacy import EVERY_MECHANISM, survey_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def audit(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "bench/audit_randomizer.py", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, check=False)
 
 
 def test_it_prints_each_questions_claim_bound_and_verdict(live_server):
     survey = survey_with(EVERY_MECHANISM)
-    out = io.StringIO()
-    assert audit_randomizer.main([f"{live_server.url}/s/{survey.slug}/", "--draws", "20000"], out) == 0
+    done = audit(f"{live_server.url}/s/{survey.slug}/", "--draws", "20000")
+    assert done.returncode == 0, done.stdout + done.stderr
 
-    lines = out.getvalue().splitlines()
+    lines = done.stdout.splitlines()
     rows = [line.split() for line in lines[1:1 + len(EVERY_MECHANISM)]]
     questions = plan.of(survey).questions
     assert [int(row[0]) for row in rows] == [q.id for q in questions]
@@ -28,6 +36,5 @@ def test_it_prints_each_questions_claim_bound_and_verdict(live_server):
 
 
 def test_it_fails_clearly_on_a_page_that_is_not_a_survey(live_server):
-    out = io.StringIO()
-    assert audit_randomizer.main([f"{live_server.url}/s/no-such-survey/", "--draws", "10"], out) == 2
-    assert "answered 404" in out.getvalue()
+    done = audit(f"{live_server.url}/s/no-such-survey/", "--draws", "10")
+    assert done.returncode == 2 and "answered 404" in done.stdout
