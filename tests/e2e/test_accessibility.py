@@ -1,7 +1,8 @@
 """Every kind of page passes axe-core's WCAG 2.2 A and AA checks: the respondent page before and
-after sending, the researcher's list and dashboard, and the sign-in page."""
+after sending, the researcher's list and dashboard, the sign-in page and the admin's survey page."""
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from surveys.collection import demo
 from tests.e2e.conftest import axe_violations
@@ -38,6 +39,13 @@ def test_the_sign_in_list_and_dashboard_have_no_violations(live_server, page):
     log_in(page, f"{live_server.url}/accounts/login/", "researcher", "/results/")
     assert axe_violations(page) == []
     page.goto(f"{live_server.url}/results/{survey.slug}/")
+    assert axe_violations(page) == []
+
+
+def test_the_admins_survey_page_has_no_violations(live_server, page):
+    get_user_model().objects.create_superuser(username="admin", password=PASSWORD)
+    survey, _ = demo.create_demo_survey()
+    log_in(page, f"{live_server.url}/admin/login/", "admin", f"/admin/collection/survey/{survey.pk}/change/")
     assert axe_violations(page) == []
 
 

@@ -3,6 +3,7 @@ position, and the survey's budget checked with the number of options typed."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -15,6 +16,9 @@ import ldp
 
 from .. import lifecycle
 from ..models import MAX_OPTIONS, Option, Question, build_mechanism
+
+NEW_Q = Decimal("0.5")
+NEW_EPSILON = 1.0
 
 
 def option_lines(text: str) -> list[str]:
@@ -45,15 +49,21 @@ class QuestionInlineForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.option_labels: list[str] = []
         self.planned: ldp.Mechanism | None = None  # the mechanism with the options typed
-        if self.instance.pk is not None:
+        if self.instance.pk is None:
+            # A new question starts from the textbook settings: q = 0.5 (epsilon = ln 3) for q-RR,
+            # epsilon = 1 for the others; the admin changes them only to deviate.
+            self.fields["q"].initial = NEW_Q
+            self.fields["epsilon"].initial = NEW_EPSILON
+        else:
             self.fields["position"].initial = self.instance.order
             if self.instance.kind == Question.Kind.SINGLE_CHOICE:
                 self.fields["options_text"].initial = "\n".join(self.instance.labels())
 
     def has_changed(self) -> bool:
-        # A new row the script numbered is still an empty row.
+        # A new row is a question once it has a text or options (its number and the default
+        # parameters, which the script may hide, do not make it one).
         if self.instance.pk is None:
-            return any(name != "position" for name in self.changed_data)
+            return bool({"text", "options_text"} & set(self.changed_data))
         return super().has_changed()
 
     def clean(self) -> dict[str, Any]:
@@ -74,6 +84,8 @@ class QuestionInlineForm(forms.ModelForm):
             self.add_error("options_text", _("Leave the options empty for a yes/no question: its answers "
                                              "are No and Yes."))
         name = data.get("mechanism_name")
+        # Only the chosen mechanism's parameter counts (the other box is hidden, or holds a default).
+        data["epsilon" if name == "qrr" else "q"] = None
         if not self.errors and name and kind:
             try:
                 self.planned = build_mechanism(name, kind, data.get("q"), data.get("epsilon"), len(labels))

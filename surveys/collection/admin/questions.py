@@ -53,6 +53,10 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     formset = QuestionFormSet
     extra = 0
     show_change_link = True
+
+    def get_extra(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> int:
+        """A new survey starts with one blank question row: most surveys are built in one go."""
+        return 1 if obj is None else 0
     # position and options_text are form fields; read-only (a frozen survey) they show the methods below.
     fields = ("position", "text", "kind", "options_text", "mechanism_name", "q", "epsilon", "privacy")
     readonly_fields = ("privacy",)

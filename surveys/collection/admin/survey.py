@@ -15,7 +15,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -42,7 +42,10 @@ class SurveyAdmin(admin.ModelAdmin):
     list_filter = ("status",)
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
-    filter_horizontal = ("researchers",)
+    # Plain widgets: the admin's two-box picker and split date/time inputs fail axe-core's WCAG
+    # checks (an ARIA label on a span, time inputs without a label).
+    formfield_overrides = {models.DateTimeField: {"widget": forms.DateTimeInput(
+        attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}}
     # Status changes only through the open/close actions, which check the configuration first.
     readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary")
     inlines = [QuestionInline]
