@@ -44,12 +44,14 @@ from .mechanism import Mechanism
 @dataclass(frozen=True)
 class Independence:
     """The test's p-value, its statistic and degrees of freedom (of the most significant table
-    when there are several), how many tables were tested, and the debiased Cramer's V."""
+    when there are several), how many tables were tested, the debiased phi^2 (not clipped, so
+    it can be negative) and Cramer's V from it (clipped to [0, 1])."""
 
     p_value: float
     statistic: float
     df: int
     tables: int
+    phi_squared: float
     cramers_v: float
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,7 +74,9 @@ def independence(a: Mechanism, b: Mechanism, counts: JointCounts) -> Independenc
         statistic, df = pearson(table)
         best = min(best, (chi2_sf(statistic, df), statistic, df))
     p_value = min(1.0, best[0] * len(tables))
-    return Independence(p_value, best[1], best[2], len(tables), cramers_v(a, b, counts))
+    phi2 = phi_squared(a, b, counts)
+    return Independence(p_value, best[1], best[2], len(tables), phi2,
+                        math.sqrt(min(1.0, max(0.0, phi2 / (min(a.k, b.k) - 1)))))
 
 
 def pearson(table: npt.ArrayLike) -> tuple[float, int]:
@@ -127,8 +131,10 @@ def chi2_sf(x: float, df: int) -> float:
     return min(1.0, front * h)
 
 
-def cramers_v(a: Mechanism, b: Mechanism, counts: JointCounts) -> float:
-    """Cramer's V of the true answers from the debiased table (module docstring)."""
+def phi_squared(a: Mechanism, b: Mechanism, counts: JointCounts) -> float:
+    """phi^2 = sum_ab (pi_ab - pi_a pi_b)^2 / (pi_a pi_b) of the true answers, from the debiased
+    table with the noise term removed (module docstring); 0 if fewer than two options of either
+    question are clearly present."""
     n = counts.n
     pi = np.asarray(estimate_joint(a, b, counts).estimate)
     la, lb = counts.a_counts / n, counts.b_counts / n
@@ -136,13 +142,11 @@ def cramers_v(a: Mechanism, b: Mechanism, counts: JointCounts) -> float:
     pi_a, pi_b = (la - a.q_other) / ga, (lb - b.q_other) / gb
     var_a, var_b = la * (1.0 - la) / ga**2, lb * (1.0 - lb) / gb**2
     keep_a, keep_b = pi_a > 2.0 * np.sqrt(var_a / n), pi_b > 2.0 * np.sqrt(var_b / n)
-    smaller = min(a.k, b.k) - 1
     if keep_a.sum() < 2 or keep_b.sum() < 2:
         return 0.0
     deviation = (pi - np.outer(pi_a, pi_b))[np.ix_(keep_a, keep_b)]
     noise = np.outer(var_a[keep_a], var_b[keep_b]) / n
-    phi2 = float(((deviation**2 - noise) / np.outer(pi_a[keep_a], pi_b[keep_b])).sum())
-    return math.sqrt(min(1.0, max(0.0, phi2 / smaller)))
+    return float(((deviation**2 - noise) / np.outer(pi_a[keep_a], pi_b[keep_b])).sum())
 
 
 def _tables(a: Mechanism, b: Mechanism, counts: JointCounts) -> list[npt.NDArray[np.int64]]:

@@ -47,12 +47,12 @@ class JointCounts:
             raise ValueError("n must be a positive integer")
         rows = _marginal(table.sum(axis=1), a_counts, not b.unary, "a_counts", a.k)
         columns = _marginal(table.sum(axis=0), b_counts, not a.unary, "b_counts", b.k)
-        if not (a.unary or b.unary) and int(table.sum()) != n:
-            raise ValueError("for two index questions the pairs must add up to n")
         both = rows[:, None] + columns[None, :] - table
         if (table < 0).any() or (table > np.minimum(rows[:, None], columns[None, :])).any() or (both > n).any():
             raise ValueError("the counts are inconsistent: need 0 <= pairs[a, b] <= a_counts[a], b_counts[b] "
                              "and a_counts[a] + b_counts[b] - pairs[a, b] <= n")
+        if not (a.unary or b.unary) and int(table.sum()) != n:
+            raise ValueError("for two index questions the pairs must add up to n")
         if not a.unary and int(rows.sum()) != n or not b.unary and int(columns.sum()) != n:
             raise ValueError("an index question's counts must add up to n")
         for array in (table, rows, columns):
