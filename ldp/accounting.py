@@ -1,7 +1,11 @@
 """Privacy accounting and the plain-language explanation shown to respondents.
 
 Sequential composition: one respondent's answers to a survey cost the sum of the
-effective epsilons of its questions.
+effective epsilons of its randomized questions. Direct questions (`Direct`, sent as given,
+epsilon infinite) are skipped, not refused: they are outside the randomized budget, which keeps
+its meaning because local differential privacy protects each randomized answer whatever else is
+known about the respondent, direct answers included. A survey's own page must say which answers
+are sent as given.
 """
 
 from __future__ import annotations
@@ -18,12 +22,17 @@ class BudgetExceeded(ValueError):
 
 
 def survey_epsilon(mechanisms: Iterable[Mechanism]) -> float:
-    """epsilon_survey = sum_i epsilon_i (sequential composition)."""
-    return math.fsum(m.effective_epsilon for m in mechanisms)
+    """epsilon_survey = sum_i epsilon_i over the randomized questions (sequential composition).
+
+    >>> from ldp import BitFlip, Direct
+    >>> survey_epsilon([BitFlip(1.0), Direct(4)]) == BitFlip(1.0).effective_epsilon
+    True
+    """
+    return math.fsum(m.effective_epsilon for m in mechanisms if m.randomized)
 
 
 def check_budget(mechanisms: Iterable[Mechanism], budget: float) -> float:
-    """Return the survey epsilon, or raise BudgetExceeded if it is above `budget`."""
+    """Return the survey epsilon (randomized questions only), or raise BudgetExceeded if it is above `budget`."""
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
         raise ValueError("budget must be a positive number")
     total = survey_epsilon(mechanisms)
@@ -43,8 +52,14 @@ def best_guess(epsilon: float) -> float:
 
 
 def deniability(mechanism: Mechanism) -> dict[str, Any]:
-    """What a respondent is told about one question, in numbers and in words."""
+    """What a respondent is told about one question, in numbers and in words.
+
+    A direct question has epsilon, odds infinite and best guess 1, and says so.
+    """
     eps = mechanism.effective_epsilon
+    if not mechanism.randomized:
+        return {"epsilon": eps, "odds": math.inf, "best_guess": 1.0,
+                "text": "Your answer to this question is sent as given: it is not randomized."}
     odds = odds_factor(eps)
     guess = best_guess(eps)
     return {

@@ -67,7 +67,7 @@ def audit(sampler: dict[str, Any], counts: dict[int, Sequence[int]] | Sequence[S
             low, high = bounds[x][y]
             if not low <= expected[x][y] <= high:
                 failures.append(
-                    f"truth {x}, {'report' if sampler['kind'] == 'grr' else 'bit'} {y}: "
+                    f"truth {x}, {'bit' if sampler['kind'] == 'unary' else 'report'} {y}: "
                     f"observed {row[y] / runs[x]:.5f}, published {expected[x][y]:.5f}"
                 )
     return AuditResult(sampler_epsilon(sampler), _epsilon_lower_bound(sampler, bounds), tuple(failures))
@@ -78,7 +78,7 @@ def _epsilon_lower_bound(sampler: dict[str, Any], bounds: dict[int, list[tuple[f
     best = 0.0
     pairs = [(x, x2) for x in bounds for x2 in bounds if x != x2]
     for x, x2 in pairs:
-        if sampler["kind"] == "grr":
+        if sampler["kind"] != "unary":  # one report per run: grr, or a direct question
             for y in range(sampler["k"]):
                 low, high = bounds[x][y][0], bounds[x2][y][1]
                 if low > 0:

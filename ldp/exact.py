@@ -101,18 +101,23 @@ def acceptance_limit(modulus: int) -> int:
 
 def sampler_channel(sampler: dict[str, Any]) -> tuple[int, int, int]:
     """(a, b, M) with p = a / M and q_other = b / M for a published sampler: keep and other
-    (index reports), or one_if_true and one_if_false (unary bits)."""
+    (index reports), or one_if_true and one_if_false (unary bits); (1, 0, 1) for a direct question."""
+    if sampler["kind"] == "direct":
+        return 1, 0, 1
     high, low = ("keep", "other") if sampler["kind"] == "grr" else ("one_if_true", "one_if_false")
     return sampler[high], sampler[low], sampler["modulus"]
 
 
 def sampler_epsilon(sampler: dict[str, Any]) -> float:
     """The epsilon a sampler's integers give: ln(keep / other) for index reports (the odds of
-    two reports), ln(a1 (M - a0) / (a0 (M - a1))) for unary bits (two bits differ per pair of answers).
+    two reports), ln(a1 (M - a0) / (a0 (M - a1))) for unary bits (two bits differ per pair of answers);
+    infinite for a direct question (not randomized).
 
     >>> sampler_epsilon({"kind": "grr", "k": 2, "modulus": 4, "keep": 3, "other": 1}) == math.log(3)
     True
     """
+    if sampler["kind"] == "direct":
+        return math.inf
     if sampler["kind"] == "grr":
         return math.log(sampler["keep"] / sampler["other"])
     a1, a0, m = sampler["one_if_true"], sampler["one_if_false"], sampler["modulus"]

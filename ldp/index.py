@@ -1,4 +1,5 @@
-"""Mechanisms whose report is one option index: q-randomized response, the bit flip, k-ary RR."""
+"""Mechanisms whose report is one option index: q-randomized response, the bit flip, k-ary RR,
+and the direct (not randomized) channel."""
 
 from __future__ import annotations
 
@@ -194,6 +195,51 @@ class KaryRR(IndexMechanism):
 
     def to_dict(self) -> dict[str, Any]:
         return {"mechanism": self.name, "epsilon": self.epsilon, "k": self.k}
+
+
+@dataclass(frozen=True)
+class Direct(IndexMechanism):
+    """A direct question: the answer is sent as given (the identity channel, not randomized).
+
+    p = 1, q_other = 0, so the estimate is the observed fraction c_j / n with an ordinary
+    binomial (Wilson) interval, and epsilon is infinite: a direct answer has no deniability.
+    `randomized` is False; `survey_epsilon` and `check_budget` count randomized questions only.
+    A yes/no question asked directly is Direct(2) with option 1 = yes.
+
+    >>> m = Direct(3)
+    >>> m.sampler(), m.p, m.q_other, m.effective_epsilon, m.randomized
+    ({'kind': 'direct', 'k': 3}, 1.0, 0.0, inf, False)
+    >>> m.randomize([2, 0, 1], np.random.default_rng(0)).tolist()
+    [2, 0, 1]
+    >>> m.estimate([5, 3, 2], 10).estimate
+    (0.5, 0.3, 0.2)
+    """
+
+    name: ClassVar[str] = "direct"
+    label: ClassVar[str] = "direct (sent as given)"
+    sampler_rule: ClassVar[str] = "No randomization: the browser sends the answer as given. p = 1, q_other = 0."
+    randomized: ClassVar[bool] = False
+    k: int
+    keep: int = field(default=1, init=False, repr=False)
+    other: int = field(default=0, init=False, repr=False)
+    modulus: int = field(default=1, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        settle(self, k=check_k(self.k))
+
+    @property
+    def epsilon(self) -> float:
+        return math.inf
+
+    def sampler(self) -> dict[str, Any]:
+        return {"kind": "direct", "k": self.k}
+
+    def randomize(self, values: npt.ArrayLike, rng: np.random.Generator) -> IntArray:
+        """The identity: the reports are the true values (`rng` is not used)."""
+        return self._values(values).copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mechanism": self.name, "k": self.k}
 
 
 def _decimal_fraction(value: object, name: str) -> Fraction:

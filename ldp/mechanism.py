@@ -57,6 +57,7 @@ class Mechanism:
     encoding: ClassVar[str]  # "index" or "bits"
     sampler_rule: ClassVar[str]  # how a browser samples from `sampler()`, in words
     yes_no: ClassVar[bool] = False  # a yes/no question's mechanism (k = 2, value 1 = yes)
+    randomized: ClassVar[bool] = True  # False only for `Direct`: sent as given, infinite epsilon
     k: int
 
     # --- the channel, from the sampler integers -------------------------------------------

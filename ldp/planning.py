@@ -3,6 +3,10 @@
 The half-width of the normal interval is m = z sqrt(lambda (1 - lambda) / n) / (p - q), so
 n = z^2 lambda (1 - lambda) / (m^2 (p - q)^2); the worst case lambda = 1/2 gives
 n = z^2 / (4 m^2 (p - q)^2).
+
+A joint cell (answer a to A and b to B, `ldp.joint`) is the mean of products of scores, so
+n = z^2 Var(s_a s_b) / m^2 (`joint_respondents_needed`): its variance scales with
+1 / (p_A - q_A)^2 (p_B - q_B)^2, the price of privacy of both questions at once.
 """
 
 from __future__ import annotations
@@ -10,7 +14,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .intervals import z_value
+from .joint import cell_variance, cell_variances
 from .mechanisms import KaryRR, Mechanism, OptimizedUnary
 
 
@@ -41,6 +48,38 @@ def margin_at(mechanism: Mechanism, n: int, confidence: float = 0.95,
     lam = _report_rate(mechanism, expected)
     gap = mechanism.p - mechanism.q_other
     return z_value(confidence) * math.sqrt(lam * (1.0 - lam) / n) / gap
+
+
+def joint_respondents_needed(a: Mechanism, b: Mechanism, margin: float, confidence: float = 0.95,
+                             expected: tuple[float, float, float] | None = None) -> int:
+    """Smallest n whose normal half-width for a joint cell pi_ab is at most `margin`:
+    n = z^2 Var(s_a s_b) / m^2 (`ldp.joint.cell_variance`), at `expected` = (pi_ab, pi_a, pi_b)
+    or else at the worst table. The variance is linear in (pi_a, pi_b) for a fixed pi_ab = t, so
+    the worst case is at a vertex (t, t), (1, t), (t, 1) of the feasible set, for t on a fine grid.
+
+    Two direct questions give the one-question worst case z^2 / (4 m^2):
+
+    >>> from ldp import Direct, QRandomizedResponse
+    >>> joint_respondents_needed(Direct(2), Direct(3), 0.05), respondents_needed(Direct(2), 0.05)
+    (385, 385)
+    >>> qrr = QRandomizedResponse("0.5")
+    >>> joint_respondents_needed(qrr, qrr, 0.05), joint_respondents_needed(qrr, qrr, 0.05, expected=(0.1, 0.3, 0.3))
+    (3194, 1695)
+    """
+    if not (0.0 < margin < 1.0):
+        raise ValueError("margin must lie strictly between 0 and 1")
+    z = z_value(confidence)
+    if expected is not None:
+        pi_ab, pi_a, pi_b = expected
+        if not (0.0 <= pi_ab <= min(pi_a, pi_b) and max(pi_a, pi_b) <= 1.0 and pi_a + pi_b - pi_ab <= 1.0):
+            raise ValueError("expected must be fractions (pi_ab, pi_a, pi_b) of one table: "
+                             "0 <= pi_ab <= pi_a, pi_b and pi_a + pi_b - pi_ab <= 1")
+        variance = cell_variance(a, b, pi_ab, pi_a, pi_b)
+    else:
+        t = np.linspace(0.0, 1.0, 2001)
+        ones = np.ones_like(t)
+        variance = max(float(np.max(cell_variances(a, b, t, pa, pb))) for pa, pb in ((t, t), (ones, t), (t, ones)))
+    return math.ceil(z * z * variance / (margin * margin))
 
 
 def advise(k: int, epsilon: float) -> dict[str, Any]:

@@ -132,3 +132,37 @@ def clopper_pearson_by_scipy(x: int, n: int, confidence: float) -> tuple[float, 
     low = 0.0 if x == 0 else stats.beta.ppf(alpha / 2, x, n - x + 1)
     high = 1.0 if x == n else stats.beta.ppf(1 - alpha / 2, x + 1, n - x)
     return float(low), float(high)
+
+
+def joint_answers(rng: np.random.Generator, table, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of true answers (A, B) drawn i.i.d. from the k_A x k_B table of joint fractions."""
+    table = np.asarray(table, dtype=float)
+    cells = rng.choice(table.size, size=size, p=table.ravel())
+    return cells // table.shape[1], cells % table.shape[1]
+
+
+def simulate_joint(a, b, table, n: int, reps: int, rng: np.random.Generator) -> list:
+    """`reps` surveys of n respondents with i.i.d. answer pairs, each question randomized by its own
+    mechanism, counted by JointCounts.from_reports (the real code path) one survey at a time."""
+    truth_a, truth_b = joint_answers(rng, table, n * reps)
+    reports_a, reports_b = a.randomize(truth_a, rng), b.randomize(truth_b, rng)
+    return [ldp.JointCounts.from_reports(a, reports_a[r * n:(r + 1) * n], b, reports_b[r * n:(r + 1) * n])
+            for r in range(reps)]
+
+
+def scores(mechanism, reports) -> np.ndarray:
+    """(n, k) unbiased scores (1[slot j] - q) / (p - q), from the design's definition."""
+    reports = np.asarray(reports)
+    slots = reports if reports.ndim == 2 else (reports[:, None] == np.arange(mechanism.k))
+    return (slots - mechanism.q_other) / (mechanism.p - mechanism.q_other)
+
+
+def mechanism_named(name: str, epsilon: float, k: int):
+    """One mechanism of the grid by name; q-RR with the q of about `epsilon`."""
+    if name == "qrr":
+        return qrr_near(epsilon)
+    if name == "bitflip":
+        return ldp.BitFlip(epsilon)
+    if name == "direct":
+        return ldp.Direct(k)
+    return ldp.make(name, k=k, epsilon=epsilon)
