@@ -12,7 +12,9 @@ class Command(BaseCommand):
     help = "Create the demo survey, simulated responses and demo accounts (idempotent); print the URLs."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--responses", type=int, default=3000)
+        # Enough that every demo question is past its planner number for ±5 points (the 4-option
+        # k-RR question at epsilon = 1 needs 4,255), so the dashboard shows estimates, not a banner.
+        parser.add_argument("--responses", type=int, default=5000)
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--base-url", default="http://127.0.0.1:8000")
 
