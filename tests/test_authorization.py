@@ -90,10 +90,12 @@ MATRIX = {
     ("aggregation:surveys", "GET", None):                           (LOGIN,      LOGIN,      200,        200,        200,        200,        200),
     ("aggregation:dashboard", "GET", "link"):                       (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-estimates", "GET", "link"):                (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:export-crosstab", "GET", "link"):                 (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-reports-csv", "GET", "link"):              (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-reports-json", "GET", "link"):             (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-codebook", "GET", "link"):                 (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:api-estimates", "GET", "link"):                   (403,        403,        200,        404,        404,        404,        200),
+    ("aggregation:api-crosstab", "GET", "link"):                    (403,        403,        200,        404,        404,        404,        200),
     ("aggregation:api-schema", "GET", None):                        (200,        200,        200,        200,        200,        200,        200),
 
     # The admin: staff only; model pages by model permission.

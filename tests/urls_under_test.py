@@ -68,10 +68,24 @@ METHODS = {
     "admin:collection_survey_close": ("GET", "POST"),
 }
 
-# Query strings a view needs to do its work (rather than refuse a malformed request).
+# Query strings a view needs to do its work (rather than refuse a malformed request); a function
+# makes it from the survey the case names (question ids are the survey's own).
+def _two_questions(survey: Survey) -> str:
+    first, second, *rest = survey.ordered_questions()
+    return f"?a={first.pk}&b={second.pk}"
+
+
+def _relating(survey: Survey) -> str:
+    """The dashboard with its cross-tab and break-down shown, so the walks see them."""
+    return _two_questions(survey) + f"&by={survey.ordered_questions().first().pk}"
+
+
 QUERIES = {
     "admin:autocomplete": "?app_label=collection&model_name=question&field_name=survey&term=",
     "admin:collection_survey_privacy_figures": "?mechanism=krr&epsilon=1&k=4",
+    "aggregation:dashboard": _relating,
+    "aggregation:export-crosstab": _two_questions,
+    "aggregation:api-crosstab": _two_questions,
 }
 
 # The admin's catch-all pattern is filled with an address it has no page for.
@@ -266,7 +280,10 @@ class World:
 
         path = _GROUP.sub(lambda m: value(m.group(1)), route)  # regex groups first: (?P<name>...)
         path = _CONVERTER.sub(lambda m: value(m.group(1)), path)
-        return "/" + path.replace("^", "").replace("$", "") + QUERIES.get(case.url.key, "")
+        query = QUERIES.get(case.url.key, "")
+        if callable(query):
+            query = query(self.surveys[case.subject or "link"])
+        return "/" + path.replace("^", "").replace("$", "") + query
 
     # -- requests ----------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Results API: the debiased estimates of one survey, as on its dashboard.
+"""Results API: the debiased estimates of one survey, as on its dashboard, and the cross-tab of two
+of its questions.
 
 Anonymous requests get 403 with the API's error shape (session authentication sends no
 WWW-Authenticate challenge, so DRF answers 403, not 401); a researcher not assigned to
@@ -16,7 +17,9 @@ from rest_framework.response import Response
 from surveys.collection.models import Survey
 from surveys.errors import ErrorSerializer
 
+from . import crosstab as crosstabs
 from . import params, results
+from .crosstab_serializers import CrossTabSerializer
 from .serializers import SurveyEstimatesSerializer
 
 PARAMETERS = [
@@ -45,3 +48,29 @@ def estimates(request: Request, slug: str) -> Response:
     survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
     found = results.survey_results(survey, params.parse(request.query_params))
     return Response(SurveyEstimatesSerializer(found).data)
+
+
+QUESTION_PARAMETERS = [
+    OpenApiParameter(name, {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}, required=True, description=(
+        f"The id of question {name.upper()}, one of this survey's questions (ids are in the estimates' questions); "
+        "a and b must differ.")) for name in ("a", "b")
+]
+
+
+@extend_schema(
+    operation_id="survey_crosstab", tags=["results"],
+    parameters=[*QUESTION_PARAMETERS, *(p for p in PARAMETERS if p.name in params.CROSSTAB_FIELDS)],
+    summary="Two questions counted together: joint table, conditional fractions, independence test, planner "
+            "(assigned researchers and superusers)",
+    responses={200: CrossTabSerializer, **dict.fromkeys((400, 403, 404, 409), ErrorSerializer)},
+)
+@api_view(["GET"])
+@permission_classes([IsAuthenticated])
+def crosstab(request: Request, slug: str) -> Response:
+    """The co-occurrence counts of A's and B's reports over the responses with both, the debiased
+    joint fractions with standard errors and intervals, P(B | A) and P(A | B) with Fieller's
+    intervals, the chi-square test of independence with the debiased Cramér's V, and the planner
+    for a joint cell. Computed from the stored reports: no extra privacy cost."""
+    survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
+    found = crosstabs.crosstab(survey, params.parse(request.query_params, params.CROSSTAB_FIELDS))
+    return Response(CrossTabSerializer(found).data)

@@ -4,6 +4,10 @@ Under /results/<slug>/export/:
 
 - estimates.csv: one row per (question, option): the results service's numbers, with the
   same confidence/interval/simultaneous parameters as the dashboard and the API.
+- crosstab.csv?a=<id>&b=<id>: one row per (option of A, option of B): the cross-tab service's
+  numbers (surveys.aggregation.crosstab): the count of report pairs, the joint estimate with its
+  standard error and interval, P(B = b | A = a) and P(A = a | B = b) with theirs and whether the
+  conditioning answer's interval stays above 0 (bounded); header only when no response has both.
 - reports.csv: one row per response. Columns: response_id, submitted_on (a day),
   mechanism_version, then per question in order: an index question (q-RR, bit flip, k-RR)
   has one column `q<order>` with the reported option index (0-based, in the codebook's
@@ -36,6 +40,7 @@ from surveys.collection import plan
 from surveys.collection.models import Report, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
+from .crosstab import CrossTab
 from .results import SurveyResults
 
 CODEBOOK_FORMAT = "ldp-survey-codebook/2"
@@ -110,6 +115,24 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
                    _cell(row.clipped), _cell(row.simplex)]
+
+
+CROSSTAB_COLUMNS = [
+    "a_id", "a_key", "b_id", "b_key", "n", "confidence", "a_index", "a_label", "b_index", "b_label", "count",
+    "estimate", "std_error", "ci_low", "ci_high",
+    "b_given_a", "b_given_a_std_error", "b_given_a_ci_low", "b_given_a_ci_high", "b_given_a_bounded",
+    "a_given_b", "a_given_b_std_error", "a_given_b_ci_low", "a_given_b_ci_high", "a_given_b_bounded",
+]
+
+
+def crosstab_rows(table: CrossTab) -> Iterator[list[Any]]:
+    """Header, then one row per cell; undefined numbers (a denominator of 0) are empty."""
+    yield CROSSTAB_COLUMNS
+    for c in table.cells:
+        yield [table.a.id, table.a.key, table.b.id, table.b.key, table.n, table.confidence,
+               c.a_index, c.a_label, c.b_index, c.b_label, c.count, *map(_cell, c.joint),
+               *map(_cell, c.b_given_a[:4]), str(c.b_given_a[4]).lower(),
+               *map(_cell, c.a_given_b[:4]), str(c.a_given_b[4]).lower()]
 
 
 def responses(survey: Survey, current: SurveyPlan) -> Iterator[tuple[str, str, str, dict[str, Any]]]:

@@ -1,8 +1,11 @@
-"""How results are asked for: confidence level, interval, Bonferroni, planner margin.
+"""How results are asked for: confidence level, interval, Bonferroni, planner margin, and which
+questions to relate (a and b for a cross-tab, by for a break-down).
 
-One parser for the dashboard's GET form, the estimates API and the estimates export,
-so a query string means the same thing everywhere. Anything it does not understand is
-refused with the parameter's name and the reason, never silently replaced by a default.
+One parser for the dashboard's GET form, the estimates and cross-tab APIs and the exports,
+so a query string means the same thing everywhere; each caller names the parameters it takes.
+Anything it does not understand is refused with the parameter's name and the reason, never
+silently replaced by a default. Whether a question id belongs to the survey is the cross-tab
+service's check (surveys.aggregation.crosstab), with the same 400.
 """
 
 from __future__ import annotations
@@ -34,15 +37,25 @@ class ResultOptions:
     interval: str = "wilson"
     simultaneous: bool = False
     margin: float = 0.05
+    a: int | None = None  # question ids: a cross-tab of a and b, a break-down by `by`
+    b: int | None = None
+    by: int | None = None
 
     def query(self) -> str:
-        """The same options as a query string (for links that keep them)."""
+        """The estimate options as a query string (for links that keep them)."""
         return urlencode({"confidence": f"{self.confidence:g}", "interval": self.interval,
                           "simultaneous": "on" if self.simultaneous else "off", "margin": f"{self.margin:g}"})
 
+    def crosstab_query(self) -> str:
+        """The cross-tab's parameters as a query string (its export and API take these only)."""
+        return urlencode({"a": self.a, "b": self.b, "confidence": f"{self.confidence:g}",
+                          "margin": f"{self.margin:g}"})
+
 
 DEFAULTS = ResultOptions()
-FIELDS = ("confidence", "interval", "simultaneous", "margin")
+FIELDS = ("confidence", "interval", "simultaneous", "margin")  # the estimates API and export
+CROSSTAB_FIELDS = ("a", "b", "confidence", "margin")  # the cross-tab API and export
+DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by")
 
 
 class BadParameter(ApiError):
@@ -77,6 +90,14 @@ def _number(name: str, text: str, low: float, high: float) -> float:
     return value
 
 
+def _question(name: str, text: str) -> int | None:
+    if not text:
+        return None  # a form's empty choice: as if not given
+    if not (text.isascii() and text.isdigit() and 0 < int(text) < 2**63):
+        raise BadParameter(name, "must be a question's id (a positive whole number)")
+    return int(text)
+
+
 def _interval(text: str) -> str:
     if text not in INTERVALS:
         raise BadParameter("interval", "must be one of " + ", ".join(sorted(INTERVALS)))
@@ -97,4 +118,7 @@ READERS = {
     "interval": _interval,
     "simultaneous": _flag,
     "margin": lambda text: _number("margin", text, MARGIN_MIN, MARGIN_MAX),
+    "a": lambda text: _question("a", text),
+    "b": lambda text: _question("b", text),
+    "by": lambda text: _question("by", text),
 }

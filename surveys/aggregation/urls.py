@@ -11,6 +11,8 @@ urlpatterns = [
     path("results/<slug:slug>/export/reports.csv", views.export_reports_csv, name="export-reports-csv"),
     path("results/<slug:slug>/export/reports.json", views.export_reports_json, name="export-reports-json"),
     path("results/<slug:slug>/export/codebook.json", views.export_codebook, name="export-codebook"),
+    path("results/<slug:slug>/export/crosstab.csv", views.export_crosstab, name="export-crosstab"),
     path("api/v1/surveys/<slug:slug>/estimates/", api.estimates, name="api-estimates"),
+    path("api/v1/surveys/<slug:slug>/crosstab/", api.crosstab, name="api-crosstab"),
     path("api/v1/schema/", schema.schema_view, name="api-schema"),
 ]

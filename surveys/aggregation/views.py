@@ -18,7 +18,7 @@ from django.views.decorators.cache import never_cache
 from surveys.collection import plan, sharing
 from surveys.collection.models import Survey
 
-from . import access, charts, exports, params, progress, results
+from . import access, charts, crosstab, exports, params, progress, relating, results
 
 
 def researchers_only(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -35,16 +35,18 @@ def survey_list(request: HttpRequest) -> HttpResponse:
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     try:
-        options, problem = params.parse(request.GET), None
+        options, problem = params.parse(request.GET, params.DASHBOARD_FIELDS), None
     except params.BadParameter as error:
         # Still show the results, at the defaults, with the complaint on top.
         options, problem = params.DEFAULTS, error
     try:
         found = results.survey_results(survey, options)
+        relate = relating.context(survey, options, plan.of(survey))
     except results.Unavailable as error:
         return _unavailable(request, survey, error)
     coming_along = progress.of(found)
     return render(request, "aggregation/dashboard.html", {
+        **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
         "survey": survey, "results": found, "options": options, "problem": problem,
         "progress": coming_along, "daily_chart": charts.daily_chart(coming_along.window),
         **sharing.context(request, survey),
@@ -54,7 +56,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
         "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[options.interval],
         "query": options.query(),
-    }, status=400 if problem else 200)
+    }, status=400 if problem or relate["relate_problem"] else 200)
 
 
 @researchers_only
@@ -68,6 +70,21 @@ def export_estimates(request: HttpRequest, slug: str) -> HttpResponse:
         return _unavailable(request, survey, error)
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, "estimates.csv")
     csv.writer(response).writerows(exports.estimate_rows(found))
+    return response
+
+
+@researchers_only
+def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
+    survey = access.survey_for(request.user, slug)
+    try:
+        table = crosstab.crosstab(survey, params.parse(request.GET, params.CROSSTAB_FIELDS))
+    except params.BadParameter as error:
+        return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
+    except results.Unavailable as error:
+        return _unavailable(request, survey, error)
+    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
+                           f"crosstab-{table.a.key}-{table.b.key}.csv")
+    csv.writer(response).writerows(exports.crosstab_rows(table))
     return response
 
 

@@ -55,6 +55,8 @@ MUST_REACH = {
         ("GET /api/v1/surveys/{slug}/", 200),
         ("GET /api/v1/surveys/{slug}/estimates/", 200),
         ("GET /api/v1/surveys/{slug}/estimates/", 400),
+        ("GET /api/v1/surveys/{slug}/crosstab/", 200),
+        ("GET /api/v1/surveys/{slug}/crosstab/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 201),
         ("POST /api/v1/surveys/{slug}/responses/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 403),
@@ -62,6 +64,7 @@ MUST_REACH = {
     },
     GenerationMode.NEGATIVE: {
         ("GET /api/v1/surveys/{slug}/estimates/", 400),
+        ("GET /api/v1/surveys/{slug}/crosstab/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 400),
     },
 }
@@ -87,7 +90,7 @@ def test_it_never_answers_a_fuzzed_request_with_a_5xx_a_shapeless_error_or_a_sto
         identity = data.draw(st.sampled_from(IDENTITIES), label="identity")
         headers = {} if identity == "respondent without CSRF token" else {"X-CSRFToken": CSRF_TOKEN}
         case = data.draw(operation.as_strategy(generation_mode=mode, headers=headers, cookies=cookies[identity]))
-        edited = _aim_at_the_survey(data, case, survey)
+        edited = _aim_at_the_survey(data, case, survey, mode == GenerationMode.POSITIVE)
         with rolled_back():
             before = stored()
             response = case.call()
@@ -114,14 +117,20 @@ def test_it_never_answers_a_fuzzed_request_with_a_5xx_a_shapeless_error_or_a_sto
     assert not missing, f"the fuzzing never reached {sorted(missing)}; it did reach {dict(reached)}"
 
 
-def _aim_at_the_survey(data, case, survey) -> bool:
-    """Mostly the real slug, and for submissions often the real version, or a whole valid
-    submission under the generated key, so that requests reach validation and storage.
-    Returns whether it changed the generated request."""
+def _aim_at_the_survey(data, case, survey, aim_questions) -> bool:
+    """Mostly the real slug, for the cross-tab often two of the survey's real question ids (positive
+    mode only: in negative mode the query is what is broken), and
+    for submissions often the real version, or a whole valid submission under the generated key,
+    so that requests reach validation and storage. Returns whether it changed the generated request."""
     edited = False
     if data.draw(st.sampled_from([True, True, True, False]), label="real slug"):
         edited |= case.path_parameters.get("slug") != survey.slug
         case.path_parameters["slug"] = survey.slug
+    real_questions = aim_questions and data.draw(st.sampled_from([True, True, True, False]), label="real questions")
+    if case.path.endswith("/crosstab/") and real_questions:
+        first, second = survey.ordered_questions().values_list("pk", flat=True)[:2]
+        case.query = {**(case.query or {}), "a": first, "b": second}
+        edited = True
     if isinstance(case.body, dict):
         aim = data.draw(st.sampled_from(["as generated", "real version", "valid submission"]), label="body")
         valid = valid_payload(survey)

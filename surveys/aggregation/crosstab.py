@@ -1,0 +1,222 @@
+"""The cross-tab service: two questions' reports counted together in the database, debiased by `ldp`.
+
+For questions A and B of one survey, the co-occurrence counts come from one grouped query over
+pairs of reports of the same response (a self-join of the report table on response_id, GROUP BY
+the two stored values): at most (values of A) x (values of B) rows come back, whatever the number
+of responses, and `ldp.JointCounts.from_values` turns stored values (option indexes, or bitmasks
+for unary encodings) into the counts. Everything else is computed from those counts, so nothing
+costs extra privacy: the joint table (`ldp.estimate_joint`), the conditional fractions both ways
+(`ldp.estimate_conditional`), the independence test and its debiased effect size
+(`ldp.independence`) and the planner for a joint cell (`ldp.joint_respondents_needed`).
+
+The dashboard's cross-tab and break-down, the cross-tab API and its CSV export all call `crosstab`,
+so they show one set of numbers. A question that is not the survey's (or a == b) is a 400 naming
+the parameter (params.BadParameter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.db import connection
+from django.utils.translation import gettext as _
+
+import ldp
+from surveys.collection import plan
+from surveys.collection.models import Report, Survey
+from surveys.collection.plan import PlannedQuestion, SurveyPlan, Unavailable
+
+from .params import DEFAULTS, BadParameter, ResultOptions
+
+ALPHA = 0.05  # the level at which the independence test is put in words
+
+
+@dataclass(frozen=True)
+class Relation:
+    """The independence test (`ldp.Independence`) and what it says at ALPHA."""
+
+    test: ldp.Independence
+    alpha: float = ALPHA
+
+    @property
+    def related(self) -> bool:
+        return self.test.p_value < self.alpha
+
+    @property
+    def statement(self) -> str:
+        values = {"p": _p_text(self.test.p_value), "alpha": f"{self.alpha:g}", "v": f"{self.test.cramers_v:.2f}"}
+        if self.related:
+            return _("The answers are related: a relation this strong in the randomized reports would be rare "
+                     "if they were independent (p = %(p)s < %(alpha)s). Estimated strength (Cramér's V, "
+                     "debiased): %(v)s.") % values
+        return _("No evidence that the answers are related (p = %(p)s, not below %(alpha)s). This does not show "
+                 "that they are independent: the randomization hides weak relations unless there are many "
+                 "respondents. Estimated strength (Cramér's V, debiased): %(v)s.") % values
+
+
+@dataclass(frozen=True)
+class CrossTab:
+    """Two questions counted together. With n = 0 (nobody answered both) there are counts only."""
+
+    survey: Survey
+    a: PlannedQuestion
+    b: PlannedQuestion
+    options: ResultOptions
+    counts: ldp.JointCounts | None  # None when n = 0
+    needed: int  # respondents for a joint cell's margin, worst case
+
+    @property
+    def n(self) -> int:
+        return 0 if self.counts is None else self.counts.n
+
+    @property
+    def confidence(self) -> float:
+        return self.options.confidence
+
+    @property
+    def margin(self) -> float:
+        return self.options.margin
+
+    @property
+    def still_needed(self) -> int:
+        return max(0, self.needed - self.n)
+
+    @property
+    def enough(self) -> bool:
+        return self.n >= self.needed
+
+    @cached_property
+    def joint(self) -> ldp.JointEstimate | None:
+        if self.counts is None:
+            return None
+        return ldp.estimate_joint(self.a.mechanism, self.b.mechanism, self.counts, confidence=self.confidence)
+
+    @cached_property
+    def b_given_a(self) -> ldp.Conditional | None:
+        """P(B = b | A = a), rows a."""
+        return self._conditional("a")
+
+    @cached_property
+    def a_given_b(self) -> ldp.Conditional | None:
+        """P(A = a | B = b), rows b."""
+        return self._conditional("b")
+
+    @cached_property
+    def relation(self) -> Relation | None:
+        if self.counts is None:
+            return None
+        return Relation(ldp.independence(self.a.mechanism, self.b.mechanism, self.counts))
+
+    @cached_property
+    def cells(self) -> list[Cell]:
+        """Every cell, rows of A by columns of B; empty when n = 0."""
+        e, ba, ab, c = self.joint, self.b_given_a, self.a_given_b, self.counts
+        if e is None or ba is None or ab is None or c is None:
+            return []
+        return [Cell(i, label_a, j, label_b, int(c.pairs[i, j]),
+                     (e.estimate[i][j], e.std_error[i][j], e.ci_low[i][j], e.ci_high[i][j]),
+                     (ba.estimate[i][j], ba.std_error[i][j], ba.ci_low[i][j], ba.ci_high[i][j], ba.bounded[i]),
+                     (ab.estimate[j][i], ab.std_error[j][i], ab.ci_low[j][i], ab.ci_high[j][i], ab.bounded[j]))
+                for i, label_a in enumerate(self.a.options) for j, label_b in enumerate(self.b.options)]
+
+    @property
+    def grid(self) -> list[tuple[str, list[Cell]]]:
+        """The cells as rows: (A's answer, its cells across B's answers)."""
+        k = len(self.b.options)
+        return [(label, self.cells[i * k:(i + 1) * k]) for i, label in enumerate(self.a.options) if self.cells]
+
+    @property
+    def columns(self) -> list[tuple[str, list[Cell]]]:
+        """The cells by B's answer: (B's answer, its cells across A's answers)."""
+        return [(label, self.cells[j::len(self.b.options)]) for j, label in enumerate(self.b.options) if self.cells]
+
+    def _conditional(self, given: str) -> ldp.Conditional | None:
+        if self.counts is None:
+            return None
+        return ldp.estimate_conditional(self.a.mechanism, self.b.mechanism, self.counts, given=given,
+                                        confidence=self.confidence)
+
+
+def _p_text(p: float) -> str:
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}".rstrip("0").rstrip(".")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (answer a to A, answer b to B) cell: its count, joint estimate and both conditionals."""
+
+    a_index: int
+    a_label: str
+    b_index: int
+    b_label: str
+    count: int  # responses whose report to A counts for a and whose report to B counts for b
+    joint: tuple[float, float, float, float]  # estimate, std error, interval low, high
+    b_given_a: tuple[float, float, float, float, bool]  # P(B = b | A = a): the same, and bounded
+    a_given_b: tuple[float, float, float, float, bool]  # P(A = a | B = b)
+
+
+def question(current: SurveyPlan, question_id: int | None, name: str) -> PlannedQuestion:
+    """The survey's question with this id; a 400 naming the parameter otherwise."""
+    if question_id is None:
+        raise BadParameter(name, "required: the id of one of this survey's questions")
+    for found in current:
+        if found.id == question_id:
+            return found
+    raise BadParameter(name, "no question of this survey has this id")
+
+
+def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyPlan | None = None) -> CrossTab:
+    """The cross-tab of questions options.a and options.b of `survey` (both required, different)."""
+    current = current or plan.of(survey)
+    a, b = question(current, options.a, "a"), question(current, options.b, "b")
+    if a.id == b.id:
+        raise BadParameter("b", "must be a different question from a")
+    return of_questions(survey, a, b, options)
+
+
+def of_questions(survey: Survey, a: PlannedQuestion, b: PlannedQuestion,
+                 options: ResultOptions = DEFAULTS) -> CrossTab:
+    """The cross-tab of two questions of the survey's plan (not checked here: `crosstab` checks)."""
+    return from_counts(survey, a, b, pair_counts(a, b), options)
+
+
+def from_counts(survey: Survey, a: PlannedQuestion, b: PlannedQuestion, counts: ldp.JointCounts | None,
+                options: ResultOptions = DEFAULTS) -> CrossTab:
+    needed = ldp.joint_respondents_needed(a.mechanism, b.mechanism, options.margin, options.confidence)
+    return CrossTab(survey=survey, a=a, b=b, options=options, counts=counts, needed=needed)
+
+
+def pair_counts(a: PlannedQuestion, b: PlannedQuestion) -> ldp.JointCounts | None:
+    """Co-occurrence counts of A's and B's reports over the responses with both (None if none),
+    from one grouped query: a self-join of the report table on the response, GROUP BY the two
+    stored values. Report is unique per (response, question), so each response adds one pair."""
+    table = connection.ops.quote_name(Report._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT ra.value, rb.value, COUNT(*) FROM {table} ra "
+            f"INNER JOIN {table} rb ON rb.response_id = ra.response_id AND rb.question_id = %s "
+            f"WHERE ra.question_id = %s GROUP BY ra.value, rb.value", [b.id, a.id])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    values_a, values_b, counts = zip(*rows, strict=True)
+    try:
+        return ldp.JointCounts.from_values(a.mechanism, b.mechanism, list(values_a), list(values_b), list(counts))
+    except ValueError as error:
+        raise Unavailable(f"questions {a.order} and {b.order}: stored reports cannot be read ({error})") from None
+
+
+@dataclass(frozen=True)
+class BreakDown:
+    """Every other question's conditional fractions P(Q = q | G = g) within the groups of G."""
+
+    by: PlannedQuestion
+    tables: list[CrossTab]  # a = the grouping question, b = each other question in order
+
+
+def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | None = None) -> BreakDown:
+    """The break-down by question options.by: one grouped query per other question."""
+    current = current or plan.of(survey)
+    by = question(current, options.by, "by")
+    return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in current if other.id != by.id])

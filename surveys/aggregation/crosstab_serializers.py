@@ -1,0 +1,94 @@
+"""The cross-tab API's JSON, described once: these serializers write it from a `crosstab.CrossTab`
+and feed the OpenAPI schema. Tables are lists of rows; rows are A's options (B's for the
+conditional fractions given B), columns the other question's."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from surveys.collection.serializers import MechanismSerializer
+
+from .serializers import FiniteFloatField
+
+
+def _table(help_text: str) -> serializers.ListField:
+    return serializers.ListField(child=serializers.ListField(child=FiniteFloatField()), help_text=help_text)
+
+
+def _floats(help_text: str) -> serializers.ListField:
+    return serializers.ListField(child=FiniteFloatField(), help_text=help_text)
+
+
+class CrossTabQuestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField(help_text="q<order>, as in the exports.")
+    order = serializers.IntegerField()
+    text = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["yes_no", "single_choice"])
+    options = serializers.ListField(child=serializers.CharField(), help_text="Labels in report order.")
+    mechanism = MechanismSerializer()
+
+
+class PairCountsSerializer(serializers.Serializer):
+    pairs = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()), help_text=(
+        "Responses whose report to A counts for option a (index: is a; unary: has bit a set) and whose "
+        "report to B counts for b."))
+    a = serializers.ListField(child=serializers.IntegerField(), source="a_counts",
+                              help_text="Per option of A, over the same responses.")
+    b = serializers.ListField(child=serializers.IntegerField(), source="b_counts",
+                              help_text="Per option of B, over the same responses.")
+
+
+class JointSerializer(serializers.Serializer):
+    estimate = _table("Unbiased joint fractions P(A = a and B = b); may lie outside [0, 1].")
+    std_error = _table("Standard errors.")
+    ci_low = _table("Score interval with continuity correction, clipped to [0, 1].")
+    ci_high = _table("Upper ends of the same intervals.")
+    row_sums = _floats("Sums over B's options: A's own estimate when B is index-encoded.")
+    column_sums = _floats("Sums over A's options: B's own estimate when A is index-encoded.")
+
+
+class ConditionalSerializer(serializers.Serializer):
+    estimate = _table("pi_ab / pi_a with the conditioning question's own estimate as denominator; null when it is 0.")
+    std_error = _table("Delta-method standard errors.")
+    ci_low = _table("Fieller's interval, clipped to [0, 1]; [0, 1] in a row that is not bounded.")
+    ci_high = _table("Upper ends of the same intervals.")
+    bounded = serializers.ListField(child=serializers.BooleanField(), help_text=(
+        "Per row: false when the denominator's interval reaches 0, so the fraction is not determined."))
+
+
+class IndependenceSerializer(serializers.Serializer):
+    p_value = serializers.FloatField(source="test.p_value", help_text=(
+        "Pearson's chi-square on the reports (Bonferroni over bit tables for unary questions)."))
+    statistic = serializers.FloatField(source="test.statistic")
+    df = serializers.IntegerField(source="test.df")
+    tables = serializers.IntegerField(source="test.tables")
+    phi_squared = serializers.FloatField(source="test.phi_squared", help_text="Debiased, not clipped.")
+    cramers_v = serializers.FloatField(source="test.cramers_v", help_text="Debiased effect size, clipped to [0, 1].")
+    alpha = serializers.FloatField()
+    related = serializers.BooleanField(help_text="p_value < alpha.")
+    statement = serializers.CharField(help_text="The test's result in words.")
+
+
+class JointPlannerSerializer(serializers.Serializer):
+    margin = serializers.FloatField()
+    respondents_needed = serializers.IntegerField(source="needed", help_text=(
+        "Respondents answering both for this half-width on every joint cell, worst case."))
+    still_needed = serializers.IntegerField()
+    enough = serializers.BooleanField()
+
+
+class CrossTabSerializer(serializers.Serializer):
+    """A `crosstab.CrossTab`. Without a response answering both (n = 0) the estimates are null."""
+
+    slug = serializers.SlugField(source="survey.slug")
+    confidence = serializers.FloatField()
+    a = CrossTabQuestionSerializer()
+    b = CrossTabQuestionSerializer()
+    n = serializers.IntegerField(help_text="Responses with a report to both questions.")
+    counts = PairCountsSerializer(allow_null=True)
+    joint = JointSerializer(allow_null=True)
+    b_given_a = ConditionalSerializer(allow_null=True, help_text="P(B = b | A = a); rows: A's options.")
+    a_given_b = ConditionalSerializer(allow_null=True, help_text="P(A = a | B = b); rows: B's options.")
+    independence = IndependenceSerializer(source="relation", allow_null=True)
+    planner = JointPlannerSerializer(source="*")

@@ -1,0 +1,176 @@
+"""The cross-tab service: pair counts from one grouped query, ldp's estimates on them, refusals."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import ldp
+from surveys.aggregation import crosstab
+from surveys.aggregation.params import BadParameter, ResultOptions
+from surveys.collection import builder, plan
+from surveys.collection.builder import QuestionSpec
+from surveys.collection.models import Survey
+from surveys.collection.plan import PlannedQuestion
+from tests.aggregation.support import add_responses
+
+# Answers that depend on each other: question 3 (k-RR, 3 options) is mostly question 1's answer.
+TRUTH = {1: [0.6, 0.4], 3: [0.5, 0.3, 0.2]}
+
+
+def options(a, b, **more):
+    return ResultOptions(a=a.pk, b=b.pk, **more)
+
+
+def by_order(survey):
+    return {q.order: q for q in survey.ordered_questions()}
+
+
+def test_the_counts_equal_a_count_of_the_stored_reports_for_every_pair_of_mechanisms(survey):
+    reports = add_responses(survey, 120, seed=3)
+    for (qa, ra), (qb, rb) in itertools.permutations(reports.items(), 2):
+        found = crosstab.crosstab(survey, options(qa, qb))
+        expected = ldp.JointCounts.from_reports(qa.mechanism(), ra, qb.mechanism(), rb)
+        assert found.counts.pairs.tolist() == expected.pairs.tolist(), (qa.order, qb.order)
+        assert found.counts.a_counts.tolist() == expected.a_counts.tolist()
+        assert found.counts.b_counts.tolist() == expected.b_counts.tolist()
+        assert found.n == 120
+
+
+def test_the_counts_equal_a_plain_count_in_python(survey):
+    """Without ldp: index report of q3 against the bits of q4's unary reports, one respondent at a time."""
+    reports = add_responses(survey, 90, seed=4)
+    q = by_order(survey)
+    r3, r4 = reports[q[3]], reports[q[4]]
+    plain = np.zeros((3, 4), dtype=int)
+    for value, bits in zip(r3, r4, strict=True):
+        for j in range(4):
+            plain[value, j] += int(bits[j])
+    assert crosstab.crosstab(survey, options(q[3], q[4])).counts.pairs.tolist() == plain.tolist()
+
+
+def test_a_and_b_are_not_swapped(survey):
+    """Rows are A's options: q1 (2 options) by q3 (3 options) is 2 x 3, and its transpose is 3 x 2."""
+    reports = add_responses(survey, 200, seed=5, truth=TRUTH)
+    q = by_order(survey)
+    one_three = crosstab.crosstab(survey, options(q[1], q[3]))
+    three_one = crosstab.crosstab(survey, options(q[3], q[1]))
+    assert (one_three.a.id, one_three.b.id) == (q[1].pk, q[3].pk)
+    assert one_three.counts.pairs.shape == (2, 3)
+    assert three_one.counts.pairs.tolist() == one_three.counts.pairs.T.tolist()
+    # Two questions with two options each: a swap would transpose an asymmetric table.
+    one_two = crosstab.crosstab(survey, options(q[1], q[2])).counts.pairs
+    expected = ldp.JointCounts.from_reports(q[1].mechanism(), reports[q[1]], q[2].mechanism(), reports[q[2]])
+    assert one_two.tolist() == expected.pairs.tolist() != expected.pairs.T.tolist()
+
+
+def test_another_surveys_reports_are_not_counted(survey):
+    add_responses(survey, 50, seed=6)
+    twin = builder.create_survey("twin", "Twin", [
+        QuestionSpec("Cheated?", "qrr", q="0.5"), QuestionSpec("Drove drunk?", "bitflip", epsilon=math.log(3)),
+    ], status=Survey.Status.OPEN)
+    add_responses(twin, 70, seed=7)
+    q = by_order(survey)
+    found = crosstab.crosstab(survey, options(q[1], q[2]))
+    assert found.n == 50 and int(found.counts.pairs.sum()) == 50
+
+
+def test_only_responses_with_both_answers_count(survey):
+    add_responses(survey, 30, seed=8)
+    q = by_order(survey)
+    builder.write_responses(survey, {q[1].pk: [1] * 5})  # five responses with question 1 only
+    found = crosstab.crosstab(survey, options(q[1], q[2]))
+    assert found.n == 30 and found.counts.a_counts.sum() == 30
+
+
+def test_the_counts_are_one_grouped_query(survey, django_assert_num_queries):
+    add_responses(survey, 40, seed=9)
+    current = plan.of(survey)
+    a, b = current.questions[2], current.questions[3]
+    with django_assert_num_queries(1) as captured:
+        crosstab.pair_counts(a, b)
+    sql = captured.captured_queries[0]["sql"].upper()
+    assert "GROUP BY" in sql and "JOIN" in sql
+
+
+def test_the_estimates_are_ldps_on_the_same_counts(survey):
+    add_responses(survey, 300, seed=10, truth=TRUTH)
+    q = by_order(survey)
+    for qa, qb in [(q[1], q[3]), (q[3], q[4]), (q[4], q[2])]:
+        found = crosstab.crosstab(survey, options(qa, qb, confidence=0.9, margin=0.1))
+        a, b, c = qa.mechanism(), qb.mechanism(), found.counts
+        assert found.joint == ldp.estimate_joint(a, b, c, confidence=0.9)
+        assert found.b_given_a == ldp.estimate_conditional(a, b, c, given="a", confidence=0.9)
+        assert found.a_given_b == ldp.estimate_conditional(a, b, c, given="b", confidence=0.9)
+        assert found.relation.test == ldp.independence(a, b, c)
+        assert found.needed == ldp.joint_respondents_needed(a, b, 0.1, 0.9)
+        assert [(cell.a_index, cell.b_index) for cell in found.cells] == list(itertools.product(range(a.k), range(b.k)))
+        for cell in found.cells:
+            i, j = cell.a_index, cell.b_index
+            e, ba, ab = found.joint, found.b_given_a, found.a_given_b
+            assert cell.count == c.pairs[i, j]
+            assert cell.joint == (e.estimate[i][j], e.std_error[i][j], e.ci_low[i][j], e.ci_high[i][j])
+            assert cell.b_given_a[:4] == (ba.estimate[i][j], ba.std_error[i][j], ba.ci_low[i][j], ba.ci_high[i][j])
+            assert cell.a_given_b[:4] == (ab.estimate[j][i], ab.std_error[j][i], ab.ci_low[j][i], ab.ci_high[j][i])
+            assert (cell.b_given_a[4], cell.a_given_b[4]) == (ba.bounded[i], ab.bounded[j])
+
+
+def test_a_strong_relation_is_found_and_said_in_words(survey):
+    q = by_order(survey)
+    first = np.repeat([0, 1], 500)
+    rng = np.random.default_rng(1)
+    values = {q[1].pk: q[1].mechanism().randomize(first, rng),
+              q[3].pk: q[3].mechanism().randomize(first * 2, rng)}  # No -> Never, Yes -> Often
+    builder.write_responses(survey, values)
+    found = crosstab.crosstab(survey, options(q[1], q[3]))
+    assert found.relation.related and found.relation.test.p_value < 1e-6
+    assert "The answers are related" in found.relation.statement
+    assert found.b_given_a.estimate[1][2] > 0.7
+
+
+def test_a_direct_question_is_computed_like_any_other():
+    """Direct questions are not stored yet (another change adds them); the computation takes them."""
+    direct = PlannedQuestion(1, 1, "Age band", "single_choice", ("<30", "30+"), ldp.Direct(2))
+    qrr = PlannedQuestion(2, 2, "Cheated?", "yes_no", ("No", "Yes"), ldp.QRandomizedResponse("0.5"))
+    counts = ldp.JointCounts.from_values(direct.mechanism, qrr.mechanism, [0, 0, 1, 1], [0, 1, 0, 1],
+                                         [40, 10, 20, 30])
+    found = crosstab.from_counts(None, direct, qrr, counts, ResultOptions(margin=0.1))
+    assert found.joint == ldp.estimate_joint(direct.mechanism, qrr.mechanism, counts)
+    assert found.b_given_a == ldp.estimate_conditional(direct.mechanism, qrr.mechanism, counts)
+    assert found.needed == ldp.joint_respondents_needed(direct.mechanism, qrr.mechanism, 0.1)
+    assert found.b_given_a.bounded == (True, True)
+
+
+def test_no_response_with_both_gives_counts_only(survey):
+    q = by_order(survey)
+    found = crosstab.crosstab(survey, options(q[1], q[2]))
+    assert (found.n, found.counts, found.joint, found.b_given_a, found.relation, found.cells) == (
+        0, None, None, None, None, [])
+    assert found.needed == ldp.joint_respondents_needed(q[1].mechanism(), q[2].mechanism(), 0.05)
+
+
+def test_it_refuses_a_question_twice_unknown_ids_and_another_surveys_questions(survey):
+    q = by_order(survey)
+    twin = builder.create_survey("twin", "Twin", [QuestionSpec("Cheated?", "qrr", q="0.5")])
+    theirs = twin.questions.get()
+    for given, field in [(ResultOptions(a=q[1].pk, b=q[1].pk), "b"), (ResultOptions(a=999999, b=q[1].pk), "a"),
+                         (ResultOptions(a=q[1].pk, b=theirs.pk), "b"), (ResultOptions(a=theirs.pk, b=q[2].pk), "a"),
+                         (ResultOptions(b=q[2].pk), "a"), (ResultOptions(a=q[2].pk), "b")]:
+        with pytest.raises(BadParameter) as refused:
+            crosstab.crosstab(survey, given)
+        assert (refused.value.status, refused.value.field) == (400, field), given
+
+
+def test_the_break_down_relates_every_other_question_to_the_groups(survey):
+    add_responses(survey, 80, seed=12)
+    q = by_order(survey)
+    found = crosstab.break_down(survey, ResultOptions(by=q[3].pk))
+    assert found.by.id == q[3].pk
+    assert [t.b.id for t in found.tables] == [q[1].pk, q[2].pk, q[4].pk]
+    for table in found.tables:
+        assert table.a.id == q[3].pk
+        assert table.b_given_a == crosstab.crosstab(survey, ResultOptions(a=q[3].pk, b=table.b.id)).b_given_a
+    with pytest.raises(BadParameter) as refused:
+        crosstab.break_down(survey, ResultOptions(by=123456))
+    assert refused.value.field == "by"
