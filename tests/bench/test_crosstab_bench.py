@@ -1,0 +1,31 @@
+"""`python bench/crosstab_bench.py` on tiny sizes, on the suite's engine: it prints each pair's figures
+and the ratio, and removes its scratch database (the scratch handling is results_bench's, tested there)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.bench.test_results_bench import ROOT, SUITE_DB, PostgreSQL, SQLite, scratch_name
+
+
+@pytest.fixture
+def engine(tmp_path):
+    postgres = SUITE_DB["ENGINE"] == "django.db.backends.postgresql"
+    return PostgreSQL(tmp_path) if postgres else SQLite(tmp_path)
+
+
+def test_it_times_the_cross_tab_at_each_size_and_prints_the_ratio(engine):
+    env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
+    done = subprocess.run([sys.executable, "bench/crosstab_bench.py", "--sizes", "20,200", "--repeat", "1",
+                           "--pairs", "1-2,8-10"], cwd=ROOT, env=env, text=True, capture_output=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert engine.title in lines[0]
+    for size, pair in [("20", "1x2"), ("20", "8x10"), ("200", "1x2"), ("200", "8x10")]:
+        assert any(line.split()[:2] == [size, pair] for line in lines), done.stdout
+    assert f"{engine.title} ratio 200 / 20 responses, questions 8 x 10" in done.stdout
+    assert not engine.exists(engine.configured)
+    assert not engine.exists(scratch_name(lines[0]))
