@@ -4,11 +4,13 @@
 
 Draws from the page's own randomizer.js for every question and true answer, tests the reports
 against the published probabilities (`ldp.audit`: exact binomial tests, family-wise false-alarm
-rate alpha) and bounds the empirical epsilon from below. Exits 1 if any question fails, 2 if the
-page cannot be audited. The page publishes its samplers in the `survey-data` JSON block; we
-import the very randomizer.js module the page loads and draw from it with the page's Web Crypto.
-Needs Debian's chromium and Playwright's Python package (development requirements); the browser
-tests use the same functions.
+rate alpha) and bounds the empirical epsilon from below. A direct question (sampler kind
+"direct", not randomized) is audited as the identity channel: every report must be the answer
+given (probabilities 1 and 0); its claimed epsilon is infinite and it is marked "(sent as given)".
+Exits 1 if any question fails, 2 if the page cannot be audited. The page publishes its samplers
+in the `survey-data` JSON block; we import the very randomizer.js module the page loads and draw
+from it with the page's Web Crypto. Needs Debian's chromium and Playwright's Python package
+(development requirements); the browser tests use the same functions.
 """
 
 from __future__ import annotations
@@ -109,8 +111,9 @@ def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO) -
     out.write(f"{'question':>8}  {'kind':6} {'k':>3}  {'claimed eps':>11}  {'eps lower bound':>15}  result\n")
     for item in audits:
         r = item.result
+        verdict = ("pass" if r.passed else "FAIL") + (" (sent as given)" if item.sampler["kind"] == "direct" else "")
         out.write(f"{item.question_id:>8}  {item.sampler['kind']:6} {item.sampler['k']:>3}  "
-                  f"{r.claimed_epsilon:>11.4f}  {r.epsilon_lower_bound:>15.4f}  {'pass' if r.passed else 'FAIL'}\n")
+                  f"{r.claimed_epsilon:>11.4f}  {r.epsilon_lower_bound:>15.4f}  {verdict}\n")
         for failure in r.failures:
             out.write(f"{'':>10}{failure}\n")
     failed = [a for a in audits if not a.result.passed]

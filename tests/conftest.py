@@ -94,3 +94,18 @@ def every_mechanism_survey(db, owner):
     ], status=Survey.Status.OPEN, epsilon_budget=10.0)
     survey.researchers.add(owner)
     return survey
+
+
+@pytest.fixture
+def direct_survey(db, owner):
+    """An open survey ("covariates") with two randomized questions and two direct ones (not
+    randomized): 1 qrr (q = 0.5), 2 direct age band (3 options), 3 krr (eps 1, 3 options), 4 direct
+    region (4 options). Its randomized total is ln 3 + KaryRR(1, 3)'s effective epsilon."""
+    survey = builder.create_survey("covariates", "Covariates", [
+        QuestionSpec("Cheated?", "qrr", q="0.5"),
+        QuestionSpec("Age band?", "direct", options=["18-34", "35-54", "55+"]),
+        QuestionSpec("Drugs?", "krr", epsilon=1.0, options=["Never", "Sometimes", "Often"]),
+        QuestionSpec("Region?", "direct", options=["North", "East", "South", "West"]),
+    ], status=Survey.Status.OPEN, epsilon_budget=2.5)
+    survey.researchers.add(owner)
+    return survey

@@ -59,14 +59,16 @@ export function uniformBelow(m, nextWord) {
 
 /**
  * Check a sampler; throws Error describing the first problem. Returns the sampler.
- * grr:   {kind, k >= 2, modulus M <= 2^32, keep A, other B} with 1 <= B < A, M = A + (k-1)*B.
- * unary: {kind, k >= 2, modulus M <= 2^32, one_if_true A1, one_if_false A0} with 0 < A0 < A1 < M.
+ * grr:    {kind, k >= 2, modulus M <= 2^32, keep A, other B} with 1 <= B < A, M = A + (k-1)*B.
+ * unary:  {kind, k >= 2, modulus M <= 2^32, one_if_true A1, one_if_false A0} with 0 < A0 < A1 < M.
+ * direct: {kind, k >= 2} and nothing else: a question that is not randomized (sent as given).
  */
 export function validateSampler(sampler) {
   if (sampler === null || typeof sampler !== "object") throw new Error("sampler must be an object");
   const { kind, k, modulus: m } = sampler;
   const fields = kind === "grr" ? ["k", "modulus", "keep", "other"]
-    : kind === "unary" ? ["k", "modulus", "one_if_true", "one_if_false"] : null;
+    : kind === "unary" ? ["k", "modulus", "one_if_true", "one_if_false"]
+    : kind === "direct" ? ["k"] : null;
   if (!fields) throw new Error(`unknown sampler kind: ${JSON.stringify(kind)}`);
   for (const f of fields) {
     const v = sampler[f];
@@ -75,7 +77,10 @@ export function validateSampler(sampler) {
     }
   }
   if (k < 2) throw new Error(`${kind} sampler: k must be >= 2, got ${k}`);
-  if (kind === "grr") {
+  if (kind === "direct") {
+    const extra = Object.keys(sampler).filter((f) => f !== "kind" && f !== "k");
+    if (extra.length) throw new Error(`direct sampler: takes only kind and k, got ${extra.join(", ")}`);
+  } else if (kind === "grr") {
     const { keep: a, other: b } = sampler;
     if (!(1 <= b && b < a)) throw new Error(`grr sampler: need 1 <= other < keep, got keep=${a} other=${b}`);
     if (m !== a + (k - 1) * b) throw new Error(`grr sampler: modulus ${m} != keep + (k-1)*other`);
@@ -90,8 +95,9 @@ export function validateSampler(sampler) {
 
 /**
  * Randomize the true answer (integer in [0, k)).
- * grr:   U = uniformBelow(M); U < A -> truth; else j = (U - A) div B, report j < truth ? j : j + 1.
- * unary: for i = 0..k-1 in order, U_i = uniformBelow(M); bit i = U_i < (i === truth ? A1 : A0).
+ * grr:    U = uniformBelow(M); U < A -> truth; else j = (U - A) div B, report j < truth ? j : j + 1.
+ * unary:  for i = 0..k-1 in order, U_i = uniformBelow(M); bit i = U_i < (i === truth ? A1 : A0).
+ * direct: the identity: the truth itself, and no random word is drawn (not randomized).
  */
 export function randomizeAnswer(sampler, truth, nextWord) {
   validateSampler(sampler);
@@ -99,6 +105,7 @@ export function randomizeAnswer(sampler, truth, nextWord) {
     throw new Error(`answer must be an integer in [0, ${sampler.k}), got ${JSON.stringify(truth)}`);
   }
   if (typeof nextWord !== "function") throw new Error("randomizeAnswer needs a nextWord function");
+  if (sampler.kind === "direct") return truth; // sent as given
   const m = sampler.modulus;
   if (sampler.kind === "grr") {
     const { keep: a, other: b } = sampler;

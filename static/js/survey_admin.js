@@ -37,10 +37,11 @@ function fitMechanisms(row) {
   show(box(row, "options_text"), kind === "single_choice");
 }
 
+// q for q-RR, epsilon for the other randomized mechanisms, neither for a direct question.
 function showParameter(row) {
-  const qrr = field(row, "mechanism_name").value === "qrr";
-  show(box(row, "q"), qrr);
-  show(box(row, "epsilon"), !qrr);
+  const mechanism = field(row, "mechanism_name").value;
+  show(box(row, "q"), mechanism === "qrr");
+  show(box(row, "epsilon"), mechanism !== "qrr" && mechanism !== "direct");
 }
 
 function figuresLine(row) {
@@ -62,7 +63,7 @@ async function refresh(row) {
   const mechanism = field(row, "mechanism_name").value;
   const query = new URLSearchParams({ mechanism });
   if (mechanism === "qrr") query.set("q", field(row, "q").value.trim());
-  else query.set("epsilon", field(row, "epsilon").value.trim());
+  else if (mechanism !== "direct") query.set("epsilon", field(row, "epsilon").value.trim());
   if (!["qrr", "bitflip"].includes(mechanism) && field(row, "kind").value === "single_choice") {
     query.set("k", String(optionCount(row)));
   }
@@ -70,6 +71,7 @@ async function refresh(row) {
   const controller = new AbortController();
   pending.set(row, controller);
   row.dataset.epsilon = "";
+  row.dataset.randomized = "";
   if (line) line.textContent = config.text.waiting;
   try {
     const response = await fetch(`${config.figures_url}?${query}`, {
@@ -77,8 +79,10 @@ async function refresh(row) {
     });
     const answer = await response.json();
     if (response.ok) {
-      row.dataset.epsilon = String(answer.epsilon);
-      row.dataset.strength = answer.strength;
+      // A direct question (not randomized) has no epsilon (null): it counts as 0 toward the budget.
+      row.dataset.randomized = String(answer.randomized);
+      row.dataset.epsilon = answer.randomized ? String(answer.epsilon) : "0";
+      row.dataset.strength = answer.strength || "";
       if (line) line.textContent = answer.summary;
     } else if (line) {
       row.dataset.strength = "";
@@ -91,7 +95,8 @@ async function refresh(row) {
   updateTotal();
 }
 
-// The running total: the sum of the rows' effective epsilons (each from the server).
+// The running total: the sum of the randomized rows' effective epsilons (each from the server);
+// direct rows are named apart, outside the budget.
 function updateTotal() {
   const live = rows().filter((row) => !deleted(row));
   const budget = Number(document.getElementById("id_epsilon_budget")?.value);
@@ -101,9 +106,12 @@ function updateTotal() {
     total.classList.remove("over");
     return;
   }
-  const sum = live.reduce((acc, row) => acc + Number(row.dataset.epsilon), 0);
+  const randomized = live.filter((row) => row.dataset.randomized !== "false");
+  const direct = live.length - randomized.length;
+  const sum = randomized.reduce((acc, row) => acc + Number(row.dataset.epsilon), 0);
   const over = Number.isFinite(budget) && sum > budget;
   total.textContent = config.text.total.replace("{total}", sum.toFixed(4)).replace("{budget}", String(budget))
+    + (direct ? ` ${config.text.direct.replace("{count}", String(direct))}` : "")
     + (over ? ` ${config.text.over}` : "");
   total.classList.toggle("over", over);
   total.dataset.total = sum.toFixed(4);

@@ -22,6 +22,11 @@ Under /results/<slug>/export/:
   and effective epsilon, the sampler and its rule; the options and the report encoding.
   Debiasing: pi_hat_j = (c_j / n - q_other) / (p - q_other),
   Var = lambda_j (1 - lambda_j) / (n (p - q_other)^2).
+  A direct question (not randomized, its answer sent as given) says "randomized": false, its
+  mechanism name and sampler kind are "direct", p = 1, q_other = 0 (the estimate is the observed
+  fraction, with an ordinary binomial interval) and its effective epsilon is null (infinite: it has
+  no deniability); the survey's epsilon_total counts the randomized questions only. In
+  estimates.csv its effective_epsilon cell is empty.
 
 The report exports stream: one query read in chunks (values_list + iterator), one
 response at a time out, so memory does not grow with the number of reports.
@@ -79,6 +84,9 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
             "variance": "Var(pi_hat_j) = lambda_j (1 - lambda_j) / (n (p - q_other)^2), lambda_j = c_j / n",
             "interval": "an interval for lambda_j (Wilson with continuity correction, or Clopper-Pearson) "
                         "mapped through the same affine map and clipped to [0, 1]",
+            "direct": "a question with \"randomized\": false is not randomized (its answer is sent as given): "
+                      "p = 1, q_other = 0, so pi_hat_j = c_j / n with an ordinary binomial interval; its "
+                      "effective_epsilon is null (infinite) and epsilon_total leaves it out",
         },
         "reports_csv_columns": FIXED_COLUMNS + [c for q in current for c in columns(q)],
         "questions": [_question_entry(q) for q in current],
@@ -94,7 +102,8 @@ def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
         "text": question.text,
         "kind": question.kind,
         "options": list(question.options),
-        "mechanism": mechanism.describe(),
+        "randomized": mechanism.randomized,
+        "mechanism": described(mechanism),
         "report": {
             "encoding": mechanism.encoding,
             "csv_columns": columns(question),
@@ -104,6 +113,14 @@ def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
     }
 
 
+def described(mechanism: Any) -> dict[str, Any]:
+    """`Mechanism.describe()` as JSON can carry it: a direct question's infinite epsilon is null."""
+    found = {**mechanism.describe(), "randomized": mechanism.randomized}
+    if not math.isfinite(found["effective_epsilon"]):
+        found["effective_epsilon"] = None
+    return found
+
+
 def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     """Header, then one row per (question, option); undefined numbers (no reports) are empty."""
     o = results.options
@@ -111,7 +128,7 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     for r in results.questions:
         q, m = r.question, r.mechanism
         for row in r.rows:
-            yield [q.id, q.key, q.order, q.text, m.name, m.effective_epsilon, m.p, m.q_other, r.n, row.index,
+            yield [q.id, q.key, q.order, q.text, m.name, _cell(m.effective_epsilon), m.p, m.q_other, r.n, row.index,
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
                    _cell(row.clipped), _cell(row.simplex)]
@@ -164,7 +181,7 @@ def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
 def report_json_chunks(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     """The JSON export, written piece by piece (the responses array can be long)."""
     book = codebook(survey, current)
-    yield f'{{"format": {json.dumps(REPORTS_FORMAT)}, "codebook": {json.dumps(book)}, "responses": ['
+    yield f'{{"format": {json.dumps(REPORTS_FORMAT)}, "codebook": {json.dumps(book, allow_nan=False)}, "responses": ['
     separator = "\n"
     for response_id, day, version, reports in responses(survey, current):
         yield separator + json.dumps({"id": response_id, "submitted_on": day,

@@ -109,6 +109,11 @@ class SurveyResults:
     def still_needed(self) -> int:
         return max(0, self.needed - self.responses)
 
+    @property
+    def direct(self) -> list[QuestionResult]:
+        """The questions asked directly (not randomized): outside epsilon_total."""
+        return [question for question in self.questions if not question.mechanism.randomized]
+
 
 def _differs(post_processed: tuple[float, ...], unbiased: tuple[float, ...]) -> bool:
     return any(abs(a - b) > SAME for a, b in zip(post_processed, unbiased, strict=True)

@@ -3,23 +3,9 @@ values and feed the OpenAPI schema, so the two cannot drift."""
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from rest_framework import serializers
 
-from surveys.collection.serializers import MechanismSerializer
-
-
-class FiniteFloatField(serializers.FloatField):
-    """JSON has no NaN or infinity: undefined values (no reports yet) become null."""
-
-    def __init__(self, **kwargs: Any):
-        super().__init__(allow_null=True, **kwargs)
-
-    def to_representation(self, value: Any) -> float | None:  # type: ignore[override]
-        number = float(value)
-        return number if math.isfinite(number) else None
+from surveys.collection.serializers import FiniteFloatField, MechanismSerializer
 
 
 class PostProcessedSerializer(serializers.Serializer):
@@ -73,7 +59,8 @@ class EstimatedSurveySerializer(serializers.Serializer):
     slug = serializers.SlugField(source="survey.slug")
     title = serializers.CharField(source="survey.title")
     status = serializers.ChoiceField(source="survey.status", choices=["draft", "open", "closed"])
-    epsilon_total = serializers.FloatField(help_text="Sum of the questions' effective epsilons.")
+    epsilon_total = serializers.FloatField(help_text="Sum of the randomized questions' effective epsilons "
+                                                     "(direct questions, sent as given, are not in it).")
     epsilon_budget = serializers.FloatField(source="survey.epsilon_budget")
     responses = serializers.IntegerField()
     planner = SurveyPlannerSerializer(source="*")

@@ -105,7 +105,7 @@ def export_codebook(request: HttpRequest, slug: str) -> HttpResponse:
         book = exports.codebook(survey)
     except results.Unavailable as error:
         return _unavailable(request, survey, error)
-    response = HttpResponse(json.dumps(book, indent=2), content_type="application/json")
+    response = HttpResponse(json.dumps(book, indent=2, allow_nan=False), content_type="application/json")
     return _attachment(response, survey, "codebook.json")
 
 

@@ -28,11 +28,25 @@ def strength(epsilon: float) -> str:
 
 def of(mechanism: ldp.Mechanism) -> dict[str, Any]:
     """The figures of one mechanism: effective epsilon, q of q-RR with the same channel (yes/no
-    only), the odds factor, the best guess from one report (%), respondents for ±5 points."""
+    only), the odds factor, the best guess from one report (%), respondents for ±5 points.
+
+    A direct question (not randomized) has no epsilon, odds, best guess or strength (all None:
+    JSON null, never Infinity) and is outside the survey's budget."""
+    if not mechanism.randomized:
+        figures: dict[str, Any] = {
+            "mechanism": mechanism.name, "k": mechanism.k, "randomized": False, "epsilon": None,
+            "q_equivalent": None, "odds": None, "best_guess": None,
+            "respondents": ldp.respondents_needed(mechanism, MARGIN), "strength": None,
+        }
+        figures["summary"] = _("not randomized: sent as given, with no deniability; not counted in the "
+                               "survey's privacy budget; {respondents} respondents for ±5 points at 95%").format(
+            respondents=f"{figures['respondents']:,}")
+        return figures
     epsilon = mechanism.effective_epsilon
-    figures: dict[str, Any] = {
+    figures = {
         "mechanism": mechanism.name,
         "k": mechanism.k,
+        "randomized": True,
         "epsilon": epsilon,
         "q_equivalent": mechanism.q_equivalent,
         "odds": ldp.odds_factor(epsilon),

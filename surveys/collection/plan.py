@@ -44,6 +44,11 @@ class PlannedQuestion:
     mechanism: ldp.Mechanism
 
     @property
+    def randomized(self) -> bool:
+        """False for a direct question: its answer is sent as given."""
+        return self.mechanism.randomized
+
+    @property
     def key(self) -> str:
         """Its name in exports: q<order>."""
         return f"q{self.order}"
@@ -66,8 +71,14 @@ class SurveyPlan:
 
     @cached_property
     def epsilon_total(self) -> float:
-        """What one respondent's answers cost: the sum of the effective epsilons."""
+        """What one respondent's answers cost: the sum of the effective epsilons of the randomized
+        questions (direct questions, sent as given, are outside the budget)."""
         return ldp.survey_epsilon(self.mechanisms)
+
+    @property
+    def direct(self) -> tuple[PlannedQuestion, ...]:
+        """The questions asked directly: not randomized, their answers sent as given."""
+        return tuple(question for question in self.questions if not question.mechanism.randomized)
 
 
 def of(survey: Survey | int) -> SurveyPlan:

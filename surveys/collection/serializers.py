@@ -7,6 +7,7 @@ the definition, the estimates and the codebook all carry.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -17,10 +18,24 @@ import ldp
 from .plan import PlannedQuestion
 
 
+class FiniteFloatField(serializers.FloatField):
+    """JSON has no NaN or infinity: undefined values (no reports yet) and a direct question's
+    infinite epsilon become null."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(allow_null=True, **kwargs)
+
+    def to_representation(self, value: Any) -> float | None:  # type: ignore[override]
+        number = float(value)
+        return number if math.isfinite(number) else None
+
+
 class SamplerSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["grr", "unary"], help_text="grr (keep, other) or unary (one_if_*).")
+    kind = serializers.ChoiceField(choices=["grr", "unary", "direct"], help_text=(
+        "grr (keep, other), unary (one_if_*), or direct: not randomized, the answer is sent as given "
+        "(k only, no integers, no random words drawn)."))
     k = serializers.IntegerField()
-    modulus = serializers.IntegerField()
+    modulus = serializers.IntegerField(required=False, help_text="All but direct.")
     keep = serializers.IntegerField(required=False)
     other = serializers.IntegerField(required=False)
     one_if_true = serializers.IntegerField(required=False)
@@ -33,7 +48,10 @@ class MechanismSerializer(serializers.Serializer):
     name = serializers.ChoiceField(choices=sorted(ldp.MECHANISMS))
     label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     parameters = serializers.DictField(help_text="The configured parameters: mechanism and q (q-RR) or epsilon, k.")
-    effective_epsilon = serializers.FloatField(help_text="From the sampler's integers; never above the configured.")
+    randomized = serializers.BooleanField(help_text="False for a direct question: not randomized, its answer is "
+                                                    "sent as given (p = 1, q_other = 0, no epsilon).")
+    effective_epsilon = FiniteFloatField(help_text="From the sampler's integers; never above the configured. "
+                                                   "null for a direct question (not randomized: no deniability).")
     q_equivalent = serializers.FloatField(allow_null=True, help_text="Yes/no only: q of q-RR with this channel, "
                                                                      "tanh(effective epsilon / 2).")
     p = serializers.FloatField(help_text="P(report = truth); per bit for unary encodings.")
@@ -46,12 +64,12 @@ class MechanismSerializer(serializers.Serializer):
                                                                             "per option (bit j = option j).")
 
     def to_representation(self, instance: ldp.Mechanism) -> Any:
-        return super().to_representation(instance.describe())
+        return super().to_representation({**instance.describe(), "randomized": instance.randomized})
 
 
 class DeniabilitySerializer(serializers.Serializer):
-    epsilon = serializers.FloatField()
-    odds = serializers.FloatField()
+    epsilon = FiniteFloatField(help_text="null for a direct question (not randomized).")
+    odds = FiniteFloatField(help_text="null for a direct question (not randomized).")
     best_guess = serializers.FloatField()
     text = serializers.CharField()
 
@@ -67,7 +85,7 @@ class QuestionDefinitionSerializer(serializers.Serializer):
 
     @extend_schema_field(DeniabilitySerializer)
     def get_deniability(self, question: PlannedQuestion) -> dict[str, Any]:
-        return ldp.deniability(question.mechanism)
+        return DeniabilitySerializer(ldp.deniability(question.mechanism)).data  # a direct question's inf as null
 
 
 class SurveyDefinitionSerializer(serializers.Serializer):
@@ -79,7 +97,8 @@ class SurveyDefinitionSerializer(serializers.Serializer):
     accepting_responses = serializers.BooleanField()
     version = serializers.CharField(source="plan.version", help_text="Mechanism version; send it back with "
                                                                      "the reports.")
-    epsilon_total = serializers.FloatField(source="plan.epsilon_total")
+    epsilon_total = serializers.FloatField(source="plan.epsilon_total", help_text=(
+        "Sum of the randomized questions' effective epsilons; direct questions (sent as given) are not in it."))
     epsilon_budget = serializers.FloatField(source="survey.epsilon_budget")
     questions = QuestionDefinitionSerializer(source="plan.questions", many=True)
 

@@ -63,7 +63,11 @@ def _page(request: HttpRequest, survey: Survey, preview: bool) -> HttpResponse:
     if not preview:  # a preview has nowhere to post to and no token to post with
         client["endpoint"] = reverse("collection:api-responses", args=[survey.slug])
         client["csrfToken"] = get_token(request)
+    # Direct questions (not randomized) are named on the page; the total covers the randomized ones.
+    direct = [q for q in questions if not q["mechanism"]["randomized"]]
     return render(request, "collection/respond.html", {
         "survey": survey, "definition": published, "questions": questions, "client": client, "preview": preview,
         "total_odds": wording.odds_at_most(published["epsilon_total"]),
+        "direct": direct, "any_randomized": len(direct) < len(questions),
+        "direct_numbers": ", ".join(str(q["order"]) for q in direct),
     })

@@ -61,16 +61,21 @@ class Chance:
 
 @dataclass(frozen=True)
 class QuestionWording:
-    """What the page says about one question: the odds bound, and how often a report is true."""
+    """What the page says about one question: the odds bound, and how often a report is true.
 
-    odds: float  # anyone's odds on the true answer change by at most odds to 1
+    A direct question (`randomized` False) is sent as given: it has no odds bound and no chances."""
+
+    odds: float | None  # anyone's odds on the true answer change by at most odds to 1
     unary: bool  # one mark per option (then `true` and `other` are per option)
-    true: Chance  # index: P(report = truth); unary: P(the true answer's option is marked)
-    other: Chance  # index: P(report = one given other option); unary: P(another option is marked)
+    true: Chance | None  # index: P(report = truth); unary: P(the true answer's option is marked)
+    other: Chance | None  # index: P(report = one given other option); unary: P(another option is marked)
+    randomized: bool = True
 
 
 def of(mechanism: dict[str, Any]) -> QuestionWording:
     """From a mechanism as `ldp.Mechanism.describe()` (and so the definition API) describes it."""
+    if mechanism["sampler"]["kind"] == "direct":  # sent as given
+        return QuestionWording(odds=None, unary=False, true=None, other=None, randomized=False)
     return QuestionWording(
         odds=odds_at_most(mechanism["effective_epsilon"]),
         unary=mechanism["encoding"] == "bits",

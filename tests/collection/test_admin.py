@@ -20,7 +20,8 @@ from tests.factories import INEXACT_BITFLIP_EPSILONS, valid_payload
 SURVEYS = "/admin/collection/survey/"
 QUESTIONS = "/admin/collection/question/"
 MISMATCH = ("Yes/no questions use q-randomized response or the epsilon bit flip; "
-            "single-choice questions use k-ary randomized response or a unary encoding.")
+            "single-choice questions use k-ary randomized response, a unary encoding, or no "
+            "randomization (direct).")
 
 
 @pytest.fixture

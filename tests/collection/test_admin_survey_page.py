@@ -302,5 +302,5 @@ def test_the_survey_page_tells_its_script_which_mechanisms_fit_which_kind(admin_
 
     config = json.loads(parse(admin_client.get(survey_url(survey)).content).by_id("survey-admin-config").raw_text)
     assert config["figures_url"] == FIGURES
-    assert config["mechanisms"] == {"yes_no": ["qrr", "bitflip"], "single_choice": ["krr", "sue", "oue"]}
+    assert config["mechanisms"] == {"yes_no": ["qrr", "bitflip"], "single_choice": ["krr", "sue", "oue", "direct"]}
     assert Question.objects.count() == 4

@@ -50,7 +50,7 @@ def test_each_question_carries_its_exact_sampler_and_readable_parameters(survey,
     expected_q = math.tanh(mechanism.effective_epsilon / 2) if mechanism.name in ("qrr", "bitflip") else None
     assert summary["q_equivalent"] == (pytest.approx(expected_q) if expected_q is not None else None)
     assert described["deniability"] == ldp.deniability(mechanism)
-    assert summary == mechanism.describe()  # the one description, whole
+    assert summary == {**mechanism.describe(), "randomized": True}  # the one description, whole
 
 
 def test_q_randomized_response_keeps_the_truth_with_probability_one_plus_q_over_two_exactly(survey):

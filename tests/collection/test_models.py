@@ -129,7 +129,8 @@ def test_survey_clean_explains_a_close_before_the_open(db):
 # --- Question.clean ---------------------------------------------------------------------------
 
 MISMATCH = ("Yes/no questions use q-randomized response or the epsilon bit flip; "
-            "single-choice questions use k-ary randomized response or a unary encoding.")
+            "single-choice questions use k-ary randomized response, a unary encoding, or no "
+            "randomization (direct).")
 
 
 @pytest.mark.parametrize("fields, field, message", [

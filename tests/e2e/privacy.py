@@ -7,11 +7,13 @@ from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 
-# (kind, mechanism, parameter, number of options) for every mechanism the app offers.
+# (kind, mechanism, parameter, number of options) for every mechanism the app offers, a direct
+# question (not randomized: the identity channel, sent as given) among them.
 EVERY_MECHANISM = [
     ("yes_no", "qrr", Decimal("0.5"), 2),
     ("yes_no", "bitflip", 2.0, 2),
     ("single_choice", "krr", 1.0, 3),
+    ("single_choice", "direct", None, 4),
     ("single_choice", "krr", 2.0, 5),
     ("single_choice", "krr", 3.0, 10),
     ("single_choice", "sue", 1.5, 4),

@@ -55,3 +55,23 @@ def test_the_probe_sees_a_violation(live_server, page):
     page.goto(f"{live_server.url}/s/demo/")
     page.evaluate("document.querySelector('h1').insertAdjacentHTML('afterend', '<img src=\"/x.png\">')")
     assert "image-alt" in [v["id"] for v in axe_violations(page)]
+
+
+def test_a_survey_with_direct_questions_has_no_violations_on_the_page_receipt_and_dashboard(
+        live_server, page, direct_survey, owner):
+    from tests.aggregation.support import add_responses
+
+    page.goto(f"{live_server.url}/s/{direct_survey.slug}/")
+    assert page.locator(".direct-note").count() == 2
+    assert axe_violations(page) == []
+    for question in page.locator("fieldset.question").all():
+        question.locator("input[type=radio]").last.check()
+    page.click("#send")
+    page.wait_for_selector("#receipt:not([hidden])")
+    assert axe_violations(page) == []
+    assert page.locator("#receipt-list li").nth(1).locator(".report").inner_text() == "“55+”"  # as given
+
+    add_responses(direct_survey, 400, seed=5)
+    log_in(page, f"{live_server.url}/accounts/login/", owner.username, f"/results/{direct_survey.slug}/")
+    assert page.get_by_text("not randomized (sent as given)").count() == 2
+    assert axe_violations(page) == []

@@ -30,7 +30,11 @@ def test_it_prints_each_questions_claim_bound_and_verdict(live_server):
     assert [int(row[0]) for row in rows] == [q.id for q in questions]
     for row, question in zip(rows, questions, strict=True):
         claimed, bound, verdict = float(row[3]), float(row[4]), row[5]
-        assert claimed == pytest.approx(question.mechanism.effective_epsilon, abs=5e-5)
+        assert row[1] == question.mechanism.sampler()["kind"]
+        if question.randomized:
+            assert claimed == pytest.approx(question.mechanism.effective_epsilon, abs=5e-5)
+        else:  # a direct question: the identity channel, infinite epsilon, and it passes
+            assert claimed == float("inf") and "(sent as given)" in " ".join(row[6:])
         assert 0 < bound <= claimed and verdict == "pass"
     assert lines[-1].startswith(f"{len(EVERY_MECHANISM)} of {len(EVERY_MECHANISM)} questions pass")
 

@@ -15,6 +15,7 @@ MECHANISMS = [
     ("yes_no", "qrr", Decimal("0.5"), 2),
     ("single_choice", "krr", 1.0, 3),
     ("single_choice", "oue", 1.0, 4),
+    ("single_choice", "direct", None, 3),  # the identity channel: every stored report is the answer given
 ]
 PER_TRUTH = 160  # two groups of true answers: 320 submissions in all
 PARALLEL = 4

@@ -3,6 +3,8 @@
 With crypto.getRandomValues made deterministic, two respondents with different true
 answers must produce the same requests except for the randomized reports themselves; so
 no URL, header or body carries anything derived from a true answer but the reports.
+A direct question (not randomized) is the identity channel: its report is the answer as given,
+and it is the only true answer that leaves.
 """
 
 import itertools
@@ -10,6 +12,7 @@ import json
 
 import pytest
 
+from surveys.collection import plan
 from surveys.collection.models import Response
 from tests.e2e.privacy import (
     CANARY,
@@ -76,6 +79,12 @@ def test_two_respondents_differ_only_in_their_randomized_reports(live_server, br
         assert CANARY not in json.dumps(request)
     posts = [r for r in run_a if r["method"] == "POST"]
     assert len(posts) == 1 and set(json.loads(posts[0]["body"])) == {"version", "key", "reports"}
+    direct = [q for q in plan.of(survey) if not q.randomized]
+    assert direct, "the audit survey has a direct question"
+    for run, truth in [(run_a, 0), (run_b, 9)]:
+        reports = json.loads(next(r for r in run if r["method"] == "POST")["body"])["reports"]
+        for question in direct:  # sent as given, and only these
+            assert reports[str(question.id)] == min(truth, question.mechanism.k - 1)
 
 
 def test_a_page_that_sends_a_true_answer_is_caught(live_server, browser):

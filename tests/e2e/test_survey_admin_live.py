@@ -51,7 +51,7 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     second.locator("[name=questions-1-kind]").select_option("single_choice")
     offered = second.locator("[name=questions-1-mechanism_name] option:not([hidden])").evaluate_all(
         "options => options.map(o => o.value)")
-    assert offered == ["krr", "sue", "oue"]
+    assert offered == ["krr", "sue", "oue", "direct"]
     assert second.locator("[name=questions-1-position]").input_value() == "2"
     second.locator("[name=questions-1-options_text]").fill("Red\nGreen\nBlue")
     second.locator("[name=questions-1-epsilon]").fill("1.5")
@@ -71,4 +71,46 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     page.click("input[name=_continue]")
     page.wait_for_selector(".messagelist")
     assert list(survey.questions.order_by("order").values_list("order", "text")) == [(1, "Colour?"), (2, "Cheated?")]
+    assert violations == []
+
+
+def test_a_direct_question_has_no_parameter_box_and_stays_out_of_the_total(live_server, page):
+    get_user_model().objects.create_superuser(username="admin", password=PASSWORD)
+    survey = Survey.objects.create(slug="new", title="New", epsilon_budget=1)
+    violations = csp_violations(page)
+    change = f"/admin/collection/survey/{survey.pk}/change/"
+    log_in(page, f"{live_server.url}/admin/login/", "admin", change)
+    total = page.locator("#privacy-total")
+
+    page.click("#questions-group .add-row a")
+    first = page.locator("#questions-0")
+    first.locator("[name=questions-0-text]").fill("Cheated?")
+    first.locator("[name=questions-0-q]").fill("0.5")
+    expect(total).to_have_attribute("data-total", "1.0986")
+    expect(total).to_contain_text("Over the budget")
+
+    page.click("#questions-group .add-row a")
+    age = page.locator("#questions-1")
+    age.locator("[name=questions-1-text]").fill("Age band?")
+    age.locator("[name=questions-1-kind]").select_option("single_choice")
+    age.locator("[name=questions-1-options_text]").fill("18-34\n35-54\n55+")
+    age.locator("[name=questions-1-mechanism_name]").select_option("direct")
+    assert not age.locator(".field-q").is_visible() and not age.locator(".field-epsilon").is_visible()
+    expect(age.locator(".field-privacy .readonly")).to_have_text(re.compile("^not randomized: sent as given"))
+    expect(total).to_contain_text("1 not randomized (direct)")
+    expect(total).to_have_attribute("data-total", "1.0986")  # the direct question adds nothing
+
+    # A yes/no question is never asked directly: the kind change picks a randomized mechanism.
+    age.locator("[name=questions-1-kind]").select_option("yes_no")
+    assert age.locator("[name=questions-1-mechanism_name]").input_value() == "qrr"
+    age.locator("[name=questions-1-kind]").select_option("single_choice")
+    age.locator("[name=questions-1-mechanism_name]").select_option("direct")
+    expect(total).to_contain_text("1 not randomized (direct)")
+
+    page.fill("#id_epsilon_budget", "1.2")
+    expect(total).not_to_contain_text("Over the budget")
+    page.click("input[name=_continue]")
+    page.wait_for_selector(".messagelist")
+    saved = survey.questions.get(order=2)
+    assert (saved.mechanism_name, saved.q, saved.epsilon, saved.k()) == ("direct", None, None, 3)
     assert violations == []

@@ -274,6 +274,51 @@ test("unary: exhaustive counts per bit over every U equal the thresholds", () =>
   }
 });
 
+// ---- direct (not randomized) ------------------------------------------------
+
+/** nextWord() that fails the test if it is ever called. */
+const noWords = () => {
+  throw new Error("a direct question must draw no random word");
+};
+
+test("direct sends every true answer as given and draws no random word", () => {
+  for (const k of [2, 3, 7, 32]) {
+    const sampler = { kind: "direct", k };
+    assert.equal(validateSampler(sampler), sampler);
+    for (let truth = 0; truth < k; truth++) {
+      assert.equal(randomizeAnswer(sampler, truth, noWords), truth);
+    }
+  }
+});
+
+test("direct leaves the word stream untouched for the questions after it", () => {
+  const words = feed([0, 3]);
+  const grr = { kind: "grr", k: 2, modulus: 4, keep: 3, other: 1 };
+  assert.equal(randomizeAnswer(grr, 1, words), 1); // U = 0 keeps the truth
+  assert.equal(randomizeAnswer({ kind: "direct", k: 3 }, 2, words), 2);
+  assert.equal(words.used(), 1);
+  assert.equal(randomizeAnswer(grr, 1, words), 0); // U = 3 flips: the next word is still the second
+});
+
+test("direct refuses bad samplers and answers like the others", () => {
+  const bad = [
+    { kind: "direct" },
+    { kind: "direct", k: 1 },
+    { kind: "direct", k: 2.5 },
+    { kind: "direct", k: "3" },
+    { kind: "direct", k: TWO_32 + 1 },
+    { kind: "direct", k: 3, modulus: 4, keep: 3, other: 1 }, // integers: a randomizer in disguise
+    { kind: "Direct", k: 3 },
+  ];
+  for (const s of bad) {
+    assert.throws(() => validateSampler(s), Error, JSON.stringify(s));
+    assert.throws(() => randomizeAnswer(s, 0, noWords), Error, JSON.stringify(s));
+  }
+  for (const truth of [-1, 3, 1.5, "1", null, undefined, NaN, true]) {
+    assert.throws(() => randomizeAnswer({ kind: "direct", k: 3 }, truth, noWords), /answer must be an integer/);
+  }
+});
+
 // ---- validation -----------------------------------------------------------
 
 test("validateSampler accepts good samplers", () => {

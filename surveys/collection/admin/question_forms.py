@@ -84,8 +84,11 @@ class QuestionInlineForm(forms.ModelForm):
             self.add_error("options_text", _("Leave the options empty for a yes/no question: its answers "
                                              "are No and Yes."))
         name = data.get("mechanism_name")
-        # Only the chosen mechanism's parameter counts (the other box is hidden, or holds a default).
-        data["epsilon" if name == "qrr" else "q"] = None
+        # Only the chosen mechanism's parameter counts (the other box is hidden, or holds a default);
+        # a direct question has none.
+        for parameter in ("q", "epsilon"):
+            if parameter != {"qrr": "q", "direct": None}.get(name or "", "epsilon"):
+                data[parameter] = None
         if not self.errors and name and kind:
             try:
                 self.planned = build_mechanism(name, kind, data.get("q"), data.get("epsilon"), len(labels))

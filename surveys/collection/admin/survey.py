@@ -98,6 +98,8 @@ class SurveyAdmin(admin.ModelAdmin):
                 "text": {
                     "up": _("Move up"), "down": _("Move down"),
                     "total": _("Privacy cost of these questions: ε = {total} per respondent, of a budget of {budget}."),
+                    "direct": _("Only the randomized questions count: {count} not randomized (direct), sent as "
+                                "given, with no epsilon."),
                     "over": _("Over the budget: lower some epsilons (or q), or raise the budget."),
                     "incomplete": _("Complete every question to see the total."),
                     "waiting": _("Working out the figures…"),
@@ -110,10 +112,15 @@ class SurveyAdmin(admin.ModelAdmin):
         if survey.pk is None:
             return "-"
         try:
-            total = plan.of(survey).epsilon_total
+            current = plan.of(survey)
         except plan.Unavailable as error:
             return _("incomplete: %(reason)s") % {"reason": error.reason}
-        return _("{total} of {budget}").format(total=f"{total:.4f}", budget=f"{survey.epsilon_budget:g}")
+        total = current.epsilon_total
+        found = _("{total} of {budget}").format(total=f"{total:.4f}", budget=f"{survey.epsilon_budget:g}")
+        direct = len(current.direct)
+        if direct:
+            found += " " + _("(randomized questions only; %(count)d not randomized, sent as given)") % {"count": direct}
+        return found
 
     @admin.display(description=gettext_lazy("Invitations"))
     def invitation_summary(self, survey: Survey) -> str:

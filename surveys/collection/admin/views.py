@@ -22,7 +22,8 @@ from ..models import MAX_OPTIONS, Question, Survey, build_mechanism
 
 
 class FiguresQuery(forms.Form):
-    """?mechanism=qrr&q=0.5, or ?mechanism=krr&epsilon=1&k=5 (k: single choice only, default 2)."""
+    """?mechanism=qrr&q=0.5, ?mechanism=krr&epsilon=1&k=5, or ?mechanism=direct&k=5 (no parameter: not
+    randomized). k: single choice only, default 2."""
 
     mechanism = forms.ChoiceField(choices=Question.MechanismName.choices)
     q = forms.DecimalField(required=False, max_digits=7, decimal_places=6)
@@ -42,16 +43,16 @@ class FiguresQuery(forms.Form):
         if yes_no and data["k"] not in (None, 2):
             return "k", _("yes/no questions have two answers")
         kind = Question.Kind.YES_NO if yes_no else Question.Kind.SINGLE_CHOICE
-        parameter = "q" if name == "qrr" else "epsilon"
-        if data[parameter] is None:
+        parameter = {"qrr": "q", "direct": None}.get(name, "epsilon")
+        if parameter is not None and data[parameter] is None:
             return parameter, _("required for this mechanism")
-        other = "epsilon" if name == "qrr" else "q"
-        if data[other] is not None:
-            return other, _("not used by this mechanism")
+        for other in ("q", "epsilon"):
+            if other != parameter and data[other] is not None:
+                return other, _("not used by this mechanism")
         try:
             return build_mechanism(name, kind, data["q"], data["epsilon"], data["k"] or 2)
         except (ValueError, TypeError) as error:
-            return parameter, str(error)
+            return parameter or "k", str(error)
 
 
 def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:

@@ -22,6 +22,7 @@ import ldp
 
 MAX_OPTIONS = 32  # unary reports are stored as a bitmask in a 64-bit integer
 YES_NO_LABELS = ("No", "Yes")  # report value 1 means yes
+PARAMETER_OF = {"qrr": "q", "direct": "mechanism_name"}  # the field an error of building the mechanism is about
 
 
 class FrozenMechanism(ValidationError):
@@ -120,6 +121,7 @@ class Question(models.Model):
         KRR = "krr", "k-ary randomized response (single choice)"
         SUE = "sue", "Symmetric unary encoding (single choice)"
         OUE = "oue", "Optimized unary encoding (single choice)"
+        DIRECT = "direct", "Not randomized (direct)"
 
     FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon")
 
@@ -134,7 +136,8 @@ class Question(models.Model):
         help_text="q-randomized response only: the probability of answering truthfully "
                   "(otherwise a fair coin answers). 0.5 gives epsilon = ln 3.",
     )
-    epsilon = models.FloatField(null=True, blank=True, help_text="All other mechanisms.")
+    epsilon = models.FloatField(null=True, blank=True, help_text="All other randomized mechanisms "
+                                                                 "(a direct question takes neither).")
 
     class Meta:
         ordering = ["survey", "order"]
@@ -142,12 +145,14 @@ class Question(models.Model):
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
             models.CheckConstraint(
                 condition=(models.Q(mechanism_name="qrr", q__isnull=False, epsilon__isnull=True)
-                           | (~models.Q(mechanism_name="qrr") & models.Q(q__isnull=True, epsilon__isnull=False))),
+                           | models.Q(mechanism_name="direct", q__isnull=True, epsilon__isnull=True)
+                           | (~models.Q(mechanism_name__in=["qrr", "direct"])
+                              & models.Q(q__isnull=True, epsilon__isnull=False))),
                 name="question_has_its_parameter",
             ),
             models.CheckConstraint(
                 condition=(models.Q(kind="yes_no", mechanism_name__in=["qrr", "bitflip"])
-                           | models.Q(kind="single_choice", mechanism_name__in=["krr", "sue", "oue"])),
+                           | models.Q(kind="single_choice", mechanism_name__in=["krr", "sue", "oue", "direct"])),
                 name="question_mechanism_fits_kind",
             ),
         ]
@@ -173,12 +178,34 @@ class Question(models.Model):
         return build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, len(self.ordered_options()))
 
     def clean(self) -> None:
+        errors = self._mechanism_errors()
+        if not errors:
+            try:
+                self.mechanism()
+            except (ValueError, TypeError) as error:
+                errors[PARAMETER_OF.get(self.mechanism_name, "epsilon")] = str(error)
+        if errors:
+            raise ValidationError(errors)
+
+    def _mechanism_errors(self) -> dict[str, str]:
+        """What does not fit: the mechanism for the kind of question, and its parameter, in words."""
         errors = {}
         yes_no = self.kind == self.Kind.YES_NO
+        if self.mechanism_name == self.MechanismName.DIRECT:
+            if yes_no:
+                errors["mechanism_name"] = (
+                    "Only single-choice questions can be asked directly (not randomized), for covariates "
+                    "such as an age band or a region; a yes/no question is always randomized.")
+            if self.q is not None or self.epsilon is not None:
+                errors["epsilon" if self.epsilon is not None else "q"] = (
+                    "Leave q and epsilon empty for a direct question: it is not randomized, its answer is "
+                    "sent as given.")
+            return errors
         if yes_no != (self.mechanism_name in ldp.YES_NO):
             errors["mechanism_name"] = (
                 "Yes/no questions use q-randomized response or the epsilon bit flip; "
-                "single-choice questions use k-ary randomized response or a unary encoding."
+                "single-choice questions use k-ary randomized response, a unary encoding, or no "
+                "randomization (direct)."
             )
         if self.mechanism_name == "qrr":
             if self.q is None:
@@ -190,13 +217,7 @@ class Question(models.Model):
                 errors["epsilon"] = "This mechanism needs epsilon."
             if self.q is not None:
                 errors["q"] = "q is only for q-randomized response."
-        if not errors:
-            try:
-                self.mechanism()
-            except (ValueError, TypeError) as error:
-                errors["q" if self.mechanism_name == "qrr" else "epsilon"] = str(error)
-        if errors:
-            raise ValidationError(errors)
+        return errors
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         _refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
@@ -210,6 +231,13 @@ class Question(models.Model):
 
 def build_mechanism(name: str, kind: str, q: Decimal | None, epsilon: float | None, options: int) -> ldp.Mechanism:
     """A question's mechanism from its fields and number of options (ValueError if it cannot be)."""
+    if name == "direct":
+        if kind != Question.Kind.SINGLE_CHOICE:
+            raise ValueError("only single-choice questions can be asked directly (not randomized)")
+        if q is not None or epsilon is not None:
+            raise ValueError("a direct question takes neither q nor epsilon: it is not randomized")
+        # A single-choice question without its options yet is judged as if it had two.
+        return ldp.make("direct", k=max(options, 2))
     if name == "qrr":
         if q is None:
             raise ValueError("q-randomized response needs q")
