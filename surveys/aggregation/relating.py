@@ -16,7 +16,7 @@ from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
 from . import crosstab
-from .charts import LEFT, RIGHT, WIDTH, Tick, percent, x
+from .charts import LEFT, RIGHT, WIDTH, Bar, Tick, percent, x
 from .params import BadParameter, ResultOptions
 
 GROUP = 26  # a group's heading row, viewBox units
@@ -27,18 +27,8 @@ LABEL_CHARS = 44
 
 
 @dataclass(frozen=True)
-class ConditionalBar:
-    label: str
-    value_text: str
-    text_y: int
-    bar_y: int
-    bar_width: float
-    whisker_y: int
-    whisker_low: float
-    whisker_high: float
-    cap_top: int
-    cap_bottom: int
-    bounded: bool
+class ConditionalBar(Bar):
+    bounded: bool  # false: the denominator's interval reaches 0, the fraction is not determined
 
 
 @dataclass(frozen=True)
