@@ -92,7 +92,29 @@ class UnaryMechanism(Mechanism):
 
 
 @dataclass(frozen=True)
-class SymmetricUnary(UnaryMechanism):
+class _ConfiguredUnary(UnaryMechanism):
+    """A unary encoding configured by epsilon and k; subclasses say which integers that gives."""
+
+    epsilon: float
+    k: int
+    one_if_true: int = field(init=False, repr=False)
+    one_if_false: int = field(init=False, repr=False)
+    modulus: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        eps = check_epsilon(self.epsilon)
+        k = check_k(self.k)
+        a1, a0, m = self.integers(eps)
+        settle(self, epsilon=eps, k=k, one_if_true=a1, one_if_false=a0, modulus=m)
+
+    @staticmethod
+    def integers(epsilon: float) -> tuple[int, int, int]:
+        """(one_if_true, one_if_false, modulus) for `epsilon`."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class SymmetricUnary(_ConfiguredUnary):
     """Symmetric unary encoding (SUE, basic RAPPOR): each bit kept with e^(eps/2) / (e^(eps/2) + 1).
 
     p = e^(eps/2) / (e^(eps/2) + 1), q_other = 1 - p. Integers: a1 = floor(2^32 p), a0 = 2^32 - a1.
@@ -100,21 +122,15 @@ class SymmetricUnary(UnaryMechanism):
 
     name: ClassVar[str] = "sue"
     label: ClassVar[str] = "symmetric unary encoding"
-    epsilon: float
-    k: int
-    one_if_true: int = field(init=False, repr=False)
-    one_if_false: int = field(init=False, repr=False)
-    modulus: int = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        eps = check_epsilon(self.epsilon)
-        k = check_k(self.k)
-        a, m = exact.binary_keep(eps / 2.0)
-        settle(self, epsilon=eps, k=k, one_if_true=a, one_if_false=m - a, modulus=m)
+    @staticmethod
+    def integers(epsilon: float) -> tuple[int, int, int]:
+        a, m = exact.binary_keep(epsilon / 2.0)
+        return a, m - a, m
 
 
 @dataclass(frozen=True)
-class OptimizedUnary(UnaryMechanism):
+class OptimizedUnary(_ConfiguredUnary):
     """Optimized unary encoding (OUE; Wang et al. 2017): p = 1/2, q_other = 1 / (e^eps + 1).
 
     Integers: M = 2^32, a1 = M / 2, a0 = ceil(M / (e^eps + 1)); effective eps = ln((M - a0) / a0).
@@ -122,14 +138,7 @@ class OptimizedUnary(UnaryMechanism):
 
     name: ClassVar[str] = "oue"
     label: ClassVar[str] = "optimized unary encoding"
-    epsilon: float
-    k: int
-    one_if_true: int = field(init=False, repr=False)
-    one_if_false: int = field(init=False, repr=False)
-    modulus: int = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        eps = check_epsilon(self.epsilon)
-        k = check_k(self.k)
-        a1, a0, m = exact.oue_false_one(eps)
-        settle(self, epsilon=eps, k=k, one_if_true=a1, one_if_false=a0, modulus=m)
+    @staticmethod
+    def integers(epsilon: float) -> tuple[int, int, int]:
+        return exact.oue_false_one(epsilon)

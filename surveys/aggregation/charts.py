@@ -47,7 +47,9 @@ class Tick:
 
 
 @dataclass(frozen=True)
-class Chart:
+class Frame:
+    """What every chart's SVG frame needs: its id, words for screen readers, size and axis."""
+
     id: str
     title: str
     description: str
@@ -56,13 +58,22 @@ class Chart:
     left: int
     right: int
     axis_y: int
+    ticks: list[Tick]
+
+
+@dataclass(frozen=True)
+class Chart(Frame):
     bar_height: int
     bars: list[Bar]
-    ticks: list[Tick]
 
 
 def x(fraction: float) -> float:
     return round(LEFT + (RIGHT - LEFT) * min(1.0, max(0.0, fraction)), 2)
+
+
+def percent_ticks() -> list[Tick]:
+    """0%, 25%, ... 100% along the axis, the end labels kept inside the chart."""
+    return [Tick(x(t / 4), f"{t * 25}%", {0: "start", 4: "end"}.get(t, "middle")) for t in range(5)]
 
 
 def percent(value: float) -> str:
@@ -95,7 +106,7 @@ def estimate_chart(result: QuestionResult) -> Chart | None:
                       "%(level)s confidence interval, from %(n)s reports. ") % {"level": level, "n": result.n}
         + "; ".join(words) + ".",
         width=WIDTH, height=height, left=LEFT, right=RIGHT, axis_y=axis_y, bar_height=18, bars=bars,
-        ticks=[Tick(x(t / 4), f"{t * 25}%", {0: "start", 4: "end"}.get(t, "middle")) for t in range(5)],
+        ticks=percent_ticks(),
     )
 
 
@@ -113,19 +124,10 @@ class DayBar:
 
 
 @dataclass(frozen=True)
-class DailyChart:
-    id: str
-    title: str
-    description: str
-    width: int
-    height: int
-    left: int
-    right: int
-    axis_y: int
+class DailyChart(Frame):
     top_y: int
     peak_text: str
     bars: list[DayBar]
-    ticks: list[Tick]
 
 
 def daily_chart(days: list[Day], chart_id: str = "chart-daily") -> DailyChart | None:

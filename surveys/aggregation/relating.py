@@ -16,7 +16,7 @@ from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
 from . import crosstab
-from .charts import LEFT, RIGHT, WIDTH, Bar, Tick, percent, x
+from .charts import LEFT, RIGHT, WIDTH, Bar, Frame, percent, percent_ticks, x
 from .params import BadParameter, ResultOptions
 
 GROUP = 26  # a group's heading row, viewBox units
@@ -39,18 +39,9 @@ class BarGroup:
 
 
 @dataclass(frozen=True)
-class ConditionalChart:
-    id: str
-    title: str
-    description: str
-    width: int
-    height: int
-    left: int
-    right: int
-    axis_y: int
+class ConditionalChart(Frame):
     bar_height: int
     groups: list[BarGroup]
-    ticks: list[Tick]
 
 
 def _short(label: str) -> str:
@@ -95,7 +86,7 @@ def conditional_chart(table: crosstab.CrossTab) -> ConditionalChart | None:
                       "interval, from %(n)s responses with both answers. ") % {"level": level, "n": table.n}
         + "; ".join(words) + ".",
         width=WIDTH, height=axis_y + AXIS, left=LEFT, right=RIGHT, axis_y=axis_y, bar_height=16, groups=groups,
-        ticks=[Tick(x(t / 4), f"{t * 25}%", {0: "start", 4: "end"}.get(t, "middle")) for t in range(5)],
+        ticks=percent_ticks(),
     )
 
 
