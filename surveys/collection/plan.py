@@ -136,27 +136,38 @@ def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
 def published(slug: str) -> tuple[Survey, SurveyPlan] | None:
     """A published survey (open or closed, not a draft) and its plan, from one query: all a
     submission reads. The survey's columns are converted as the ORM converts them."""
-    fields = Survey._meta.concrete_fields
-    t = _tables()
-    columns = ", ".join(f"s.{connection.ops.quote_name(field.column or field.name)}" for field in fields)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {columns}, {QUESTION_COLUMNS.format(**t)} FROM {t['survey']} s "
-            f"LEFT JOIN {t['question']} q ON q.survey_id = s.id LEFT JOIN {t['option']} o ON o.question_id = q.id "
-            f"WHERE s.slug = %s AND s.status <> %s ORDER BY q.{t['order']}, o.{t['order']}",
-            [slug, Survey.Status.DRAFT])
+        cursor.execute(_published_sql(connection.vendor), [slug, Survey.Status.DRAFT])
         rows = cursor.fetchall()
     if not rows:
         return None
+    fields = [field.attname for field in Survey._meta.concrete_fields]
+    width = len(fields)
+    survey = Survey.from_db(connection.alias, fields, _survey_values(connection.vendor, rows[0][:width]))
+    questions = tuple(_question_row(row[width:]) for row in rows if row[width] is not None)
+    return survey, build(questions)
+
+
+# Every submission runs `published`: the SQL text and the conversion of the survey's row (the
+# same few rows again and again) are memoized, as the plan itself is.
+@lru_cache(maxsize=4)
+def _published_sql(vendor: str) -> str:
+    t = _tables()
+    columns = ", ".join(f"s.{connection.ops.quote_name(field.column or field.name)}" for field in Survey._meta.concrete_fields)
+    return (f"SELECT {columns}, {QUESTION_COLUMNS.format(**t)} FROM {t['survey']} s "
+            f"LEFT JOIN {t['question']} q ON q.survey_id = s.id LEFT JOIN {t['option']} o ON o.question_id = q.id "
+            f"WHERE s.slug = %s AND s.status <> %s ORDER BY q.{t['order']}, o.{t['order']}")
+
+
+@lru_cache(maxsize=256)
+def _survey_values(vendor: str, row: tuple) -> tuple:
     values = []
-    for field, value in zip(fields, rows[0], strict=False):
+    for field, value in zip(Survey._meta.concrete_fields, row, strict=True):
         column = field.get_col(Survey._meta.db_table)
         for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
             value = convert(value, column, connection)
         values.append(value)
-    survey = Survey.from_db(connection.alias, [field.attname for field in fields], values)
-    questions = tuple(_question_row(row[len(fields):]) for row in rows if row[len(fields)] is not None)
-    return survey, build(questions)
+    return tuple(values)
 
 
 @lru_cache(maxsize=256)

@@ -1,15 +1,16 @@
 """surveys.collection.store: on SQLite, submissions queue on a file lock (released however the
-write ends) rather than polling SQLite's lock; PostgreSQL writes in one statement and takes none."""
+write ends) rather than polling SQLite's lock, and outside a caller's transaction write with
+BEGIN/COMMIT on the sqlite3 connection itself; PostgreSQL writes in one statement and takes none."""
 
 import fcntl
 import os
 import threading
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection
 
-from surveys.collection import store, submission
-from surveys.collection.models import Report
+from surveys.collection import invitations, store, submission
+from surveys.collection.models import Report, Tally
 from tests.collection.helpers import failing_insert, stored
 from tests.factories import valid_payload
 
@@ -60,3 +61,31 @@ def test_a_submission_waits_while_another_writer_holds_the_lock(transactional_db
         os.close(descriptor)  # releases it
     assert done.wait(10) and stored()[0] == 1
     writer.join()
+
+
+# Outside a transaction (as in production: requests run in autocommit) the write takes the
+# direct sqlite3 path; inside one (the `db` fixture) it takes Django's atomic(). Both must be
+# all or nothing.
+
+def test_outside_a_transaction_a_failed_write_leaves_nothing(transactional_db, survey):
+    before = stored()
+    with failing_insert(Tally), pytest.raises(DatabaseError, match="injected failure"):
+        submission.submit(survey, valid_payload(survey))
+    assert stored() == before and lock_is_free() and connection.get_autocommit()
+    assert submission.submit(survey, valid_payload(survey)).created  # the connection is usable
+
+
+def test_outside_a_transaction_a_retry_returns_the_first_receipt(transactional_db, survey):
+    payload = valid_payload(survey)
+    first, retry = submission.submit(survey, payload), submission.submit(survey, payload)
+    assert (first.created, retry.created, retry.response_id) == (True, False, first.response_id)
+    assert stored() == (1, survey.questions.count())
+
+
+def test_outside_a_transaction_a_spent_invitation_writes_nothing(transactional_db, invitation_only):
+    token = invitations.create(invitation_only, 1)[0]
+    assert submission.submit(invitation_only, {**valid_payload(invitation_only), "invitation": token}).created
+    before = stored()
+    with pytest.raises(submission.SubmissionError, match="used"):
+        submission.submit(invitation_only, {**valid_payload(invitation_only), "invitation": token})
+    assert stored() == before
