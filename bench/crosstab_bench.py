@@ -56,7 +56,6 @@ def _pairs(text: str) -> list[tuple[int, int]]:
 
 
 class Command(BaseCommand):
-    covering_index = False
     help = "Time the cross-tab of two questions at several survey sizes, on a scratch SQLite or PostgreSQL database."
     requires_system_checks = []
 
@@ -68,12 +67,9 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--explain", action="store_true", help="Print the query plan at each size.")
-        parser.add_argument("--covering-index", action="store_true", help=(
-            "Measure with an extra index (question_id, response_id, value) on the scratch database's reports "
-            "(the app does not have it: every submission would write ten more index entries)."))
 
     def handle(self, *args: Any, sizes: str, repeat: int, pairs: str, db: str | None, keep: bool, seed: int,
-               explain: bool, covering_index: bool, **options: Any) -> None:
+               explain: bool, **options: Any) -> None:
         wanted, chosen = _sizes(sizes), _pairs(pairs)
         if repeat < 1:
             raise CommandError("--repeat must be at least 1")
@@ -82,7 +78,6 @@ class Command(BaseCommand):
             scratch.create()
             self.stdout.write(f"Scratch database ({scratch.describe()}): {scratch.name}")
             call_command("migrate", verbosity=0, interactive=False)
-            self.covering_index = covering_index
             self._run(scratch, wanted, chosen, repeat, np.random.default_rng(seed), explain)
         finally:
             scratch.remove(keep)
@@ -102,11 +97,6 @@ class Command(BaseCommand):
             started = time.perf_counter()
             _fill(scratch, survey, size - have, rng)
             have, filled = size, time.perf_counter() - started
-            if self.covering_index:
-                with connection.cursor() as cursor:
-                    cursor.execute("CREATE INDEX IF NOT EXISTS bench_report_covering "
-                                   "ON collection_report (question_id, response_id, value)")
-                    cursor.execute("ANALYZE collection_report")
             for a, b in pairs:
                 qa, qb = questions[a], questions[b]
                 counted = crosstab.pair_counts(qa, qb)
@@ -132,10 +122,9 @@ class Command(BaseCommand):
 
     def _explain(self, a: int, b: int) -> None:
         prefix = "EXPLAIN QUERY PLAN" if connection.vendor == "sqlite" else "EXPLAIN"
+        sql, params = crosstab.pair_counts_sql(a, b)
         with connection.cursor() as cursor:
-            cursor.execute(f"{prefix} SELECT ra.value, rb.value, COUNT(*) FROM collection_report ra "
-                           "JOIN collection_report rb ON rb.response_id = ra.response_id AND rb.question_id = %s "
-                           "WHERE ra.question_id = %s GROUP BY ra.value, rb.value", [b, a])
+            cursor.execute(f"{prefix} {sql}", params)
             for row in cursor.fetchall():
                 self.stdout.write("    " + " ".join(str(cell) for cell in row))
 

@@ -153,7 +153,8 @@ def published(slug: str) -> tuple[Survey, SurveyPlan] | None:
 @lru_cache(maxsize=4)
 def _published_sql(vendor: str) -> str:
     t = _tables()
-    columns = ", ".join(f"s.{connection.ops.quote_name(field.column or field.name)}" for field in Survey._meta.concrete_fields)
+    quote = connection.ops.quote_name
+    columns = ", ".join(f"s.{quote(field.column or field.name)}" for field in Survey._meta.concrete_fields)
     return (f"SELECT {columns}, {QUESTION_COLUMNS.format(**t)} FROM {t['survey']} s "
             f"LEFT JOIN {t['question']} q ON q.survey_id = s.id LEFT JOIN {t['option']} o ON o.question_id = q.id "
             f"WHERE s.slug = %s AND s.status <> %s ORDER BY q.{t['order']}, o.{t['order']}")

@@ -37,6 +37,9 @@ class Response(models.Model):
         ]
 
 
+REPORTS_BY_QUESTION = "report_question_response"
+
+
 class Report(models.Model):
     """A randomized value: an option index, or for unary encodings a bitmask (bit j = option j)."""
 
@@ -49,7 +52,10 @@ class Report(models.Model):
             models.UniqueConstraint(fields=["response", "question"], name="report_once_per_question"),
             models.CheckConstraint(condition=models.Q(value__gte=0), name="report_value_nonnegative"),
         ]
-        indexes = [models.Index(fields=["question", "value"])]
+        # A question's reports in response order, value included: both sides of the cross-tab's
+        # self-join read this index alone (crosstab.pair_counts), and a question's counts from its
+        # reports scan it (tallies.count_from_reports). One index entry per report, as before.
+        indexes = [models.Index(fields=["question", "response", "value"], name=REPORTS_BY_QUESTION)]
 
 
 class Invitation(models.Model):
