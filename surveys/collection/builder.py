@@ -49,17 +49,24 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
     """A survey with its questions (order 1, 2, ...) and their options (order 0, 1, ...)."""
     survey = Survey.objects.create(slug=slug, title=title, **fields)
     for order, spec in enumerate(questions, start=1):
-        lo, hi, step = (Decimal(x) for x in spec.scale) if spec.scale else (None, None, None)
-        question = Question.objects.create(
-            survey=survey, order=order, text=spec.text, mechanism_name=spec.mechanism, kind=spec.question_kind,
-            q=None if spec.q is None else Decimal(spec.q), epsilon=spec.epsilon, lo=lo, hi=hi, step=step,
-            at_most=spec.at_most)
-        Option.objects.bulk_create(
-            Option(question=question, order=j, label=label,
-                   lower=Decimal(spec.edges[j]) if spec.edges else None,
-                   score=Decimal(spec.scores[j]) if spec.scores and spec.scores[j] is not None else None)
-            for j, label in enumerate(spec.options))
+        question = Question(survey=survey, order=order, text=spec.text, mechanism_name=spec.mechanism,
+                            kind=spec.question_kind, q=None if spec.q is None else Decimal(spec.q),
+                            epsilon=spec.epsilon, at_most=spec.at_most)
+        if spec.scale:
+            question.lo, question.hi, question.step = (Decimal(x) for x in spec.scale)
+        question.save()
+        Option.objects.bulk_create(_option(question, j, label, spec) for j, label in enumerate(spec.options))
     return survey
+
+
+def _option(question: Question, order: int, label: str, spec: QuestionSpec) -> Option:
+    option = Option(question=question, order=order, label=label)
+    if spec.edges:
+        option.lower = Decimal(spec.edges[order])
+    score = spec.scores[order] if spec.scores else None
+    if score is not None:
+        option.score = Decimal(score)
+    return option
 
 
 @transaction.atomic

@@ -199,7 +199,7 @@ def build(rows: Rows) -> SurveyPlan:
         options.setdefault(pk, [])
         if label is not None:
             options[pk].append((label, score, lower))
-    questions = [_planned(pk, *fields[pk], options[pk]) for pk in fields]
+    questions = [_planned(pk, fields[pk], options[pk]) for pk in fields]
     # The digest covers exactly what it always has, so stored responses keep matching; the new
     # kinds add their scale, bins and scores.
     definition = [[q.id, q.kind, q.mechanism.to_dict(), [label for label, *_ in options[q.id]], *_extra(q)]
@@ -208,9 +208,10 @@ def build(rows: Rows) -> SurveyPlan:
     return SurveyPlan(digest[:16], tuple(questions))
 
 
-def _planned(pk: int, order: int, text: str, kind: str, name: str, q: Decimal | None, epsilon: float | None,
-             lo: Decimal | None, hi: Decimal | None, step: Decimal | None, at_most: int | None,
-             options: list[tuple[str, Decimal | None, Decimal | None]]) -> PlannedQuestion:
+def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, Decimal | None]]) -> PlannedQuestion:
+    """One question from its fields (order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most)
+    and its options (label, score, lower edge)."""
+    order, text, kind, name, q, epsilon, lo, hi, step, at_most = fields
     scale = scales.scale_of(lo, hi, step) if kind == Question.Kind.NUMERIC else None
     if kind == Question.Kind.NUMERIC and scale is None:
         raise Unavailable(f"question {order}: its lo, hi and step do not make a grid of answers")

@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import SkipField
 
 import ldp
 
@@ -30,28 +31,76 @@ class FiniteFloatField(serializers.FloatField):
         return number if math.isfinite(number) else None
 
 
+class GivenOrNullInteger(serializers.IntegerField):
+    """An integer that may be null (multi-select's at_most) and is left out where the mechanism has no such key."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(required=False, allow_null=True, **kwargs)
+
+    def get_attribute(self, instance: Any) -> Any:
+        if isinstance(instance, dict) and self.source not in instance:
+            raise SkipField
+        return super().get_attribute(instance)
+
+
 class SamplerSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["grr", "unary", "direct", "multiselect", "onebit", "dlaplace"], help_text=(
+    kind = serializers.ChoiceField(choices=["grr", "unary", "direct"], help_text=(
         "grr (keep, other), unary (one_if_*), or direct: not randomized, the answer is sent as given "
-        "(k only, no integers, no random words drawn); multiselect (k bits, each kept with keep / modulus, at "
-        "most at_most ticked); onebit (a grid index i in [0, steps] becomes a bit, 1 when U1 < i with U1 uniform "
-        "in [0, steps), then kept with keep / modulus); dlaplace (i + Z, Z two-sided geometric with "
-        "P(z) proportional to exp(-|z| scale_den / scale_num), clamped to [-bound, steps + bound])."))
-    k = serializers.IntegerField(required=False, help_text="All but onebit and dlaplace (their grid has steps + 1 "
-                                                           "answers).")
-    modulus = serializers.IntegerField(required=False, help_text="grr, unary, multiselect, onebit.")
+        "(k only, no integers, no random words drawn)."))
+    k = serializers.IntegerField()
+    modulus = serializers.IntegerField(required=False, help_text="All but direct.")
     keep = serializers.IntegerField(required=False)
     other = serializers.IntegerField(required=False)
     one_if_true = serializers.IntegerField(required=False)
     one_if_false = serializers.IntegerField(required=False)
-    at_most = serializers.IntegerField(required=False, allow_null=True, help_text="multiselect: null for any number.")
-    steps = serializers.IntegerField(required=False, help_text="onebit, dlaplace: (hi - lo) / step.")
-    scale_num = serializers.IntegerField(required=False)
-    scale_den = serializers.IntegerField(required=False)
-    bound = serializers.IntegerField(required=False)
-    lo = serializers.CharField(required=False, help_text="onebit, dlaplace: decimal text.")
-    hi = serializers.CharField(required=False)
-    step = serializers.CharField(required=False)
+
+
+class MultiSelectSamplerSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["multiselect"], help_text=(
+        "k bits, the true answer with at most at_most ones (any number when null); each bit kept when U < keep, "
+        "U uniform in [0, modulus), flipped otherwise, in order 0..k-1."))
+    k = serializers.IntegerField()
+    at_most = serializers.IntegerField(allow_null=True)
+    modulus = serializers.IntegerField()
+    keep = serializers.IntegerField()
+
+
+class GridSerializer(serializers.Serializer):
+    steps = serializers.IntegerField(help_text="N = (hi - lo) / step: the true answer is a grid index i in [0, N].")
+    lo = serializers.CharField(help_text="Decimal text; the value of index i is lo + i * step.")
+    hi = serializers.CharField()
+    step = serializers.CharField()
+
+
+class OneBitSamplerSerializer(GridSerializer):
+    kind = serializers.ChoiceField(choices=["onebit"], help_text=(
+        "U1 uniform in [0, steps): bit = U1 < i; U2 uniform in [0, modulus): report = bit if U2 < keep, else "
+        "1 - bit."))
+    modulus = serializers.IntegerField()
+    keep = serializers.IntegerField()
+
+
+class DiscreteLaplaceSamplerSerializer(GridSerializer):
+    kind = serializers.ChoiceField(choices=["dlaplace"], help_text=(
+        "report r = i + Z, Z two-sided geometric with P(Z = z) proportional to exp(-|z| scale_den / scale_num), "
+        "sampled exactly with integers, then clamped to [-bound, steps + bound]."))
+    scale_num = serializers.IntegerField()
+    scale_den = serializers.IntegerField()
+    bound = serializers.IntegerField()
+
+
+SAMPLERS: dict[str, type[serializers.Serializer]] = {
+    "multiselect": MultiSelectSamplerSerializer, "onebit": OneBitSamplerSerializer,
+    "dlaplace": DiscreteLaplaceSamplerSerializer}
+ANY_SAMPLER = PolymorphicProxySerializer(
+    component_name="AnySampler", resource_type_field_name=None,
+    serializers=[SamplerSerializer, MultiSelectSamplerSerializer, OneBitSamplerSerializer,
+                 DiscreteLaplaceSamplerSerializer])
+
+
+def sampler_data(sampler: dict[str, Any]) -> dict[str, Any]:
+    """A published sampler as its own kind's serializer writes it."""
+    return dict(SAMPLERS.get(sampler["kind"], SamplerSerializer)(sampler).data)
 
 
 class MechanismSerializer(serializers.Serializer):
@@ -74,13 +123,13 @@ class MechanismSerializer(serializers.Serializer):
     p_exact = serializers.CharField(allow_null=True, help_text="p as the sampler's fraction, numerator/modulus.")
     q_other_exact = serializers.CharField(allow_null=True, help_text="q_other as the sampler's fraction, "
                                                                      "numerator/modulus.")
-    sampler = SamplerSerializer(help_text="The integers the browser samples exactly.")
+    sampler = serializers.SerializerMethodField(help_text="The integers the browser samples exactly.")
     sampler_rule = serializers.CharField()
     per_bit_epsilon = serializers.FloatField(required=False, help_text="multiselect: ln(keep / (modulus - keep)).")
     hamming_d = serializers.IntegerField(required=False, help_text=(
         "multiselect: the most boxes two answers differ in (k, or min(k, 2 at_most)); effective epsilon = "
         "hamming_d * per_bit_epsilon."))
-    at_most = serializers.IntegerField(required=False, allow_null=True, help_text="multiselect: null for any number.")
+    at_most = GivenOrNullInteger(help_text="multiselect: null for any number.")
     lo = serializers.CharField(required=False, help_text="onebit, dlaplace: the grid lo, lo + step, ..., hi.")
     hi = serializers.CharField(required=False)
     step = serializers.CharField(required=False)
@@ -98,6 +147,10 @@ class MechanismSerializer(serializers.Serializer):
 
     def to_representation(self, instance: ldp.Mechanism) -> Any:
         return super().to_representation({**instance.describe(), "randomized": instance.randomized})
+
+    @extend_schema_field(ANY_SAMPLER)
+    def get_sampler(self, described: dict[str, Any]) -> dict[str, Any]:
+        return sampler_data(described["sampler"])
 
 
 class DeniabilitySerializer(serializers.Serializer):

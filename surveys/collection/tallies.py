@@ -155,8 +155,8 @@ def count_from_reports(questions: Questions) -> Counted:
             values, tallies = np.array(found, dtype=np.int64).T
             totals[question_id] = int(tallies.sum())
             try:
-                found = by_id[question_id].mechanism.tally(values, tallies)
-                counts[question_id][:] = found[:width(by_id[question_id])]
+                tallied = by_id[question_id].mechanism.tally(values, tallies)
+                counts[question_id][:] = tallied[:width(by_id[question_id])]
             except ValueError:
                 raise CountError(f"question id {question_id} has reports outside its options") from None
     if many_bits:

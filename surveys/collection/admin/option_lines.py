@@ -105,9 +105,9 @@ def _check_count(kind: str, labels: list[str], errors: dict[str, str]) -> None:
     seen = [label.casefold() for label in labels]
     if len(labels) < 2:
         errors["options_text"] = {
-            Question.Kind.SINGLE_CHOICE: _("A single-choice question needs at least two options, one per line."),
-            Question.Kind.MULTI_SELECT: _("A multi-select question needs at least two options, one per line."),
-            Question.Kind.ORDINAL: _("An ordinal question needs at least two levels, one per line."),
+            "single_choice": _("A single-choice question needs at least two options, one per line."),
+            "multi_select": _("A multi-select question needs at least two options, one per line."),
+            "ordinal": _("An ordinal question needs at least two levels, one per line."),
         }.get(kind, _("A numeric question with bins needs at least two bins, one lower edge per line."))
     elif len(labels) > MAX_OPTIONS:
         errors["options_text"] = _("At most %(max)d options.") % {"max": MAX_OPTIONS}

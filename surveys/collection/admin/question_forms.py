@@ -126,7 +126,9 @@ class QuestionInlineForm(forms.ModelForm):
         for option in question.options.all():
             option.delete()  # refused once the survey has reports
         for order, row in enumerate(rows):
-            Option(question=question, order=order, label=row.label, score=row.score, lower=row.lower).save()
+            option = Option(question=question, order=order, label=row.label)
+            option.score, option.lower = row.score, row.lower
+            option.save()
 
 
 class QuestionFormSet(forms.BaseInlineFormSet):

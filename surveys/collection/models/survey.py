@@ -27,7 +27,6 @@ from .kinds import KIND_MECHANISMS, build_mechanism
 YES_NO_LABELS = ("No", "Yes")  # report value 1 means yes
 # The field an error of building the mechanism is about.
 PARAMETER_OF = {"qrr": "q", "direct": "mechanism_name", "multiselect": "at_most"}
-DECIMAL = {"max_digits": 15, "decimal_places": 6, "null": True, "blank": True}
 
 
 class FrozenMechanism(ValidationError):
@@ -150,10 +149,13 @@ class Question(models.Model):
     )
     epsilon = models.FloatField(null=True, blank=True, help_text="All other randomized mechanisms "
                                                                  "(a direct question takes neither).")
-    lo = models.DecimalField("lo", **DECIMAL, help_text="Numeric questions: the smallest answer.")
-    hi = models.DecimalField("hi", **DECIMAL, help_text="Numeric questions: the largest answer.")
-    step = models.DecimalField(
-        "step", **DECIMAL, help_text="Numeric questions: answers are lo, lo + step, ... hi (a whole number of steps).")
+    lo = models.DecimalField("lo", max_digits=15, decimal_places=6, null=True, blank=True,
+                             help_text="Numeric questions: the smallest answer.")
+    hi = models.DecimalField("hi", max_digits=15, decimal_places=6, null=True, blank=True,
+                             help_text="Numeric questions: the largest answer.")
+    step = models.DecimalField("step", max_digits=15, decimal_places=6, null=True, blank=True,
+                               help_text="Numeric questions: answers are lo, lo + step, ... hi (a whole number of "
+                                         "steps).")
     at_most = models.PositiveSmallIntegerField(
         "at most", null=True, blank=True,
         help_text="Multi-select questions: at most this many ticks (blank: any number). A limit m below half "
@@ -248,10 +250,11 @@ class Option(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
     order = models.PositiveIntegerField(default=1)
     label = models.CharField(max_length=200)
-    score = models.DecimalField("score", **DECIMAL, help_text="Ordinal questions: the level's score (blank: left "
-                                                             "out of the mean score, e.g. “Prefer not to say”).")
-    lower = models.DecimalField("lower edge", **DECIMAL, help_text="Numeric questions with bins: the bin's "
-                                                                   "smallest answer.")
+    score = models.DecimalField("score", max_digits=15, decimal_places=6, null=True, blank=True,
+                                help_text="Ordinal questions: the level's score (blank: left out of the mean score, "
+                                          "e.g. “Prefer not to say”).")
+    lower = models.DecimalField("lower edge", max_digits=15, decimal_places=6, null=True, blank=True,
+                                help_text="Numeric questions with bins: the bin's smallest answer.")
 
     class Meta:
         ordering = ["question", "order"]
