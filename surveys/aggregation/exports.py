@@ -172,7 +172,9 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     yield ESTIMATE_COLUMNS
     for r in results.questions:
         q, m = r.question, r.mechanism
-        fixed = [q.id, q.key, q.order, q.text, m.name, _cell(m.effective_epsilon), _cell(m.p), _cell(m.q_other), r.n]
+        channel = m.describe()  # discrete Laplace has no p and q_other (None): empty cells
+        fixed = [q.id, q.key, q.order, q.text, m.name, _cell(m.effective_epsilon), _cell(channel["p"]),
+                 _cell(channel["q_other"]), r.n]
         for row in r.rows:
             yield [*fixed, row.index,
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),

@@ -18,6 +18,7 @@ from .serializers import SurveyDefinitionSerializer
 def client_text() -> dict[str, str]:
     """The words respond.js shows for the new kinds ({lo}, {hi}, {step}, {m} filled in by the script)."""
     return {
+        "choose": _("Please choose an answer."),
         "number": _("Please enter a number."),
         "range": _("Please enter a number from {lo} to {hi}."),
         "grid": _("Please enter a number from {lo} to {hi} in steps of {step}, such as {below} or {above}."),
