@@ -225,7 +225,11 @@ class Question(models.Model):
                   or kinds.shape_errors(self.kind, self.lo, self.hi, self.step, self.at_most))
         if not errors:
             try:
-                self.mechanism()
+                # Options typed with the question are not saved yet: judged as if there were enough
+                # for its at-most limit (the form and the Open action check the real number).
+                options = max(len(self.ordered_options()), (self.at_most or 0) + 1)
+                build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, options, scale=self.scale(),
+                                at_most=self.at_most)
             except (ValueError, TypeError) as error:
                 errors[PARAMETER_OF.get(self.mechanism_name, "epsilon")] = str(error)
         if errors:
