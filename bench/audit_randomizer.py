@@ -7,6 +7,10 @@ against the published probabilities (`ldp.audit`: exact binomial tests, family-w
 rate alpha) and bounds the empirical epsilon from below. A direct question (sampler kind
 "direct", not randomized) is audited as the identity channel: every report must be the answer
 given (probabilities 1 and 0); its claimed epsilon is infinite and it is marked "(sent as given)".
+The new kinds' samplers (multiselect, onebit, dlaplace) are drawn for the true answers
+`ldp.audit.audit_truths` suggests (no option and two answers d bits apart; a numeric grid's ends and
+middle), their reports counted per cell of `ldp.report_cells` (joint bit patterns, the bit, ranges of
+the noisy report) and audited the same way.
 Exits 1 if any question fails, 2 if the page cannot be audited. The page publishes its samplers
 in the `survey-data` JSON block; we import the very randomizer.js module the page loads and draw
 from it with the page's Web Crypto. Needs Debian's chromium and Playwright's Python package
@@ -18,13 +22,15 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the project, for `ldp`
 
-from ldp.audit import AuditResult, audit  # noqa: E402
+from ldp.audit import AuditResult, audit, audit_truths, report_edges, tabulate  # noqa: E402
+from ldp.report_cells import bit_cells  # noqa: E402
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -57,6 +63,37 @@ DRAW = """async ([sampler, draws]) => {
 }"""
 
 
+# Histograms of reports {value: count}, per true answer, over `draws` runs: a multi-select's truth and
+# report as bitmasks (bit j = option j), a numeric one's truth as a grid index and its report as sent.
+DRAW_REPORTS = """async ([sampler, truths, draws]) => {
+  const script = document.querySelector('script[type="module"][src]');
+  const randomizer = await import(new URL("randomizer.js", script.src).href);
+  const nextWord = randomizer.cryptoSource();
+  const bits = (mask) => Array.from({ length: sampler.k }, (_, j) => (mask >> j) & 1);
+  return truths.map((truth) => {
+    const counts = new Map();
+    const answer = sampler.kind === "multiselect" ? bits(truth) : truth;
+    for (let i = 0; i < draws; i++) {
+      const report = randomizer.randomizeAnswer(sampler, answer, nextWord);
+      const value = Array.isArray(report) ? report.reduce((mask, bit, j) => mask + bit * 2 ** j, 0) : report;
+      counts.set(value, (counts.get(value) || 0) + 1);
+    }
+    return Array.from(counts.entries());
+  });
+}"""
+OLD_KINDS = ("grr", "unary", "direct")
+
+
+def cells(sampler: dict[str, Any]) -> int:
+    """How many cells one true answer's row of a new kind has (its bits, or ranges of its reports)."""
+    return sampler["k"] if bit_cells(sampler) else len(report_edges(sampler)) - 1
+
+
+def family_size(samplers: list[dict[str, Any]]) -> int:
+    """Every cell the audit tests: k x k for the one-of-k kinds, truths x cells for the new ones."""
+    return sum(s["k"] ** 2 if s["kind"] in OLD_KINDS else len(audit_truths(s)) * cells(s) for s in samplers)
+
+
 @dataclass(frozen=True)
 class QuestionAudit:
     question_id: int
@@ -79,15 +116,24 @@ def draw_table(page: Page, sampler: dict[str, Any], draws: int) -> list[list[int
     return page.evaluate(DRAW, [sampler, draws])
 
 
+def draw_rows(page: Page, sampler: dict[str, Any], draws: int) -> dict[int, list[int]]:
+    """A new kind's counts per cell, per suggested true answer, from the page's own randomizer."""
+    truths = audit_truths(sampler)
+    histograms = page.evaluate(DRAW_REPORTS, [sampler, truths, draws])
+    return {truth: tabulate(sampler, dict(pairs)) for truth, pairs in zip(truths, histograms, strict=True)}
+
+
 def audit_page(page: Page, draws: int = 100_000, alpha: float = 1e-6) -> list[QuestionAudit]:
     """Audit every question of the loaded page, with family-wise false-alarm rate `alpha`."""
     questions = published_questions(page)
-    family = sum(q["sampler"]["k"] ** 2 for q in questions)
+    family = family_size([q["sampler"] for q in questions])
     audits = []
     for question in questions:
-        table = draw_table(page, question["sampler"], draws)
-        result = audit(question["sampler"], table, draws, alpha, cells_in_family=family)
-        audits.append(QuestionAudit(question["id"], question["sampler"], result))
+        sampler = question["sampler"]
+        table: dict[int, Sequence[int]] | list[list[int]] = (
+            draw_table(page, sampler, draws) if sampler["kind"] in OLD_KINDS else dict(draw_rows(page, sampler, draws)))
+        result = audit(sampler, table, draws, alpha, cells_in_family=family)
+        audits.append(QuestionAudit(question["id"], sampler, result))
     return audits
 
 
@@ -108,11 +154,12 @@ def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6) -> list[Quest
 
 def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO) -> int:
     """Print one line per question and a verdict; 0 if every question passes, else 1."""
-    out.write(f"{'question':>8}  {'kind':6} {'k':>3}  {'claimed eps':>11}  {'eps lower bound':>15}  result\n")
+    out.write(f"{'question':>8}  {'kind':11} {'k':>7}  {'claimed eps':>11}  {'eps lower bound':>15}  result\n")
     for item in audits:
         r = item.result
         verdict = ("pass" if r.passed else "FAIL") + (" (sent as given)" if item.sampler["kind"] == "direct" else "")
-        out.write(f"{item.question_id:>8}  {item.sampler['kind']:6} {item.sampler['k']:>3}  "
+        size = item.sampler.get("k", item.sampler.get("steps", 0) + 1)  # a numeric grid: its steps + 1 answers
+        out.write(f"{item.question_id:>8}  {item.sampler['kind']:11} {size:>7}  "
                   f"{r.claimed_epsilon:>11.4f}  {r.epsilon_lower_bound:>15.4f}  {verdict}\n")
         for failure in r.failures:
             out.write(f"{'':>10}{failure}\n")
