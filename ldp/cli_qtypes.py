@@ -9,7 +9,8 @@ The output is the per-option estimate, as for the one-of-k mechanisms.
 
 onebit, dlaplace (--epsilon, --lo, --hi, --step): --truth is a distribution over grid values,
 "v:p,v:p,..." (e.g. "0:0.25,7.5:0.75"), the fractions summing to 1; the panel holds exactly those
-fractions of n (largest remainder). The output has the same keys with one entry: the mean in units.
+fractions of n (largest remainder); write --truth=-2:1 when it starts with a minus sign, or argparse takes it
+for an option. The output has the same keys with one entry: the mean in units.
 `plan` takes --margin in the question's units for these two (any positive number).
 """
 

@@ -7,7 +7,8 @@ their true values, in the question's units squared (the estimate's variance is t
 * discrete Laplace: step^2 Var(Z) = step^2 2a / (1 - a)^2 with a = e^(-eps / N), whatever the true value.
 `per_report_variance` gives both, worst case over the true values, from the mechanisms' own integers.
 At small epsilon the 1-bit mean wins ((hi - lo)^2 / eps^2 against 2 (hi - lo)^2 / eps^2); at large
-epsilon Laplace does (its noise vanishes, while the 1-bit mean keeps the rounding to an end of the range).
+epsilon Laplace does (its noise vanishes, while the 1-bit mean keeps the rounding to an end of the range),
+except with a single step (two grid values, nothing to round), where the 1-bit mean has half Laplace's variance.
 When the respondents are a random sample, the spread of their true values adds the same Var(x) <=
 (hi - lo)^2 / 4 to both; `ldp.planning.mean_respondents_needed` includes it.
 """

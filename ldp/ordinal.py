@@ -6,10 +6,14 @@ v^T Cov(pi_hat) v = v^T Sigma v / (n (p - q)^2), Sigma the covariance of one rep
 * index reports (one option each, multinomial): Sigma_jj = lambda_j (1 - lambda_j), Sigma_jl = -lambda_j lambda_l;
 * unary bits (independent given the answer; a respondent has one answer): Sigma_jj = lambda_j (1 - lambda_j) and,
   for j != l, E[b_j b_l] = q (lambda_j + lambda_l) - q^2, so Sigma_jl = -(lambda_j - q)(lambda_l - q).
-The plug-in estimate takes lambda = q + (p - q) pi~ with pi~ the projection of pi_hat onto the simplex
-(a valid table, so the variance never collapses to 0 when a rare level is not reported at all), and the
-interval is normal, clipped to [min v, max v]. For unary encodings sum_j pi_hat_j is not exactly 1, so
-shifting every score by c moves the estimate by c sum_j pi_hat_j; it stays unbiased.
+The plug-in estimate takes lambda = q + (p - q) pi~ with pi~ the projection of pi_hat onto the simplex (a
+valid table, so the variance never collapses to 0 when a rare level is not reported at all; plugging in the
+observed report rates instead covers as little as 23% at n = 10, eps = 5), times n / (n - 1) as for a sample
+variance, and the interval is Student's t with n - 1 degrees of freedom (normal as n grows), clipped to
+[min v, max v]: with the normal quantile coverage fell to 91.9% at n = 20 (k-RR, eps = 2, answers at both
+ends); with these two it stays above 93.5% down to n = 10 (tests/ldp/test_ordinal.py). For unary encodings
+sum_j pi_hat_j is not exactly 1, so shifting every score by c moves the estimate by c sum_j pi_hat_j; it
+stays unbiased.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .estimates import MeanEstimate, project_to_simplex
-from .intervals import check_confidence, z_value
+from .intervals import check_confidence, t_value
 from .mechanism import Mechanism
 
 ONE_OF_K_KINDS = ("grr", "unary", "direct")  # sampler kinds whose report encodes one answer of k
@@ -84,7 +88,9 @@ def mean_score(mechanism: Mechanism, counts: npt.ArrayLike, n: int, scores: npt.
         return MeanEstimate(math.nan, math.nan, low, high, confidence, 0)
     pi_hat = np.asarray(estimate.estimate)
     mean = float(v @ pi_hat)
-    std_error = math.sqrt(mean_score_variance(mechanism, project_to_simplex(pi_hat), n, v))
-    half = z_value(confidence) * std_error
+    if n == 1:
+        return MeanEstimate(mean, math.nan, low, high, confidence, 1)
+    std_error = math.sqrt(mean_score_variance(mechanism, project_to_simplex(pi_hat), n, v) * n / (n - 1))
+    half = t_value(confidence, n - 1) * std_error
     return MeanEstimate(mean, std_error, min(max(mean - half, low), high), max(min(mean + half, high), low),
                         confidence, n)
