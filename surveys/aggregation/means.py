@@ -9,8 +9,9 @@ debiased by `ldp` from counts the database makes.
   A level without a score (such as "Prefer not to say") is left out: the mean score among those who chose a
   scored level is the ratio R = A / B, A = sum_S v_j pi_j, B = sum_S pi_j (S the scored levels). By the delta
   method R_hat - R ~ sum_S (v_j - R) (pi_hat_j - pi_j) / B, so its standard error is that of the linear score
-  w_j = v_j - R_hat on S (0 elsewhere), which `ldp.mean_score` gives, divided by B_hat; the interval is normal,
-  clipped to the scored levels' range. With every level scored this is `ldp.mean_score` itself.
+  w_j = v_j - R_hat on S (0 elsewhere), which `ldp.mean_score` gives, divided by B_hat; the interval is Student's
+  t with n - 1 degrees of freedom as `ldp.mean_score`'s, clipped to the scored levels' range. With every level
+  scored this is `ldp.mean_score` itself.
 - Planner: a margin on the mean is a fraction of the range (the dashboard's ±5% is 5% of hi - lo);
   `ldp.planning.mean_respondents_needed` gives the respondents, `ldp.numeric.worst_mean_variance` the
   worst-case margin reached with n reports.
@@ -27,7 +28,7 @@ from django.db.models import Count
 import ldp
 import ldp.numeric
 import ldp.planning
-from ldp.intervals import z_value
+from ldp.intervals import t_value, z_value
 from surveys.collection.models import Report
 from surveys.collection.plan import PlannedQuestion
 
@@ -101,8 +102,10 @@ def mean_score(question: PlannedQuestion, counts: np.ndarray, n: int, confidence
     if not share > 0:  # nobody (as far as the reports tell) chose a scored level
         return ldp.MeanEstimate(math.nan, math.nan, low, high, confidence, n)
     ratio = float(np.asarray(scores) @ pi_hat) / share
+    if n == 1:  # no spread to judge from, as ldp.mean_score says
+        return ldp.MeanEstimate(ratio, math.nan, low, high, confidence, 1)
     linear = [s - ratio if on else 0.0 for s, on in zip(scores, scored, strict=True)]
     std_error = ldp.mean_score(mechanism, counts, n, linear, confidence).std_error / share
-    half = z_value(confidence) * std_error
+    half = t_value(confidence, n - 1) * std_error
     return ldp.MeanEstimate(ratio, std_error, min(max(ratio - half, low), high), max(min(ratio + half, high), low),
                             confidence, n)

@@ -90,3 +90,10 @@ def test_the_mean_planner_speaks_in_units(client, owner, answered):
 def test_discrete_laplace_shows_its_noise_instead_of_a_channel(client, owner, answered):
     part = section(dashboard(client, owner, answered).content.decode(), answered.ordered_questions()[2])
     assert "Noise" in part.text and "steps²" in part.text and "Channel" not in part.text
+
+
+def test_it_renders_every_kind_with_one_response(client, owner, kinds_survey):
+    builder.simulate_responses(kinds_survey, 1, {}, seed=52)
+    assert dashboard(client, owner, kinds_survey, "?margin=0.5").status_code == 200
+    found = results.survey_results(kinds_survey).questions
+    assert found[4].mean.n == 1 and found[1].mean.n == 1
