@@ -207,12 +207,12 @@ export function randomizeAnswer(sampler, truth, nextWord) {
     throw new Error(`answer must be an integer in [0, ${sampler.k}), got ${JSON.stringify(truth)}`);
   }
   if (typeof nextWord !== "function") throw new Error("randomizeAnswer needs a nextWord function");
-  if (kind === "direct") return truth; // sent as given
+  if (sampler.kind === "direct") return truth; // sent as given
   const m = sampler.modulus;
   const uniform = (modulus) => uniformBelow(modulus, nextWord);
-  if (kind === "grr") {
+  if (sampler.kind === "grr") {
     const { keep: a, other: b } = sampler;
-    const u = uniform(m);
+    const u = uniformBelow(m, nextWord);
     if (u < a) return truth;
     const r = u - a;
     const j = (r - (r % b)) / b; // exact integer division
@@ -231,7 +231,7 @@ export function randomizeAnswer(sampler, truth, nextWord) {
   const bits = [];
   for (let i = 0; i < sampler.k; i++) {
     const threshold = i === truth ? sampler.one_if_true : sampler.one_if_false;
-    bits.push(uniform(m) < threshold ? 1 : 0);
+    bits.push(uniformBelow(m, nextWord) < threshold ? 1 : 0);
   }
   return bits;
 }
