@@ -21,7 +21,7 @@ there too (for bit cells, the events "bit j is 1" and "bit j is 0").
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +53,7 @@ def cell_probabilities(sampler: dict[str, Any]) -> list[list[float]]:
     return [[same if y == x else other for y in range(k)] for x in range(k)]
 
 
-def audit(sampler: dict[str, Any], counts: dict[int, Sequence[int]] | Sequence[Sequence[int]],
+def audit(sampler: dict[str, Any], counts: Mapping[int, Sequence[int]] | Sequence[Sequence[int]],
           draws: int | dict[int, int], alpha: float = 1e-6, cells_in_family: int | None = None) -> AuditResult:
     """Test observed counts against the published sampler.
 
@@ -65,7 +65,7 @@ def audit(sampler: dict[str, Any], counts: dict[int, Sequence[int]] | Sequence[S
     `report_edges` (`tabulate` makes it from a histogram of reports), or per bit when
     `bit_cells`, and is keyed by the true answer (`audit_truths` suggests which).
     """
-    rows = counts if isinstance(counts, dict) else dict(enumerate(counts))
+    rows = dict(counts) if isinstance(counts, Mapping) else dict(enumerate(counts))
     runs = draws if isinstance(draws, dict) else {x: draws for x in rows}
     expected = _expected_rows(sampler, rows)
     level = 1.0 - alpha / (cells_in_family or sum(len(row) for row in expected.values()))

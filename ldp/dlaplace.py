@@ -76,7 +76,7 @@ def clamp_bound(t: int, s: int) -> int:
         return bound
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class DiscreteLaplace(GridMechanism):
     """Discrete Laplace noise on the grid lo, lo + step, ..., hi (see the module docstring).
 

@@ -18,9 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .estimates import MeanEstimate
-from .mechanism import IntArray, Mechanism, as_int_array, is_int
+from .mechanism import IntArray, Mechanism, as_int_array, is_int, settle
 
 STEPS_MAX = 10**6
+DecimalLike = Decimal | str | int  # what lo, hi and step may be given as (stored as Decimal)
 
 
 def decimal(value: object, name: str) -> Decimal:
@@ -71,13 +72,21 @@ def check_grid(lo: object, hi: object, step: object) -> tuple[Decimal, Decimal, 
 
 
 class GridMechanism(Mechanism):
-    """A numeric question's mechanism: subclasses are frozen dataclasses with these fields."""
+    """A numeric question's mechanism: subclasses are frozen dataclasses (init=False) with these fields,
+    built by this constructor, which takes lo, hi and step as text, int or Decimal and stores Decimals."""
 
     epsilon: float
     lo: Decimal
     hi: Decimal
     step: Decimal
     steps: int
+
+    def __init__(self, epsilon: float, lo: DecimalLike, hi: DecimalLike, step: DecimalLike) -> None:
+        settle(self, epsilon=epsilon, lo=lo, hi=hi, step=step)
+        self.__post_init__()
+
+    def __post_init__(self) -> None:
+        raise NotImplementedError
 
     @property
     def width(self) -> float:

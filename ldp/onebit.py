@@ -34,7 +34,7 @@ from .intervals import check_confidence, wilson
 from .mechanism import IntArray, ReportError, as_int_array, check_epsilon, is_int, settle
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class OneBitMean(GridMechanism):
     """The 1-bit mean on the grid lo, lo + step, ..., hi (see the module docstring).
 
