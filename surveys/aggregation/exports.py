@@ -117,9 +117,9 @@ NEW_KINDS = {
                  "reported as its bin, the last bin whose lower edge is at most x; debiased as above",
     "ordinal": "an ordinal question: per level as above; the mean score sum_j v_j pi_hat_j over the levels with a "
                "score v_j, with variance v^T Cov(pi_hat) v (plugged in at the simplex projection of pi_hat, times "
-               "n / (n - 1)) and a Student t interval with n - 1 degrees of freedom; with a level without a score (\"Prefer not to say\") "
-               "the mean among the scored levels, R = sum_S v_j pi_hat_j / sum_S pi_hat_j, its standard error by "
-               "the delta method (that of sum_S (v_j - R) pi_hat_j, divided by sum_S pi_hat_j)",
+               "n / (n - 1)) and a Student t interval with n - 1 degrees of freedom; with a level without a score "
+               "(\"Prefer not to say\") the mean among the scored levels, R = sum_S v_j pi_hat_j / sum_S pi_hat_j, "
+               "its standard error by the delta method (that of sum_S (v_j - R) pi_hat_j, divided by sum_S pi_hat_j)",
 }
 
 
