@@ -32,7 +32,7 @@ system-deps:
 
 demo: app-deps
 	$(PY) manage.py migrate --verbosity 0
-	$(PY) manage.py demo --base-url http://127.0.0.1:$(PORT)
+	$(PY) manage.py demo --types --base-url http://127.0.0.1:$(PORT)
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 lint: test-deps

@@ -7,10 +7,13 @@ against the published probabilities (`ldp.audit`: exact binomial tests, family-w
 rate alpha) and bounds the empirical epsilon from below. A direct question (sampler kind
 "direct", not randomized) is audited as the identity channel: every report must be the answer
 given (probabilities 1 and 0); its claimed epsilon is infinite and it is marked "(sent as given)".
-Exits 1 if any question fails, 2 if the page cannot be audited. The page publishes its samplers
-in the `survey-data` JSON block; we import the very randomizer.js module the page loads and draw
-from it with the page's Web Crypto. Needs Debian's chromium and Playwright's Python package
-(development requirements); the browser tests use the same functions.
+Multi-select, 1-bit mean and discrete Laplace questions are drawn for the true answers
+`ldp.audit.audit_truths` names and counted over the cells of `ldp.report_cells` (joint bit
+patterns, report values or ranges of them). Exits 1 if any question fails, 2 if the page cannot
+be audited. The page publishes its samplers in the `survey-data` JSON block; we import the very
+randomizer.js module the page loads and draw from it with the page's Web Crypto. Needs Debian's
+chromium and Playwright's Python package (development requirements); the browser tests use the
+same functions.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the project, for `ldp`
 
-from ldp.audit import AuditResult, audit  # noqa: E402
+from ldp.audit import AuditResult, audit, audit_truths, tabulate  # noqa: E402
+from ldp.report_cells import bit_cells  # noqa: E402
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -38,18 +42,24 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-# Counts, per true answer, of each report (grr) or of each 1-bit (unary), over `draws` runs.
-DRAW = """async ([sampler, draws]) => {
+# Per true answer: counts of each 1-bit (bit cells), or a histogram {report value: count} where a
+# report value is the option index, the bit, r, or for multi-select the bitmask of the bits.
+DRAW = """async ([sampler, truths, draws, bitCells]) => {
   const script = document.querySelector('script[type="module"][src]');
   const randomizer = await import(new URL("randomizer.js", script.src).href);
   const nextWord = randomizer.cryptoSource();
+  const multi = sampler.kind === "multiselect";
   const table = [];
-  for (let truth = 0; truth < sampler.k; truth++) {
-    const counts = new Array(sampler.k).fill(0);
+  for (const truth of truths) {
+    const answer = multi ? Array.from({ length: sampler.k }, (_, j) => Math.floor(truth / 2 ** j) % 2) : truth;
+    const counts = bitCells ? new Array(sampler.k).fill(0) : {};
     for (let i = 0; i < draws; i++) {
-      const report = randomizer.randomizeAnswer(sampler, truth, nextWord);
-      if (Array.isArray(report)) report.forEach((bit, j) => { counts[j] += bit; });
-      else counts[report] += 1;
+      const report = randomizer.randomizeAnswer(sampler, answer, nextWord);
+      if (bitCells) report.forEach((bit, j) => { counts[j] += bit; });
+      else {
+        const value = Array.isArray(report) ? report.reduce((v, bit, j) => v + bit * 2 ** j, 0) : report;
+        counts[value] = (counts[value] || 0) + 1;
+      }
     }
     table.push(counts);
   }
@@ -75,20 +85,23 @@ def published_questions(page: Page) -> list[dict[str, Any]]:
     return page.evaluate("JSON.parse(document.getElementById('survey-data').textContent).questions")
 
 
-def draw_table(page: Page, sampler: dict[str, Any], draws: int) -> list[list[int]]:
-    return page.evaluate(DRAW, [sampler, draws])
+def draw_table(page: Page, sampler: dict[str, Any], draws: int) -> dict[int, list[int]]:
+    """{true answer: counts per cell} for the answers `audit_truths` names."""
+    truths = audit_truths(sampler)
+    bits = bit_cells(sampler)
+    raw = page.evaluate(DRAW, [sampler, truths, draws, bits])
+    return {x: row if bits else tabulate(sampler, {int(value): count for value, count in row.items()})
+            for x, row in zip(truths, raw, strict=True)}
 
 
 def audit_page(page: Page, draws: int = 100_000, alpha: float = 1e-6) -> list[QuestionAudit]:
     """Audit every question of the loaded page, with family-wise false-alarm rate `alpha`."""
     questions = published_questions(page)
-    family = sum(q["sampler"]["k"] ** 2 for q in questions)
-    audits = []
-    for question in questions:
-        table = draw_table(page, question["sampler"], draws)
-        result = audit(question["sampler"], table, draws, alpha, cells_in_family=family)
-        audits.append(QuestionAudit(question["id"], question["sampler"], result))
-    return audits
+    tables = [draw_table(page, question["sampler"], draws) for question in questions]
+    family = sum(len(row) for table in tables for row in table.values())
+    return [QuestionAudit(question["id"], question["sampler"],
+                          audit(question["sampler"], table, draws, alpha, cells_in_family=family))
+            for question, table in zip(questions, tables, strict=True)]
 
 
 def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6) -> list[QuestionAudit]:
@@ -112,7 +125,8 @@ def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO) -
     for item in audits:
         r = item.result
         verdict = ("pass" if r.passed else "FAIL") + (" (sent as given)" if item.sampler["kind"] == "direct" else "")
-        out.write(f"{item.question_id:>8}  {item.sampler['kind']:6} {item.sampler['k']:>3}  "
+        size = item.sampler.get("k", item.sampler.get("steps"))  # options, or grid steps for numeric questions
+        out.write(f"{item.question_id:>8}  {item.sampler['kind']:6} {size:>3}  "
                   f"{r.claimed_epsilon:>11.4f}  {r.epsilon_lower_bound:>15.4f}  {verdict}\n")
         for failure in r.failures:
             out.write(f"{'':>10}{failure}\n")

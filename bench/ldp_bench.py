@@ -12,6 +12,9 @@ Prints three tables:
 2. estimate() from counts alone at k = 2 and k = 50, for small and large n: O(k), independent of n.
 3. The empirical MSE of the unbiased estimate over many simulated surveys divided by the
    formula's variance summed over options (target 0.9-1.1).
+4. The new question types (multiselect, onebit, dlaplace): randomize + histogram/counts + estimate
+   for n respondents next to a bare numpy pass drawing the same random numbers and reducing them to
+   the same statistic. Target: within 2x.
 
 Not a test: it prints figures. Only numpy and ldp are needed.
 """
@@ -207,12 +210,61 @@ def mse_table(n: int, reps_at_k: dict[int, int], seed: int) -> None:
                   f"{two_se:7.3f}  {ok:>3}")
 
 
+QTYPES_TARGET = 2.0
+
+
+def qtypes_table(n: int, runs: int, seed: int) -> list[tuple[str, float]]:
+    """Table 4: the new question types against bare numpy passes of the same draws."""
+    rng = np.random.default_rng(seed + 4)
+    print(f"\n4. new question types: randomize + histogram/counts + estimate, n = {n:,}, epsilon = {EPSILON:g}, "
+          f"median of {runs} interleaved runs (seconds)")
+    print("   bare: the same draws in plain numpy reduced to the same statistic (multiselect: n*k uint32 words")
+    print("   compared with keep, summed per option; onebit: two draws per respondent, xor, mean; dlaplace:")
+    print("   two geometric draws per respondent, mean and variance).")
+    print(f"   {'mechanism':<28} {'ldp':>9} {'bare':>9} {'ratio':>7}  {'within 2x':>9}")
+    multi = ldp.MultiSelect(EPSILON, 8, at_most=3)
+    ticks = (rng.integers(0, 8, (n, 3))[:, :, None] == np.arange(8)).any(axis=1).astype(np.uint8)  # <= 3 ticks
+    onebit = ldp.OneBitMean(EPSILON, "0", "100", "1")
+    laplace = ldp.DiscreteLaplace(EPSILON, "0", "100", "1")
+    index = rng.integers(0, 101, n)
+    success = -np.expm1(-laplace.scale_den / laplace.scale_num)
+
+    def bare_multi() -> object:
+        return (rng.integers(0, 2**32, size=ticks.shape, dtype=np.uint32) < multi.keep).sum(axis=0)
+
+    def bare_onebit() -> object:
+        bit = rng.integers(0, 100, n) < index
+        return (bit ^ (rng.integers(0, 2**32, n, dtype=np.uint32) >= onebit.keep)).mean()
+
+    def bare_laplace() -> object:
+        r = index + rng.geometric(success, n) - rng.geometric(success, n)
+        return r.mean(), r.var()
+
+    cases: list[tuple[str, Callable[[], object], Callable[[], object]]] = [
+        ("multiselect(k=8, at_most=3)", lambda: multi.estimate(multi.counts(multi.randomize(ticks, rng)), n),
+         bare_multi),
+        ("onebit(0..100 step 1)", lambda: onebit.estimate_mean(*onebit.histogram(onebit.randomize(index, rng))),
+         bare_onebit),
+        ("dlaplace(0..100 step 1)", lambda: laplace.estimate_mean(*laplace.histogram(laplace.randomize(index, rng))),
+         bare_laplace),
+    ]
+    ratios = []
+    for name, ours, bare in cases:
+        t = interleaved_medians({"ldp": ours, "bare": bare}, runs)
+        ratio = t["ldp"] / t["bare"]
+        ratios.append((name, ratio))
+        verdict = "yes" if ratio <= QTYPES_TARGET else "NO"
+        print(f"   {name:<28} {t['ldp']:9.4f} {t['bare']:9.4f} {ratio:7.2f}  {verdict:>9}")
+    return ratios
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10^5 respondents, fewer runs and reps")
     parser.add_argument("--n", type=int, default=None, help="respondents for table 1 (default 10^6)")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per cell (default 5)")
     parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--qtypes", action="store_true", help="only table 4 (the new question types)")
     args = parser.parse_args(argv)
     n = args.n or (10**5 if args.quick else 10**6)
     runs = args.runs or (3 if args.quick else 5)
@@ -221,10 +273,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         mse_reps = {k: r // 4 for k, r in mse_reps.items()}
     print(f"ldp benchmark: numpy {np.__version__}, Python {sys.version.split()[0]}")
+    if args.qtypes:
+        qtypes_table(n, runs, args.seed)
+        return 0
     speed_table(n, runs, args.seed)
     candidate_table(n, runs, args.seed)
     estimation_table(args.seed)
     mse_table(mse_n, mse_reps, args.seed)
+    qtypes_table(n, runs, args.seed)
     return 0
 
 

@@ -5,18 +5,23 @@ Pure Python and numpy; this package never imports Django.
 
 from .accounting import BudgetExceeded, best_guess, check_budget, deniability, odds_factor, survey_epsilon
 from .association import Independence, independence
-from .estimates import Estimate, debias, project_to_simplex
+from .estimates import Estimate, MeanEstimate, debias, project_to_simplex
 from .joint import Conditional, JointCounts, JointEstimate, estimate_conditional, estimate_joint
 from .mechanisms import (
     EPSILON_MAX,
     EPSILON_MIN,
     K_MAX,
     MECHANISMS,
+    NUMERIC,
+    ONE_OF_K,
     YES_NO,
     BitFlip,
     Direct,
+    DiscreteLaplace,
     KaryRR,
     Mechanism,
+    MultiSelect,
+    OneBitMean,
     OptimizedUnary,
     QRandomizedResponse,
     ReportError,
@@ -26,13 +31,15 @@ from .mechanisms import (
     make,
     q_from_epsilon,
 )
-from .planning import advise, joint_respondents_needed, margin_at, respondents_needed
+from .ordinal import mean_score
+from .planning import advise, joint_respondents_needed, margin_at, mean_respondents_needed, respondents_needed
 
 __all__ = [
-    "BitFlip", "BudgetExceeded", "Conditional", "Direct", "EPSILON_MAX", "EPSILON_MIN", "Estimate", "Independence",
-    "JointCounts", "JointEstimate", "KaryRR", "K_MAX", "MECHANISMS", "Mechanism", "OptimizedUnary",
-    "QRandomizedResponse", "ReportError", "SymmetricUnary", "YES_NO", "advise", "best_guess", "check_budget",
-    "debias", "deniability", "epsilon_from_q", "estimate_conditional", "estimate_joint", "from_dict",
-    "independence", "joint_respondents_needed", "make", "margin_at", "odds_factor", "project_to_simplex",
-    "q_from_epsilon", "respondents_needed", "survey_epsilon",
+    "BitFlip", "BudgetExceeded", "Conditional", "Direct", "DiscreteLaplace", "EPSILON_MAX", "EPSILON_MIN", "Estimate",
+    "Independence", "JointCounts", "JointEstimate", "KaryRR", "K_MAX", "MECHANISMS", "MeanEstimate", "Mechanism",
+    "MultiSelect", "NUMERIC", "ONE_OF_K", "OneBitMean", "OptimizedUnary", "QRandomizedResponse", "ReportError",
+    "SymmetricUnary", "YES_NO", "advise", "best_guess", "check_budget", "debias", "deniability", "epsilon_from_q",
+    "estimate_conditional", "estimate_joint", "from_dict", "independence", "joint_respondents_needed", "make",
+    "margin_at", "mean_respondents_needed", "mean_score", "odds_factor", "project_to_simplex", "q_from_epsilon",
+    "respondents_needed", "survey_epsilon",
 ]

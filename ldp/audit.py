@@ -10,19 +10,28 @@ answer x, the counts of reports observed over `draws` runs of the randomizer, we
   channels max over y, x, x' of ln(L[y|x] / U[y|x']); for unary encodings
   ln(L1 / U0) + ln((1 - U0) / (1 - L1)), where L and U are Clopper-Pearson bounds.
   A randomizer that leaks more than it claims shows a bound above the claimed epsilon.
+
+The multi-select, 1-bit mean and discrete Laplace samplers are audited over the cells of
+`ldp.report_cells` (joint bit patterns for small k, report values or ranges of them), for the
+true answers it suggests (`audit_truths`): a row per true answer, a count per cell. Any event's
+probability ratio is bounded by e^epsilon, so ln(L[c|x] / U[c|x']) over cells c is a lower bound
+there too (for bit cells, the events "bit j is 1" and "bit j is 0").
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .exact import sampler_channel, sampler_epsilon
 from .intervals import clopper_pearson
+from .report_cells import audit_truths, bit_cells, report_edges, report_probabilities, tabulate
 
-__all__ = ["AuditResult", "audit", "cell_probabilities", "sampler_epsilon"]
+__all__ = ["AuditResult", "audit", "audit_truths", "cell_probabilities", "report_edges", "report_probabilities",
+           "sampler_epsilon", "tabulate"]
+OLD_KINDS = ("grr", "unary", "direct")
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ def cell_probabilities(sampler: dict[str, Any]) -> list[list[float]]:
     return [[same if y == x else other for y in range(k)] for x in range(k)]
 
 
-def audit(sampler: dict[str, Any], counts: dict[int, Sequence[int]] | Sequence[Sequence[int]],
+def audit(sampler: dict[str, Any], counts: Mapping[int, Sequence[int]] | Sequence[Sequence[int]],
           draws: int | dict[int, int], alpha: float = 1e-6, cells_in_family: int | None = None) -> AuditResult:
     """Test observed counts against the published sampler.
 
@@ -52,25 +61,40 @@ def audit(sampler: dict[str, Any], counts: dict[int, Sequence[int]] | Sequence[S
     mapping {x: row} for some of the true answers; `draws` is one number or a mapping
     {x: runs}. `cells_in_family` is the number of cells the Bonferroni split is over
     (default: the cells given here); pass the total when auditing several samplers together.
+    For multiselect, onebit and dlaplace samplers a row holds one count per cell of
+    `report_edges` (`tabulate` makes it from a histogram of reports), or per bit when
+    `bit_cells`, and is keyed by the true answer (`audit_truths` suggests which).
     """
-    k = sampler["k"]
-    rows = counts if isinstance(counts, dict) else dict(enumerate(counts))
+    rows = dict(counts) if isinstance(counts, Mapping) else dict(enumerate(counts))
     runs = draws if isinstance(draws, dict) else {x: draws for x in rows}
-    if not rows or any(not 0 <= x < k or len(row) != k for x, row in rows.items()):
-        raise ValueError(f"counts must have rows of {k} counts, one per true answer in [0, {k})")
-    level = 1.0 - alpha / (cells_in_family or k * len(rows))
+    expected = _expected_rows(sampler, rows)
+    level = 1.0 - alpha / (cells_in_family or sum(len(row) for row in expected.values()))
     bounds = {x: [clopper_pearson(int(c), runs[x], level) for c in row] for x, row in rows.items()}
-    expected = cell_probabilities(sampler)
+    what = "bit" if bit_cells(sampler) else "report" if sampler["kind"] in OLD_KINDS else "cell"
     failures: list[str] = []
     for x, row in rows.items():
-        for y in range(k):
-            low, high = bounds[x][y]
+        for y, (low, high) in enumerate(bounds[x]):
             if not low <= expected[x][y] <= high:
                 failures.append(
-                    f"truth {x}, {'bit' if sampler['kind'] == 'unary' else 'report'} {y}: "
-                    f"observed {row[y] / runs[x]:.5f}, published {expected[x][y]:.5f}"
+                    f"truth {x}, {what} {y}: observed {row[y] / runs[x]:.5f}, published {expected[x][y]:.5f}"
                 )
     return AuditResult(sampler_epsilon(sampler), _epsilon_lower_bound(sampler, bounds), tuple(failures))
+
+
+def _expected_rows(sampler: dict[str, Any], rows: dict[int, Sequence[int]]) -> dict[int, list[float]]:
+    if sampler["kind"] in OLD_KINDS:
+        k = sampler["k"]
+        if not rows or any(not 0 <= x < k or len(row) != k for x, row in rows.items()):
+            raise ValueError(f"counts must have rows of {k} counts, one per true answer in [0, {k})")
+        table = cell_probabilities(sampler)
+        return {x: table[x] for x in rows}
+    if not rows:
+        raise ValueError("counts must have at least one row")
+    expected = {x: report_probabilities(sampler, x) for x in rows}
+    for x, row in rows.items():
+        if len(row) != len(expected[x]):
+            raise ValueError(f"counts must have rows of {len(expected[x])} counts (cells), got {len(row)} for {x}")
+    return expected
 
 
 def _epsilon_lower_bound(sampler: dict[str, Any], bounds: dict[int, list[tuple[float, float]]]) -> float:
@@ -78,14 +102,16 @@ def _epsilon_lower_bound(sampler: dict[str, Any], bounds: dict[int, list[tuple[f
     best = 0.0
     pairs = [(x, x2) for x in bounds for x2 in bounds if x != x2]
     for x, x2 in pairs:
-        if sampler["kind"] != "unary":  # one report per run: grr, or a direct question
-            for y in range(sampler["k"]):
-                low, high = bounds[x][y][0], bounds[x2][y][1]
-                if low > 0:
-                    best = max(best, math.log(low / high))
-        else:
+        if sampler["kind"] == "unary":
             # Bit x is 1 with probability p when x is true and q when x2 is.
             low1, high0 = bounds[x][x][0], bounds[x2][x][1]
             if low1 > 0 and high0 < 1:
                 best = max(best, math.log(low1 / high0) + math.log((1 - high0) / (1 - low1)))
+            continue
+        for y, (low, _) in enumerate(bounds[x]):  # one report per run, or "bit y is 1"
+            high = bounds[x2][y][1]
+            if low > 0:
+                best = max(best, math.log(low / high))
+            if bit_cells(sampler) and high < 1:  # the event "bit y is 0"
+                best = max(best, math.log((1 - high) / (1 - low)))
     return best

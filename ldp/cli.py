@@ -1,17 +1,21 @@
-"""`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, or plan a sample size."""
+"""`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, or plan a sample size.
+
+Multi-select and numeric questions (multiselect, onebit, dlaplace) read --truth and --margin as
+`ldp.cli_qtypes` says: inclusion fractions per option, or a distribution "v:p,v:p" over grid values.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 
 import numpy as np
 import numpy.typing as npt
 
-from . import cli_args, joint_cli
+from . import cli_args, cli_qtypes, joint_cli
 from .cli_args import Parser, apportion, fraction_list, number_in, positive_int, seed
 from .mechanisms import MECHANISMS, YES_NO, Mechanism
-from .planning import respondents_needed
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,27 +27,36 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--mechanism", required=True, choices=sorted(MECHANISMS))
         sub.add_argument("--q", type=str, help="q of q-randomized response (qrr only)")
         sub.add_argument("--epsilon", type=float, help="epsilon (all but qrr and direct)")
-        sub.add_argument("--k", type=positive_int, default=None, help="options (krr, sue, oue, direct)")
+        sub.add_argument("--k", type=positive_int, default=None, help="options (krr, sue, oue, direct, multiselect)")
         sub.add_argument("--confidence", type=number_in(0.5, 1.0, "low"), default=0.95)
-    simulate.add_argument("--truth", required=True, type=fraction_list,
-                          help="yes/no: the true yes fraction; k options: k fractions summing to 1")
+        cli_qtypes.add_arguments(sub)
+    simulate.add_argument("--truth", required=True, type=str,
+                          help="yes/no: the true yes fraction; k options: k fractions summing to 1; "
+                               "multiselect: k inclusion fractions; onebit, dlaplace: v:p,v:p over grid values")
     simulate.add_argument("--n", required=True, type=positive_int)
     simulate.add_argument("--reps", type=positive_int, default=1)
     simulate.add_argument("--seed", type=seed, default=None)
     simulate.add_argument("--interval", choices=["wilson", "exact"], default="wilson")
     joint_cli.add_parser(commands)
-    plan.add_argument("--margin", required=True, type=number_in(0.0, 1.0, ""))
+    plan.add_argument("--margin", required=True, type=number_in(0.0, math.inf, ""),
+                      help="half-width: a fraction in (0, 1), or for onebit and dlaplace in the question's units")
     plan.add_argument("--expected", type=number_in(0.0, 1.0, "both"), default=None,
                       help="expected fraction (default: worst case)")
     return parser
 
 
 def _mechanism(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mechanism:
+    if args.mechanism in cli_qtypes.NAMES:
+        return cli_qtypes.mechanism(parser, args)
+    cli_qtypes.refuse_extras(parser, args)
     return cli_args.mechanism(parser, args.mechanism, args.k, args.q, args.epsilon)
 
 
 def _truth(parser: argparse.ArgumentParser, args: argparse.Namespace, k: int) -> npt.NDArray[np.float64]:
-    truth: list[float] = args.truth
+    try:
+        truth = fraction_list(args.truth)
+    except argparse.ArgumentTypeError as error:
+        parser.error(f"argument --truth: {error}")
     if args.mechanism in YES_NO:
         if len(truth) != 1:
             parser.error("argument --truth: give the single true yes fraction")
@@ -55,6 +68,9 @@ def _truth(parser: argparse.ArgumentParser, args: argparse.Namespace, k: int) ->
 
 def _simulate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     mechanism = _mechanism(parser, args)
+    if args.mechanism in cli_qtypes.NAMES:
+        cli_qtypes.simulate(parser, args, mechanism)
+        return
     truth = _truth(parser, args, mechanism.k)
     rng = np.random.default_rng(args.seed)
     # The true answers are the stated fractions of n exactly (largest remainder), as in a real panel.
@@ -74,13 +90,13 @@ def _simulate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
 
 def _plan(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     mechanism = _mechanism(parser, args)
-    needed = respondents_needed(mechanism, args.margin, args.confidence, args.expected)
+    planned = cli_qtypes.plan(parser, args, mechanism)
     print(json.dumps({
         "mechanism": mechanism.to_dict(),
         "effective_epsilon": mechanism.effective_epsilon,
         "margin": args.margin,
         "confidence": args.confidence,
-        "respondents": needed,
+        **planned,
     }))
 
 

@@ -52,6 +52,28 @@ class Estimate:
         }
 
 
+@dataclass(frozen=True)
+class MeanEstimate:
+    """A mean in the question's units (a numeric question's mean, an ordinal question's mean score):
+    the unbiased estimate, its standard error, and a confidence interval clipped to the range the
+    mean can take. With no reports the mean and standard error are NaN and the interval is the range.
+
+    >>> MeanEstimate(2.5, 0.25, 2.0, 3.0, 0.95, 100).as_dict()["ci_high"]
+    3.0
+    """
+
+    mean: float
+    std_error: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    n: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "std_error": self.std_error, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "confidence": self.confidence, "n": self.n}
+
+
 def debias(counts: npt.ArrayLike, n: int, p: float, q: float, *, confidence: float = 0.95,
            interval: str = "wilson", simultaneous: bool = False) -> Estimate:
     """Estimate pi from counts c_j of reports (GRR) or of 1-bits (unary), out of n reports.

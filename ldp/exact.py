@@ -99,26 +99,123 @@ def acceptance_limit(modulus: int) -> int:
     return modulus * (WORD // modulus)
 
 
+def within_exactly(numerator: int, denominator: int, epsilon: float) -> bool:
+    """numerator / denominator <= e^epsilon for positive integers of any size, decided exactly.
+
+    Both sides are computed correctly rounded to `prec` digits; when they are closer than the
+    rounding could explain, the precision doubles. e^epsilon is irrational (epsilon != 0), so the
+    loop ends. Used for powers such as (a / b)^d, whose digits exceed what `within` assumes.
+
+    >>> within_exactly(3**5, 1, 5 * math.log(3)), within_exactly(3**5, 1, math.nextafter(5 * math.log(3), 0))
+    (True, False)
+    """
+    precision = 60
+    while True:
+        with localcontext() as context:
+            context.prec = precision
+            ratio = Decimal(numerator) / Decimal(denominator)
+            bound = Decimal(epsilon).exp()
+            slack = bound.scaleb(3 - precision)  # far more than two half-ulp roundings
+            if ratio < bound - slack:
+                return True
+            if ratio > bound + slack:
+                return False
+        precision *= 2
+
+
+def hamming(k: int, at_most: int | None) -> int:
+    """Most bits two multi-select answers can differ in: k, or min(k, 2 at_most) when at most
+    `at_most` options may be ticked (|A xor B| <= |A| + |B|).
+
+    >>> hamming(5, None), hamming(5, 2), hamming(5, 3)
+    (5, 4, 5)
+    """
+    return k if at_most is None else min(k, 2 * at_most)
+
+
+def power_keep(epsilon: float, d: int) -> tuple[int, int]:
+    """(a, M) with M = 2**32 and the largest a with (a / (M - a))^d <= e^eps, decided exactly:
+    every one of d bits kept with probability a / M costs d ln(a / (M - a)) <= eps together.
+
+    >>> a, m = power_keep(math.log(9), 2)
+    >>> within_exactly(a**2, (m - a) ** 2, math.log(9)), within_exactly((a + 1)**2, (m - a - 1)**2, math.log(9))
+    (True, False)
+    """
+    _check_fraction_ok(epsilon, "epsilon")
+    a = math.floor(WORD / (1.0 + math.exp(-epsilon / d)))
+    while a > WORD // 2 and not within_exactly(a**d, (WORD - a) ** d, epsilon):
+        a -= 1
+    while within_exactly((a + 1) ** d, (WORD - a - 1) ** d, epsilon):
+        a += 1
+    return a, WORD
+
+
+def fraction_below(x: Fraction, max_numerator: int, max_denominator: int) -> tuple[int, int]:
+    """The largest fraction p / q <= x with 1 <= p <= max_numerator and 1 <= q <= max_denominator,
+    as (p, q), by a walk down the Stern-Brocot tree (lo <= x < hi, neighbours; every fraction
+    strictly between neighbours has a larger numerator and a larger denominator than both).
+
+    >>> fraction_below(Fraction(1, 3), 10, 10), fraction_below(Fraction(314159, 100000), 1000, 1000)
+    ((1, 3), (688, 219))
+    """
+    if x <= 0:
+        raise ValueError("x must be positive")
+    lo_p, lo_q, hi_p, hi_q = 0, 1, 1, 0
+    while True:
+        # Raise lo by as many copies of hi as keep it <= x and within the limits.
+        steps = math.floor((x * lo_q - lo_p) / (hi_p - x * hi_q))
+        steps = min(steps, (max_numerator - lo_p) // hi_p if hi_p else steps,
+                    (max_denominator - lo_q) // hi_q if hi_q else steps)
+        lo_p, lo_q = lo_p + steps * hi_p, lo_q + steps * hi_q
+        if Fraction(lo_p, lo_q) == x or lo_p + hi_p > max_numerator or lo_q + hi_q > max_denominator:
+            break
+        # Lower hi by as many copies of lo as keep it > x.
+        steps = math.ceil((hi_p - x * hi_q) / (x * lo_q - lo_p)) - 1
+        hi_p, hi_q = hi_p + steps * lo_p, hi_q + steps * lo_q
+        if lo_p + hi_p > max_numerator or lo_q + hi_q > max_denominator:
+            break
+    if lo_p < 1:
+        raise ValueError(f"no fraction below {x} has a numerator of at least 1 within the limits")
+    return lo_p, lo_q
+
+
 def sampler_channel(sampler: dict[str, Any]) -> tuple[int, int, int]:
     """(a, b, M) with p = a / M and q_other = b / M for a published sampler: keep and other
-    (index reports), or one_if_true and one_if_false (unary bits); (1, 0, 1) for a direct question."""
-    if sampler["kind"] == "direct":
+    (index reports), or one_if_true and one_if_false (unary bits), keep and M - keep (multi-select
+    bits, the 1-bit mean's bit); (1, 0, 1) for a direct question. A discrete Laplace report has no
+    such pair (ValueError)."""
+    kind = sampler["kind"]
+    if kind == "direct":
         return 1, 0, 1
-    high, low = ("keep", "other") if sampler["kind"] == "grr" else ("one_if_true", "one_if_false")
+    if kind in ("multiselect", "onebit"):
+        return sampler["keep"], sampler["modulus"] - sampler["keep"], sampler["modulus"]
+    if kind == "dlaplace":
+        raise ValueError("a discrete Laplace report is an integer: it has no p and q_other")
+    high, low = ("keep", "other") if kind == "grr" else ("one_if_true", "one_if_false")
     return sampler[high], sampler[low], sampler["modulus"]
 
 
 def sampler_epsilon(sampler: dict[str, Any]) -> float:
     """The epsilon a sampler's integers give: ln(keep / other) for index reports (the odds of
     two reports), ln(a1 (M - a0) / (a0 (M - a1))) for unary bits (two bits differ per pair of answers);
-    infinite for a direct question (not randomized).
+    d ln(keep / (M - keep)) for multi-select (d = `hamming`), ln(keep / (M - keep)) for the 1-bit mean,
+    steps * scale_den / scale_num for discrete Laplace; infinite for a direct question (not randomized).
 
     >>> sampler_epsilon({"kind": "grr", "k": 2, "modulus": 4, "keep": 3, "other": 1}) == math.log(3)
     True
+    >>> sampler_epsilon({"kind": "dlaplace", "steps": 10, "scale_num": 20, "scale_den": 1, "bound": 900})
+    0.5
     """
-    if sampler["kind"] == "direct":
+    kind = sampler["kind"]
+    if kind == "direct":
         return math.inf
-    if sampler["kind"] == "grr":
+    if kind == "grr":
         return math.log(sampler["keep"] / sampler["other"])
+    if kind in ("multiselect", "onebit"):
+        keep, m = sampler["keep"], sampler["modulus"]
+        d = hamming(sampler["k"], sampler["at_most"]) if kind == "multiselect" else 1
+        return d * math.log(keep / (m - keep))
+    if kind == "dlaplace":
+        return float(Fraction(sampler["steps"] * sampler["scale_den"], sampler["scale_num"]))
     a1, a0, m = sampler["one_if_true"], sampler["one_if_false"], sampler["modulus"]
     return math.log(a1 * (m - a0) / (a0 * (m - a1)))

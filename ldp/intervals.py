@@ -6,6 +6,7 @@ beta quantile (for Clopper-Pearson) by bisection on the regularized incomplete b
 
 from __future__ import annotations
 
+import functools
 import math
 from statistics import NormalDist
 
@@ -14,6 +15,33 @@ def z_value(confidence: float) -> float:
     """Two-sided standard normal quantile: z = Phi^-1(1 - (1 - confidence) / 2)."""
     check_confidence(confidence)
     return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+
+
+@functools.lru_cache(maxsize=256)
+def t_value(confidence: float, df: int) -> float:
+    """Two-sided Student t quantile with df degrees of freedom: the t with P(|T| > t) = 1 - confidence,
+    by bisection on P(|T| > t) = I_{df / (df + t^2)}(df / 2, 1 / 2).
+
+    >>> round(t_value(0.95, 1), 4), round(t_value(0.95, 19), 4), round(t_value(0.95, 10**6), 4)
+    (12.7062, 2.093, 1.96)
+    """
+    check_confidence(confidence)
+    if df < 1:
+        raise ValueError("a t quantile needs at least 1 degree of freedom")
+    alpha = 1.0 - confidence
+
+    def tail(t: float) -> float:
+        return regularized_beta(df / (df + t * t), df / 2.0, 0.5)
+
+    lo, hi = 0.0, 2.0
+    while tail(hi) > alpha:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if tail(mid) > alpha else (lo, mid)
+        if hi - lo < 1e-12 * hi:
+            break
+    return (lo + hi) / 2.0
 
 
 def check_confidence(confidence: float) -> None:

@@ -19,7 +19,7 @@ from . import cli_args
 from .association import independence
 from .cli_args import apportion, number_in, positive_int, seed
 from .joint import JointCounts, estimate_joint
-from .mechanisms import MECHANISMS, Mechanism
+from .mechanisms import ONE_OF_K, Mechanism
 
 
 def table(text: str) -> list[list[float]]:
@@ -38,7 +38,7 @@ def table(text: str) -> list[list[float]]:
 def add_parser(commands: Any) -> None:
     joint = commands.add_parser("joint", help="randomize a known joint table of two questions and estimate it back")
     for side in ("a", "b"):
-        joint.add_argument(f"--mechanism-{side}", required=True, choices=sorted(MECHANISMS))
+        joint.add_argument(f"--mechanism-{side}", required=True, choices=sorted(ONE_OF_K))
         joint.add_argument(f"--q-{side}", type=str, help="q of q-randomized response (qrr only)")
         joint.add_argument(f"--epsilon-{side}", type=float, help="epsilon (all but qrr and direct)")
         joint.add_argument(f"--k-{side}", type=positive_int, default=None,

@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from .grid import GridMechanism
 from .intervals import z_value
 from .joint import cell_variance, cell_variances
 from .mechanisms import KaryRR, Mechanism, OptimizedUnary
+from .numeric import worst_mean_variance
 
 
 def _report_rate(mechanism: Mechanism, expected: float | None) -> float:
@@ -80,6 +82,25 @@ def joint_respondents_needed(a: Mechanism, b: Mechanism, margin: float, confiden
         ones = np.ones_like(t)
         variance = max(float(np.max(cell_variances(a, b, t, pa, pb))) for pa, pb in ((t, t), (ones, t), (t, ones)))
     return math.ceil(z * z * variance / (margin * margin))
+
+
+def mean_respondents_needed(mechanism: Mechanism, margin: float, confidence: float = 0.95) -> int:
+    """Smallest n whose normal half-width for a numeric question's mean is at most `margin` (in the
+    question's units), whatever the respondents' values: n = z^2 V / m^2 with V the worst-case variance per
+    report (`ldp.numeric.worst_mean_variance`: (hi - lo)^2 / (4 (p - q)^2) for the 1-bit mean,
+    (hi - lo)^2 / 4 + step^2 Var(Z) for discrete Laplace).
+
+    >>> from ldp import DiscreteLaplace, OneBitMean
+    >>> mean_respondents_needed(OneBitMean(1.0, "0", "10", "1"), 0.5), mean_respondents_needed(
+    ...     DiscreteLaplace(1.0, "0", "10", "1"), 0.5)
+    (1799, 3455)
+    """
+    if not isinstance(mechanism, GridMechanism):
+        raise ValueError(f"{mechanism.name} does not estimate a mean: use respondents_needed")
+    if not (margin > 0 and math.isfinite(margin)):
+        raise ValueError("margin must be a positive number (in the question's units)")
+    z = z_value(confidence)
+    return math.ceil(z * z * worst_mean_variance(mechanism) / (margin * margin))
 
 
 def advise(k: int, epsilon: float) -> dict[str, Any]:

@@ -160,10 +160,13 @@ if PRODUCTION:
 SUBMISSION_RATE = env.rate("DJANGO_SUBMISSION_RATE", (120, 60))
 PROXY_COUNT = env.integer("DJANGO_PROXY_COUNT", 0)
 
-# Two choice sets share the field name "kind" (a question's, a sampler's): name their enums.
+# Several choice sets share the field name "kind" (a question's, each sampler's): name their enums.
 SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
-        "QuestionKindEnum": ["yes_no", "single_choice"],
-        "SamplerKindEnum": ["grr", "unary"],
+        "QuestionKindEnum": ["yes_no", "single_choice", "multi_select", "numeric", "ordinal"],
+        "SamplerKindEnum": ["grr", "unary", "direct"],
+        "MultiSelectSamplerKindEnum": ["multiselect"],
+        "OneBitSamplerKindEnum": ["onebit"],
+        "DiscreteLaplaceSamplerKindEnum": ["dlaplace"],
     },
 }

@@ -109,3 +109,27 @@ def direct_survey(db, owner):
     ], status=Survey.Status.OPEN, epsilon_budget=2.5)
     survey.researchers.add(owner)
     return survey
+
+
+# One question of each new kind (issue 13), with "Prefer not to say" where it is offered.
+KINDS_QUESTIONS = [
+    QuestionSpec("Which have you used this month?", "multiselect", epsilon=2.0, kind="multi_select",
+                 options=["Tobacco", "Alcohol", "Cannabis", "Prefer not to say"], at_most=2),
+    QuestionSpec("Hours online per week?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "100", "1")),
+    QuestionSpec("Drinks last week?", "dlaplace", epsilon=1.0, kind="numeric", scale=("0", "10", "0.5")),
+    QuestionSpec("Your age?", "krr", epsilon=1.0, kind="numeric", scale=("0", "120", "1"),
+                 options=["0 to 17", "18 to 34", "35 to 64", "65 to 120"], edges=["0", "18", "35", "65"]),
+    QuestionSpec("How often do you gamble?", "krr", epsilon=1.0, kind="ordinal",
+                 options=["Never", "Rarely", "Often", "Prefer not to say"], scores=["1", "2", "3", None]),
+]
+
+
+@pytest.fixture
+def kinds_survey(db, owner):
+    """An open survey ("kinds") with one question of each new kind: 1 multi-select (multiselect, eps 2,
+    4 options, at most 2), 2 numeric mean by the 1-bit mean (0..100 by 1), 3 numeric mean by discrete
+    Laplace (0..10 by 0.5), 4 numeric histogram (krr over 4 age bins of 0..120), 5 ordinal (krr, scores
+    1, 2, 3 and an unscored "Prefer not to say")."""
+    survey = builder.create_survey("kinds", "Kinds", KINDS_QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=7.0)
+    survey.researchers.add(owner)
+    return survey

@@ -304,3 +304,25 @@ def test_a_staff_member_who_may_only_view_surveys_cannot_make_invitation_links(w
                           {"action": "create_invitations", "_selected_action": [invited.pk], "index": "0",
                            "count": "5"}, form=True)
     assert (invited.invitations.count(), response["Content-Type"]) == (made, "text/html; charset=utf-8")
+
+
+# -- a survey of the new kinds (multi-select, numeric, ordinal) answers as the matrix says ---------
+
+LINK_CASES = [case for case in CASES if case.subject == "link"]
+
+
+@pytest.fixture
+def kinds_world(db, settings, kinds_survey, owner, other_researcher, superuser):
+    """The world with the survey of every new kind as the "link" survey (open, anyone with the link)."""
+    if hasattr(settings, "SUBMISSION_RATE"):
+        settings.SUBMISSION_RATE = None
+    Survey.objects.filter(pk=kinds_survey.pk).update(slug="health")  # the matrix's Location rows name it
+    kinds_survey.refresh_from_db()
+    return World.build(kinds_survey, owner, other_researcher, superuser)
+
+
+@pytest.mark.parametrize("case", LINK_CASES, ids=[case.id for case in LINK_CASES])
+def test_a_survey_of_the_new_kinds_answers_each_role_as_the_matrix_says(kinds_world, case):
+    path = kinds_world.path(case)
+    observed = {role: answer(kinds_world.request(role, case), path) for role in ROLES}
+    assert observed == {role: expected(value, path) for role, value in zip(ROLES, MATRIX[case.key], strict=True)}, path

@@ -215,3 +215,32 @@ def test_each_admin_actions_own_page(world, model, name):
 
 def test_the_admin_registry_is_what_the_action_pages_cover():
     assert {label(model) for model, _ in ACTION_ROWS} == {label(model) for model in admin.site._registry}
+
+
+# -- the pages of a survey of the new kinds (checkboxes, number inputs, mean and histogram charts) --
+
+def test_the_pages_of_the_new_kinds_have_a_strict_policy_and_no_inline_script(db, settings, kinds_survey, owner,
+                                                                             other_researcher, superuser):
+    from surveys.collection import builder
+
+    settings.SUBMISSION_RATE = None
+    builder.simulate_responses(kinds_survey, 300, {}, seed=81)
+    world = World.build(kinds_survey, owner, other_researcher, superuser)
+    ids = [q.pk for q in kinds_survey.ordered_questions()]
+    pages = {
+        "survey page": ("anonymous", "/s/kinds/"),
+        "preview": ("superuser", "/s/kinds/preview/"),
+        "dashboard with charts": ("owner", f"/results/kinds/?margin=0.5&a={ids[0]}&b={ids[4]}&by={ids[3]}"),
+        "dashboard refusing a mean": ("owner", f"/results/kinds/?a={ids[1]}&b={ids[0]}"),
+        "admin survey, frozen": ("superuser", f"/admin/collection/survey/{kinds_survey.pk}/change/"),
+        "admin question": ("superuser", f"/admin/collection/question/{ids[3]}/change/"),
+        "figures": ("superuser", "/admin/collection/survey/privacy-figures/?mechanism=onebit&epsilon=1&lo=0&hi=9"
+                                 "&step=1"),
+    }
+    responses = {name: world.get(role, path) for name, (role, path) in pages.items()}
+    assert {name: r.status_code for name, r in responses.items()} == {**dict.fromkeys(pages, 200),
+                                                                       "dashboard refusing a mean": 400}
+    assert_clean(responses)
+    body = responses["survey page"].body.decode()
+    assert 'type="number"' in body and 'type="checkbox"' in body
+    assert "chart mean" in responses["dashboard with charts"].body.decode()

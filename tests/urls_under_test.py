@@ -27,7 +27,7 @@ from django.test import Client
 from django.urls import URLResolver, get_resolver
 from django.utils import timezone
 
-from surveys.collection import invitations
+from surveys.collection import invitations, plan
 from surveys.collection.models import Question, Survey
 from tests.factories import make_user, valid_payload
 
@@ -71,8 +71,9 @@ METHODS = {
 # Query strings a view needs to do its work (rather than refuse a malformed request); a function
 # makes it from the survey the case names (question ids are the survey's own).
 def _two_questions(survey: Survey) -> str:
-    first, second, *rest = survey.ordered_questions()
-    return f"?a={first.pk}&b={second.pk}"
+    """The first two questions a cross-tab takes (a numeric question asked for its mean has no table)."""
+    first, second, *rest = [q for q in plan.of(survey) if q.relatable]
+    return f"?a={first.id}&b={second.id}"
 
 
 def _relating(survey: Survey) -> str:

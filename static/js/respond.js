@@ -1,7 +1,9 @@
-// DOM glue for the respondent page: read the true answers (kept in memory only),
-// randomize them with randomizer.js, post the reports as JSON, show the receipt.
-// True answers never leave this page: the inputs have no name and sit in no form.
+// DOM glue for the respondent page: read the true answers (kept in memory only; answers.js reads
+// each kind), randomize them with randomizer.js, post the reports as JSON, show the receipt.
+// True answers never leave this page: the inputs have no name and sit in no form. A numeric
+// answer off its grid, or too many ticks, is refused in words before anything is randomized.
 // A staff preview (config.preview) never posts: it has no endpoint and the button stays disabled.
+import { describeReport, numberProblem, readAnswer, ticksProblem } from "./answers.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
 
 const config = JSON.parse(document.getElementById("survey-data").textContent);
@@ -12,6 +14,7 @@ let nextWord = null;
 let pending = null; // the randomized payload; a retry resends it, never re-randomizes
 const invitation = config.byInvitation && !config.preview ? takeInvitation() : null;
 const sentMark = `ldp-survey-sent:${config.slug}`; // this browser already responded (open links)
+const text = { choose: "Please choose an answer.", ...config.text };
 
 function say(text) {
   statusLine.textContent = text;
@@ -47,37 +50,53 @@ function fieldsetOf(question) {
   return root.querySelector(`fieldset[data-question="${question.id}"]`);
 }
 
-function radios(question) {
-  return Array.from(fieldsetOf(question).querySelectorAll("input[type=radio]"));
+const questionOf = (fieldset) => config.questions.find((q) => String(q.id) === fieldset.dataset.question);
+
+// A question's problem in words (empty: none), tied to its inputs by aria-describedby.
+function showProblem(fieldset, words) {
+  const problem = fieldset.querySelector(".problem");
+  problem.textContent = words;
+  problem.hidden = !words;
+  const number = fieldset.querySelector("input[data-answer=number]");
+  if (number) number.setAttribute("aria-invalid", String(Boolean(words)));
 }
 
-// Unnamed radios do not group by themselves: keep one choice per question.
+// Unnamed radios do not group by themselves: keep one choice per question. Ticks over a
+// multi-select's limit, and a number off its grid, are said at once (the number when it is left).
 root.addEventListener("change", (event) => {
   const input = event.target;
-  if (input.type !== "radio" || !input.checked) return;
   const fieldset = input.closest("fieldset");
+  if (input.type === "checkbox") {
+    showProblem(fieldset, ticksProblem(questionOf(fieldset), fieldset, text));
+    return;
+  }
+  if (input.dataset.answer === "number") {
+    showProblem(fieldset, numberProblem(questionOf(fieldset), input, text, false));
+    return;
+  }
+  if (input.type !== "radio" || !input.checked) return;
   for (const other of fieldset.querySelectorAll("input[type=radio]")) {
     if (other !== input) other.checked = false;
   }
-  const problem = fieldset.querySelector(".problem");
-  problem.hidden = true;
+  showProblem(fieldset, "");
+});
+
+root.addEventListener("input", (event) => {
+  if (event.target.dataset.answer === "number") showProblem(event.target.closest("fieldset"), "");
 });
 
 function trueAnswers() {
   const answers = [];
-  let missing = null;
+  let first = null;
   for (const question of config.questions) {
-    const chosen = radios(question).findIndex((input) => input.checked);
-    if (chosen < 0) {
-      const problem = fieldsetOf(question).querySelector(".problem");
-      problem.textContent = "Please choose an answer.";
-      problem.hidden = false;
-      missing = missing || fieldsetOf(question);
-    }
-    answers.push(chosen);
+    const fieldset = fieldsetOf(question);
+    const found = readAnswer(question, fieldset, text);
+    showProblem(fieldset, found.problem || "");
+    if (found.problem) first = first || found.focus;
+    answers.push(found.answer);
   }
-  if (missing) {
-    missing.querySelector("input").focus();
+  if (first) {
+    first.focus();
     return null;
   }
   return answers;
@@ -103,24 +122,17 @@ function lock() {
   for (const input of root.querySelectorAll("input")) input.disabled = true;
 }
 
-// The report in words; the sentence around it (how often a report is the real answer, from
-// the mechanism's p and q_other) is rendered by the server in the receipt's list item.
-function describeReport(question, report, none) {
-  if (Array.isArray(report)) {
-    const on = question.options.filter((_, i) => report[i] === 1);
-    return on.length ? on.map((label) => `“${label}”`).join(", ") : none;
-  }
-  return `“${question.options[report]}”`;
-}
-
 function showReceipt(payload) {
-  for (const input of root.querySelectorAll("input")) input.checked = false; // forget the truth
+  for (const input of root.querySelectorAll("input")) { // forget the truth
+    input.checked = false;
+    if (input.dataset.answer === "number") input.value = "";
+  }
   root.hidden = true;
   const list = document.getElementById("receipt-list");
   for (const question of config.questions) {
     const report = payload.reports[String(question.id)];
     const item = list.querySelector(`li[data-question="${question.id}"]`);
-    item.querySelector(".report").textContent = describeReport(question, report, list.dataset.none);
+    item.querySelector(".report").textContent = describeReport(question, report, text, list.dataset.none);
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
   const receipt = document.getElementById("receipt");

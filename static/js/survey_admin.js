@@ -23,18 +23,38 @@ function show(element, visible) {
   for (const input of element.querySelectorAll("input, select, textarea")) input.disabled = !visible;
 }
 
+const kindOf = (row) => config.kinds?.[field(row, "kind")?.value] || {};
+
+// The options typed, plus the "Prefer not to say" the checkbox adds (unless typed last already).
 function optionCount(row) {
-  return (field(row, "options_text")?.value || "").split("\n").filter((line) => line.trim()).length;
+  const lines = (field(row, "options_text")?.value || "").split("\n").map((line) => line.trim()).filter(Boolean);
+  const adds = kindOf(row).prefer_not && field(row, "prefer_not_to_say")?.checked
+    && lines.at(-1)?.toLowerCase() !== config.text.prefer_not.toLowerCase();
+  return lines.length + (adds ? 1 : 0);
 }
+
+const hasOptions = (row) => {
+  const options = kindOf(row).options;
+  return options === true || options === field(row, "mechanism_name").value;
+};
 
 // The mechanisms that fit the row's kind; the first of them if the chosen one does not.
 function fitMechanisms(row) {
   const kind = field(row, "kind")?.value;
   const select = field(row, "mechanism_name");
-  const fitting = config.mechanisms[kind] || [];
+  const fitting = config.kinds?.[kind]?.mechanisms || config.mechanisms[kind] || [];
   for (const option of select.options) option.hidden = option.disabled = !fitting.includes(option.value);
   if (!fitting.includes(select.value) && fitting.length) select.value = fitting[0];
-  show(box(row, "options_text"), kind === "single_choice");
+  fitBoxes(row);
+}
+
+// The boxes the kind (and, for a numeric question, its mode) uses: options, lo/hi/step, at most.
+function fitBoxes(row) {
+  const kind = kindOf(row);
+  show(box(row, "options_text"), config.kinds ? hasOptions(row) : field(row, "kind")?.value === "single_choice");
+  show(box(row, "prefer_not_to_say"), Boolean(kind.prefer_not));
+  for (const name of ["lo", "hi", "step"]) show(box(row, name), Boolean(kind.scale));
+  show(box(row, "at_most"), Boolean(kind.at_most));
 }
 
 // q for q-RR, epsilon for the other randomized mechanisms, neither for a direct question.
@@ -64,8 +84,12 @@ async function refresh(row) {
   const query = new URLSearchParams({ mechanism });
   if (mechanism === "qrr") query.set("q", field(row, "q").value.trim());
   else if (mechanism !== "direct") query.set("epsilon", field(row, "epsilon").value.trim());
-  if (!["qrr", "bitflip"].includes(mechanism) && field(row, "kind").value === "single_choice") {
-    query.set("k", String(optionCount(row)));
+  if (!["qrr", "bitflip"].includes(mechanism) && hasOptions(row)) query.set("k", String(optionCount(row)));
+  if (mechanism === "multiselect" && field(row, "at_most")?.value.trim()) {
+    query.set("at_most", field(row, "at_most").value.trim());
+  }
+  if (["onebit", "dlaplace"].includes(mechanism)) {
+    for (const name of ["lo", "hi", "step"]) query.set(name, field(row, name)?.value.trim() || "");
   }
   pending.get(row)?.abort();
   const controller = new AbortController();
@@ -167,8 +191,11 @@ function prepare(row) {
     timers.set(row, setTimeout(() => refresh(row), 200));
   };
   field(row, "kind")?.addEventListener("change", () => { fitMechanisms(row); showParameter(row); refresh(row); });
-  field(row, "mechanism_name")?.addEventListener("change", () => { showParameter(row); refresh(row); });
-  for (const name of ["q", "epsilon", "options_text"]) field(row, name)?.addEventListener("input", later);
+  field(row, "mechanism_name")?.addEventListener("change", () => { fitBoxes(row); showParameter(row); refresh(row); });
+  for (const name of ["q", "epsilon", "options_text", "lo", "hi", "step", "at_most"]) {
+    field(row, name)?.addEventListener("input", later);
+  }
+  field(row, "prefer_not_to_say")?.addEventListener("change", () => refresh(row));
   field(row, "DELETE")?.addEventListener("change", updateTotal);
   refresh(row);
 }

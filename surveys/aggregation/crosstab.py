@@ -11,7 +11,9 @@ costs extra privacy: the joint table (`ldp.estimate_joint`), the conditional fra
 
 The dashboard's cross-tab and break-down, the cross-tab API and its CSV export all call `crosstab`,
 so they show one set of numbers. A question that is not the survey's (or a == b) is a 400 naming
-the parameter (params.BadParameter).
+the parameter (params.BadParameter), and so is a numeric question asked for its mean, which has no
+answers to put in a table; every other kind relates (multi-select options as their bits, ordinal levels
+and numeric bins as options). A break-down leaves numeric means out.
 """
 
 from __future__ import annotations
@@ -162,6 +164,9 @@ def question(current: SurveyPlan, question_id: int | None, name: str) -> Planned
         raise BadParameter(name, "required: the id of one of this survey's questions")
     for found in current:
         if found.id == question_id:
+            if not found.relatable:
+                raise BadParameter(name, "not available for this type of question: a numeric question asked for "
+                                         "its mean has no answers to count in a table (ask it with bins to relate it)")
             return found
     raise BadParameter(name, "no question of this survey has this id")
 
@@ -227,4 +232,5 @@ def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | Non
     """The break-down by question options.by: one grouped query per other question."""
     current = current or plan.of(survey)
     by = question(current, options.by, "by")
-    return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in current if other.id != by.id])
+    return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in current
+                                    if other.id != by.id and other.relatable])

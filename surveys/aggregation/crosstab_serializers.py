@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from surveys.collection.serializers import MechanismSerializer
+from surveys.collection.serializers import KINDS, MechanismSerializer
 
 from .serializers import FiniteFloatField
 
@@ -24,7 +24,7 @@ class CrossTabQuestionSerializer(serializers.Serializer):
     key = serializers.CharField(help_text="q<order>, as in the exports.")
     order = serializers.IntegerField()
     text = serializers.CharField()
-    kind = serializers.ChoiceField(choices=["yes_no", "single_choice"])
+    kind = serializers.ChoiceField(choices=KINDS)
     options = serializers.ListField(child=serializers.CharField(), help_text="Labels in report order.")
     mechanism = MechanismSerializer()
 

@@ -27,6 +27,14 @@ Under /results/<slug>/export/:
   fraction, with an ordinary binomial interval) and its effective epsilon is null (infinite: it has
   no deniability); the survey's epsilon_total counts the randomized questions only. In
   estimates.csv its effective_epsilon cell is empty.
+  The new kinds (see the codebook's "debiasing" entries for each formula): a multi-select is one bit per
+  option, like a unary encoding (reports.csv: q<order>_<j>; its fractions need not add up to 1); a numeric
+  question has its "scale" (lo, hi, step), and asked for its mean either a 1-bit mean (report 0 or 1) or
+  discrete Laplace (report an integer r, the grid index plus noise, in [-bound, steps + bound]), or for a
+  histogram k-ary randomized response over its "bins" (each with its lower edge); an ordinal question has
+  its levels' "scores". In estimates.csv a numeric mean is one row with option_index "mean" (its estimate,
+  standard error and interval in the question's units; count = n), and an ordinal question adds a row
+  "mean_score" after its levels.
 
 The report exports stream: one query read in chunks (values_list + iterator), one
 response at a time out, so memory does not grow with the number of reports.
@@ -44,6 +52,7 @@ from typing import Any
 from surveys.collection import plan
 from surveys.collection.models import Report, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
+from surveys.collection.serializers import bins_of, scale_of, scores_of
 
 from .crosstab import CrossTab
 from .results import SurveyResults
@@ -87,14 +96,51 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
             "direct": "a question with \"randomized\": false is not randomized (its answer is sent as given): "
                       "p = 1, q_other = 0, so pi_hat_j = c_j / n with an ordinary binomial interval; its "
                       "effective_epsilon is null (infinite) and epsilon_total leaves it out",
+            **NEW_KINDS,
         },
         "reports_csv_columns": FIXED_COLUMNS + [c for q in current for c in columns(q)],
         "questions": [_question_entry(q) for q in current],
     }
 
 
+NEW_KINDS = {
+    "multiselect": "multi-select: bit j is the option-j box, kept with p = keep / modulus and flipped otherwise; "
+                   "c_j = reports with bit j set, pi_hat_j = (c_j / n - q_other) / (p - q_other) as above, the "
+                   "fraction who ticked option j (these need not add up to 1)",
+    "onebit": "1-bit mean: c_1 = reports of 1 of n; mean_hat = lo + (hi - lo) (c_1 / n - q_other) / (p - q_other), "
+              "standard error (hi - lo) sqrt(lambda (1 - lambda) / n) / (p - q_other) with lambda = c_1 / n; the "
+              "interval is the Wilson interval of lambda mapped the same way, clipped to [lo, hi]",
+    "dlaplace": "discrete Laplace: a report r (stored as r + bound) is the grid index plus noise Z with E[Z] = 0, "
+                "Var(Z) = noise_variance; mean_hat = lo + step * mean(r), standard error step * sqrt(max(s^2, "
+                "noise_variance) / n) with s^2 the sample variance of r; a normal interval, clipped to [lo, hi]",
+    "histogram": "a numeric question with bins: k-ary randomized response over the bins; a true value x is "
+                 "reported as its bin, the last bin whose lower edge is at most x; debiased as above",
+    "ordinal": "an ordinal question: per level as above; the mean score sum_j v_j pi_hat_j over the levels with a "
+               "score v_j, with variance v^T Cov(pi_hat) v (plugged in at the simplex projection of pi_hat, times "
+               "n / (n - 1)) and a Student t interval with n - 1 degrees of freedom; with a level without a score "
+               "(\"Prefer not to say\") the mean among the scored levels, R = sum_S v_j pi_hat_j / sum_S pi_hat_j, "
+               "its standard error by the delta method (that of sum_S (v_j - R) pi_hat_j, divided by sum_S pi_hat_j)",
+}
+
+
+def report_words(question: PlannedQuestion) -> str:
+    """How a report travels in JSON, in words."""
+    mechanism = question.mechanism
+    if mechanism.unary:
+        return f"a list of {mechanism.k} bits, bit j for option j"
+    if mechanism.encoding == "integer":
+        d = mechanism.describe()
+        return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
+                f"(the value lo + r * step; stored as r + {d['bound']})")
+    if mechanism.name == "onebit":
+        return "the bit 0 or 1 (1 leans toward hi)"
+    return f"an integer option index from 0 to {mechanism.k - 1}"
+
+
 def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
     mechanism = question.mechanism
+    extra = {name: value for name, value in (("scale", scale_of(question)), ("bins", bins_of(question)),
+                                             ("scores", scores_of(question))) if value is not None}
     return {
         "key": question.key,
         "id": question.id,
@@ -107,9 +153,9 @@ def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
         "report": {
             "encoding": mechanism.encoding,
             "csv_columns": columns(question),
-            "json": f"a list of {mechanism.k} bits, bit j for option j" if mechanism.unary
-                    else f"an integer option index from 0 to {mechanism.k - 1}",
+            "json": report_words(question),
         },
+        **extra,
     }
 
 
@@ -127,11 +173,19 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     yield ESTIMATE_COLUMNS
     for r in results.questions:
         q, m = r.question, r.mechanism
+        channel = m.describe()  # discrete Laplace has no p and q_other (None): empty cells
+        fixed = [q.id, q.key, q.order, q.text, m.name, _cell(m.effective_epsilon), _cell(channel["p"]),
+                 _cell(channel["q_other"]), r.n]
         for row in r.rows:
-            yield [q.id, q.key, q.order, q.text, m.name, _cell(m.effective_epsilon), m.p, m.q_other, r.n, row.index,
+            yield [*fixed, row.index,
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
                    _cell(row.clipped), _cell(row.simplex)]
+        if r.mean is not None:
+            index = "mean" if r.is_mean else "mean_score"
+            e = r.mean
+            yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
+                   e.confidence, "wilson" if m.name == "onebit" else "normal", "false", e.confidence, "", ""]
 
 
 CROSSTAB_COLUMNS = [
@@ -197,5 +251,5 @@ class _Echo:
         return value
 
 
-def _cell(x: float) -> float | str:
-    return x if math.isfinite(x) else ""
+def _cell(x: float | None) -> float | str:
+    return x if x is not None and math.isfinite(x) else ""

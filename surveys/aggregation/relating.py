@@ -122,11 +122,13 @@ def break_down_tables(found: crosstab.BreakDown) -> list[BreakDownTable]:
 
 def context(survey: Survey, options: ResultOptions, current: SurveyPlan) -> dict[str, Any]:
     """What the dashboard's relating part shows; a refused a, b or by is `relate_problem` (a 400)."""
+    choices = [q for q in current if q.relatable]  # a numeric mean has no answers to relate
     found: dict[str, Any] = {"relate_problem": None, "crosstab": None, "conditional_chart": None,
-                             "break_down": None, "break_down_tables": [], "question_choices": list(current),
-                             "picked_a": options.a or (current.questions[0].id if current.questions else None),
-                             "picked_b": options.b or (current.questions[1].id if len(current) > 1 else None),
-                             "picked_by": options.by}
+                             "break_down": None, "break_down_tables": [], "question_choices": choices,
+                             "picked_a": options.a or (choices[0].id if choices else None),
+                             "picked_b": options.b or (choices[1].id if len(choices) > 1 else None),
+                             "picked_by": options.by,
+                             "relate_excluded": ", ".join(str(q.order) for q in current if not q.relatable)}
     try:
         if options.a is not None or options.b is not None:
             table = crosstab.crosstab(survey, options, current)

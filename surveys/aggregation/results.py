@@ -26,6 +26,7 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
+from . import means
 from .params import DEFAULTS, ResultOptions
 
 SAME = 1e-9  # a post-processed value this close to the unbiased one is not a different figure
@@ -47,11 +48,12 @@ class OptionRow:
 @dataclass(frozen=True)
 class QuestionResult:
     question: PlannedQuestion
-    estimate: ldp.Estimate
+    estimate: ldp.Estimate | None  # per-option fractions; None for a numeric question asked for its mean
     level: float  # each interval's own level: the confidence, or its Bonferroni share
-    margin_now: float  # worst-case half-width reached with n reports; inf at n = 0
-    margin: float  # the planner's target half-width
+    margin_now: float  # worst-case half-width reached with n reports; inf at n = 0 (a mean: in its units)
+    margin: float  # the planner's target half-width (a mean: in its units, a fraction of its range)
     needed: int  # respondents for `margin` at `level`, worst case
+    mean: ldp.MeanEstimate | None = None  # a numeric question's mean, an ordinal question's mean score
 
     @property
     def mechanism(self) -> ldp.Mechanism:
@@ -59,7 +61,20 @@ class QuestionResult:
 
     @property
     def n(self) -> int:
-        return self.estimate.n
+        if self.estimate is not None:
+            return self.estimate.n
+        return self.mean.n if self.mean is not None else 0
+
+    @property
+    def mean_leaves_out(self) -> str:
+        """An ordinal question's levels without a score (left out of its mean score), in words."""
+        return ", ".join(f"“{label}”" for label, score in zip(self.question.options, self.question.scores, strict=False)
+                         if score is None)
+
+    @property
+    def is_mean(self) -> bool:
+        """A numeric question asked for its mean: a mean in its units, no per-option fractions."""
+        return self.question.mean
 
     @property
     def still_needed(self) -> int:
@@ -74,12 +89,14 @@ class QuestionResult:
     @property
     def clipping_differs(self) -> bool:
         """Whether clipping to [0, 1] changed any option's estimate (else that column says nothing new)."""
-        return _differs(self.estimate.clipped, self.estimate.estimate)
+        return self.estimate is not None and _differs(self.estimate.clipped, self.estimate.estimate)
 
     @property
     def simplex_differs(self) -> bool:
-        """Whether the projection onto the simplex (summing to 100%) changed any option's estimate."""
-        return _differs(self.estimate.simplex, self.estimate.estimate)
+        """Whether the projection onto the simplex (summing to 100%) changed any option's estimate;
+        never for a multi-select, whose fractions need not add up to 100%."""
+        return (self.estimate is not None and self.mechanism.name != "multiselect"
+                and _differs(self.estimate.simplex, self.estimate.estimate))
 
     @property
     def counts_are(self) -> str:
@@ -87,8 +104,13 @@ class QuestionResult:
 
     @property
     def rows(self) -> list[OptionRow]:
+        """One row per option (level, bin); none for a numeric mean. A multi-select has no simplex
+        projection (its answers are subsets): NaN there."""
         e = self.estimate
-        columns = (self.question.options, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, e.simplex)
+        if e is None:
+            return []
+        simplex = (math.nan,) * len(e.simplex) if self.mechanism.name == "multiselect" else e.simplex
+        columns = (self.question.options, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, simplex)
         return [OptionRow(j, *values) for j, values in enumerate(zip(*columns, strict=True))]
 
 
@@ -134,7 +156,9 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
     """Debiased estimates, intervals and the sample-size planner for every question."""
     current = plan.of(survey)
     counted = count_reports(current)
-    questions = [_question_result(q, *counted[q.id], options) for q in current]
+    found = means.histograms(current)
+    questions = [_mean_result(q, *counted[q.id], found.get(q.id), options) if q.mean
+                 else _question_result(q, *counted[q.id], options) for q in current]
     return SurveyResults(survey=survey, options=options, responses=_responses(counted),
                          epsilon_total=current.epsilon_total, questions=questions)
 
@@ -152,9 +176,21 @@ def _question_result(question: PlannedQuestion, counts: np.ndarray, n: int, opti
                                   simultaneous=options.simultaneous)
     # The planner speaks of the same intervals the table shows, Bonferroni share included.
     level = 1.0 - (1.0 - options.confidence) / mechanism.k if options.simultaneous else options.confidence
+    score = means.mean_score(question, counts, n, options.confidence) if question.scores else None
     return QuestionResult(
         question=question, estimate=estimate, level=level, margin_now=ldp.margin_at(mechanism, n, level),
-        margin=options.margin, needed=ldp.respondents_needed(mechanism, options.margin, level),
+        margin=options.margin, needed=ldp.respondents_needed(mechanism, options.margin, level), mean=score,
+    )
+
+
+def _mean_result(question: PlannedQuestion, counts: np.ndarray, n: int, histogram: means.Histogram | None,
+                 options: ResultOptions) -> QuestionResult:
+    """A numeric question asked for its mean: one interval (no Bonferroni share), a margin in its units."""
+    level = options.confidence
+    return QuestionResult(
+        question=question, estimate=None, level=level, margin_now=means.margin_at(question, n, level),
+        margin=means.units(question, options.margin), needed=means.needed(question, options.margin, level),
+        mean=means.numeric_mean(question, counts, histogram, level),
     )
 
 

@@ -3,9 +3,24 @@ values and feed the OpenAPI schema, so the two cannot drift."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from surveys.collection.serializers import FiniteFloatField, MechanismSerializer
+from surveys.collection.serializers import (
+    BINS_SCHEMA,
+    KINDS,
+    SCALE_SCHEMA,
+    SCORES_SCHEMA,
+    FiniteFloatField,
+    MechanismSerializer,
+    bins_of,
+    scale_of,
+    scores_of,
+)
+
+from .results import QuestionResult
 
 
 class PostProcessedSerializer(serializers.Serializer):
@@ -24,9 +39,21 @@ class OptionEstimateSerializer(serializers.Serializer):
     post_processed = PostProcessedSerializer(source="*")
 
 
+class MeanEstimateSerializer(serializers.Serializer):
+    """An `ldp.MeanEstimate`: a numeric question's mean, or an ordinal question's mean score."""
+
+    mean = FiniteFloatField(help_text="Unbiased, in the question's units (ordinal: its scores). null without reports.")
+    std_error = FiniteFloatField()
+    ci_low = FiniteFloatField(help_text="Clipped to the range the mean can take (lo..hi, or the scores' range).")
+    ci_high = FiniteFloatField()
+    confidence = serializers.FloatField()
+    n = serializers.IntegerField()
+
+
 class PlannerSerializer(serializers.Serializer):
     margin_now = FiniteFloatField(help_text="Worst-case half-width reached; null without reports.")
-    margin = serializers.FloatField()
+    margin = FiniteFloatField(help_text="A fraction (0.05 is ±5 points); for a numeric mean, in the question's units "
+                                        "(the requested margin times hi - lo).")
     respondents_needed = serializers.IntegerField(source="needed")
     still_needed = serializers.IntegerField()
     enough = serializers.BooleanField(help_text=(
@@ -46,13 +73,33 @@ class QuestionEstimatesSerializer(serializers.Serializer):
     key = serializers.CharField(source="question.key", help_text="q<order>, as in the exports.")
     order = serializers.IntegerField(source="question.order")
     text = serializers.CharField(source="question.text")
-    kind = serializers.ChoiceField(source="question.kind", choices=["yes_no", "single_choice"])
+    kind = serializers.ChoiceField(source="question.kind", choices=KINDS)
     n = serializers.IntegerField(help_text="Number of reports.")
     mechanism = MechanismSerializer()
     counts_are = serializers.CharField()
     interval_level = serializers.FloatField(source="level", help_text="Each interval's level (Bonferroni-adjusted).")
-    options = OptionEstimateSerializer(source="rows", many=True)
+    options = OptionEstimateSerializer(source="rows", many=True, help_text=(
+        "Per option (level, bin): the fraction who chose it (multi-select: who ticked it; these need not add up to "
+        "1, and have no simplex projection). Empty for a numeric question asked for its mean."))
+    mean = MeanEstimateSerializer(allow_null=True, help_text=(
+        "A numeric question's mean (1-bit mean, discrete Laplace) in its units, or an ordinal question's mean score "
+        "over its scored levels; null for the other kinds."))
+    scale = serializers.SerializerMethodField()
+    bins = serializers.SerializerMethodField()
+    scores = serializers.SerializerMethodField()
     planner = PlannerSerializer(source="*")
+
+    @extend_schema_field(SCALE_SCHEMA)
+    def get_scale(self, result: QuestionResult) -> dict[str, str] | None:
+        return scale_of(result.question)
+
+    @extend_schema_field(BINS_SCHEMA)
+    def get_bins(self, result: QuestionResult) -> list[dict[str, Any]] | None:
+        return bins_of(result.question)
+
+    @extend_schema_field(SCORES_SCHEMA)
+    def get_scores(self, result: QuestionResult) -> list[str | None] | None:
+        return scores_of(result.question)
 
 
 class EstimatedSurveySerializer(serializers.Serializer):

@@ -18,7 +18,7 @@ from django.views.decorators.cache import never_cache
 from surveys.collection import plan, sharing
 from surveys.collection.models import Survey
 
-from . import access, charts, crosstab, exports, params, progress, relating, results
+from . import access, charts, crosstab, exports, numeric_charts, params, progress, relating, results
 
 
 def researchers_only(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -51,8 +51,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "progress": coming_along, "daily_chart": charts.daily_chart(coming_along.window),
         **sharing.context(request, survey),
         # No chart (its words are the figures) for a question whose estimates are not shown yet.
-        "questions": [(question, charts.estimate_chart(question) if question.enough else None)
-                      for question in found.questions],
+        "questions": [(question, *numeric_charts.charts_of(question)) for question in found.questions],
         "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
         "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[options.interval],
         "query": options.query(),

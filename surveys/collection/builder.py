@@ -23,13 +23,25 @@ from .models import Option, Question, Report, Response, Survey
 
 @dataclass(frozen=True)
 class QuestionSpec:
-    """A question to create: yes/no when it has no options, single choice otherwise."""
+    """A question to create: yes/no when it has no options, single choice otherwise, unless `kind`
+    says (multi_select, numeric, ordinal). A numeric question has `scale` (lo, hi, step) and, for a
+    histogram (krr), `edges` (each bin's lower edge, one per option); an ordinal one `scores` (one per
+    level, None for a level left out of the mean)."""
 
     text: str
     mechanism: str
     q: Decimal | str | None = None  # q-randomized response only
     epsilon: float | None = None  # every other mechanism
     options: Sequence[str] = ()
+    kind: str | None = None
+    scale: tuple[str, str, str] | None = None
+    at_most: int | None = None
+    edges: Sequence[str] = ()
+    scores: Sequence[str | None] = ()
+
+    @property
+    def question_kind(self) -> str:
+        return self.kind or (Question.Kind.SINGLE_CHOICE if self.options else Question.Kind.YES_NO)
 
 
 @transaction.atomic
@@ -37,13 +49,24 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
     """A survey with its questions (order 1, 2, ...) and their options (order 0, 1, ...)."""
     survey = Survey.objects.create(slug=slug, title=title, **fields)
     for order, spec in enumerate(questions, start=1):
-        question = Question.objects.create(
-            survey=survey, order=order, text=spec.text, mechanism_name=spec.mechanism,
-            kind=Question.Kind.SINGLE_CHOICE if spec.options else Question.Kind.YES_NO,
-            q=None if spec.q is None else Decimal(spec.q), epsilon=spec.epsilon)
-        Option.objects.bulk_create(Option(question=question, order=j, label=label)
-                                   for j, label in enumerate(spec.options))
+        question = Question(survey=survey, order=order, text=spec.text, mechanism_name=spec.mechanism,
+                            kind=spec.question_kind, q=None if spec.q is None else Decimal(spec.q),
+                            epsilon=spec.epsilon, at_most=spec.at_most)
+        if spec.scale:
+            question.lo, question.hi, question.step = (Decimal(x) for x in spec.scale)
+        question.save()
+        Option.objects.bulk_create(_option(question, j, label, spec) for j, label in enumerate(spec.options))
     return survey
+
+
+def _option(question: Question, order: int, label: str, spec: QuestionSpec) -> Option:
+    option = Option(question=question, order=order, label=label)
+    if spec.edges:
+        option.lower = Decimal(spec.edges[order])
+    score = spec.scores[order] if spec.scores else None
+    if score is not None:
+        option.score = Decimal(score)
+    return option
 
 
 @transaction.atomic
@@ -59,18 +82,41 @@ def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndar
     Report.objects.bulk_create((Report(response=response, question_id=q.id, value=int(value))
                                 for q in given for response, value in zip(responses, values[q.id], strict=True)),
                                batch_size=2000)
-    tallies.add(given, {q.id: (_counts(q.mechanism, values[q.id]), n) for q in given})
+    tallies.add(given, {q.id: (_counts(q, values[q.id]), n) for q in given})
     return responses
+
+
+def true_answers(question: plan.PlannedQuestion, n: int, truth: Sequence[float] | None,
+                 rng: np.random.Generator) -> np.ndarray:
+    """n true answers as the question's mechanism takes them, drawn from `truth` (uniform if None):
+    an option index from its fractions; for a multi-select, each option ticked with its own probability
+    (ticks past the at-most limit dropped, last first: an (n, k) array of bits); for a numeric question, a
+    grid index from fractions over the grid lo..hi, then for a histogram its bin."""
+    mechanism = question.mechanism
+    if question.kind == "multi_select":
+        chances = np.asarray(truth if truth is not None else [0.5] * mechanism.k)
+        bits = (rng.random((n, mechanism.k)) < chances).astype(np.uint8)
+        limit = mechanism.to_dict()["at_most"]
+        if limit is not None:
+            bits[np.cumsum(bits, axis=1) > limit] = 0
+        return bits
+    if question.scale is not None:
+        points = question.scale.steps + 1
+        index = rng.choice(points, size=n, p=truth if truth is not None else [1 / points] * points)
+        if not question.edges:
+            return index
+        return np.searchsorted(np.asarray(question.edge_indexes), index, side="right") - 1
+    k = mechanism.k
+    return rng.choice(k, size=n, p=truth if truth is not None else [1 / k] * k)
 
 
 def randomized(survey: Survey, n: int, truth: Mapping[int, Sequence[float]], rng: np.random.Generator,
                ) -> dict[int, np.ndarray]:
     """Stored report values per question id for n respondents whose true answers follow `truth`
-    (question order -> fractions; uniform where not given), randomized by ldp."""
+    (question order -> fractions, see `true_answers`; uniform where not given), randomized by ldp."""
     found = {}
     for q in plan.of(survey):
-        k = q.mechanism.k
-        answers = rng.choice(k, size=n, p=truth.get(q.order, [1 / k] * k))
+        answers = true_answers(q, n, truth.get(q.order), rng)
         found[q.id] = q.mechanism.encode_many(q.mechanism.randomize(answers, rng))
     return found
 
@@ -82,6 +128,6 @@ def simulate_responses(survey: Survey, n: int, truth: Mapping[int, Sequence[floa
     return n
 
 
-def _counts(mechanism: Any, values: Sequence[int] | np.ndarray) -> np.ndarray:
+def _counts(question: plan.PlannedQuestion, values: Sequence[int] | np.ndarray) -> np.ndarray:
     distinct, counts = np.unique(np.asarray(values, dtype=np.int64), return_counts=True)
-    return mechanism.tally(distinct, counts)
+    return question.mechanism.tally(distinct, counts)[:tallies.width(question)]

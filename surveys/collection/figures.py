@@ -14,6 +14,9 @@ from django.utils.translation import gettext_lazy
 
 import ldp
 
+from . import question_figures
+from .question_figures import MEANS
+
 MARGIN = 0.05  # the planner's margin: ±5 points at 95% confidence
 # Guidance, not a rule: the per-question epsilon up to which privacy reads as strong, then moderate.
 STRONG, MODERATE = 1.0, 3.0
@@ -51,10 +54,11 @@ def of(mechanism: ldp.Mechanism) -> dict[str, Any]:
         "q_equivalent": mechanism.q_equivalent,
         "odds": ldp.odds_factor(epsilon),
         "best_guess": 100 * ldp.best_guess(epsilon),
-        "respondents": ldp.respondents_needed(mechanism, MARGIN),
+        "respondents": ldp.respondents_needed(mechanism, MARGIN) if mechanism.name not in MEANS else None,
         "strength": strength(epsilon),
     }
-    figures["summary"] = summary(figures)
+    figures.update(question_figures.of(mechanism, MARGIN))
+    figures["summary"] = summary(figures) + question_figures.summary(figures)
     return figures
 
 
@@ -62,6 +66,11 @@ def summary(figures: dict[str, Any]) -> str:
     """The figures in one line of words (plain text: the caller escapes it)."""
     q = "" if figures["q_equivalent"] is None else f" (q = {figures['q_equivalent']:.4f})"
     strengths = {"strong": _("strong"), "moderate": _("moderate"), "weak": _("weak")}
+    if figures["respondents"] is None:  # a numeric mean: its planner is in units of the question
+        return _("ε = {epsilon}; a report shifts the odds between any two answers at most {odds}:1; a guess from "
+                 "one report is right at most {guess}% of the time ({strength} privacy)").format(
+            epsilon=f"{figures['epsilon']:.4f}", odds=f"{figures['odds']:.2f}",
+            guess=f"{figures['best_guess']:.1f}", strength=strengths[figures["strength"]])
     return _("ε = {epsilon}{q}; a report shifts the odds at most {odds}:1; {respondents} respondents for "
              "±5 points at 95%; a guess from one report is right at most {guess}% of the time "
              "({strength} privacy)").format(

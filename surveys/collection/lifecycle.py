@@ -6,8 +6,9 @@ from django.core.exceptions import ValidationError
 
 import ldp
 
-from . import plan
+from . import plan, scales
 from .models import MAX_OPTIONS, Question, Survey
+from .models.kinds import has_options
 
 
 def check_budget_with(survey: Survey, question: Question) -> float:
@@ -28,9 +29,7 @@ def problems(survey: Survey) -> list[str]:
         return ["it has no questions"]
     found = []
     for question in questions:
-        k = question.k()
-        if question.kind == Question.Kind.SINGLE_CHOICE and not 2 <= k <= MAX_OPTIONS:
-            found.append(f"question {question.order} needs 2 to {MAX_OPTIONS} options, has {k}")
+        found += option_problems(question)
         try:
             question.full_clean(exclude=["survey"])
         except ValidationError as error:
@@ -39,6 +38,27 @@ def problems(survey: Survey) -> list[str]:
         total = plan.of(survey).epsilon_total
         if total > survey.epsilon_budget:
             found.append(f"its questions cost ε = {total:.4f}, over the budget {survey.epsilon_budget:g}")
+    return found
+
+
+def option_problems(question: Question) -> list[str]:
+    """A question's options (levels, bins): how many, and what the kind asks of them."""
+    if not has_options(question.kind, question.mechanism_name):
+        return []
+    options = question.ordered_options()
+    k = len(options)
+    if not 2 <= k <= MAX_OPTIONS:
+        return [f"question {question.order} needs 2 to {MAX_OPTIONS} options, has {k}"]
+    found = []
+    if question.kind == Question.Kind.MULTI_SELECT and question.at_most is not None and question.at_most >= k:
+        found.append(f"question {question.order}: its at-most limit ({question.at_most}) must be below its "
+                     f"number of options ({k})")
+    scale = question.scale()
+    if scale is not None:
+        found += [f"question {question.order}: {problem}"
+                  for problem in scales.bin_problems(scale, [o.lower and scales.exact(o.lower) for o in options])]
+    if question.kind == Question.Kind.ORDINAL and all(o.score is None for o in options):
+        found.append(f"question {question.order}: its levels need scores")
     return found
 
 

@@ -21,7 +21,10 @@ from django.db import connection
 import ldp
 from surveys.errors import ApiError
 
+from . import scales
 from .models import YES_NO_LABELS, Option, Question, Survey, build_mechanism
+from .models.kinds import MEAN_MECHANISMS, has_options
+from .scales import Scale
 
 Rows = tuple[tuple, ...]
 
@@ -40,13 +43,35 @@ class PlannedQuestion:
     order: int
     text: str
     kind: str
-    options: tuple[str, ...]  # labels in report order; yes/no: No, Yes
+    options: tuple[str, ...]  # labels in report order; yes/no: No, Yes; a numeric mean: none
     mechanism: ldp.Mechanism
+    scale: Scale | None = None  # numeric questions: the grid of answers
+    edges: tuple[Decimal, ...] = ()  # a numeric histogram: each bin's lower edge
+    scores: tuple[Decimal | None, ...] = ()  # an ordinal question: each level's score (None: not in the mean)
 
     @property
     def randomized(self) -> bool:
         """False for a direct question: its answer is sent as given."""
         return self.mechanism.randomized
+
+    @property
+    def mean(self) -> bool:
+        """A numeric question asked for its mean (1-bit mean or discrete Laplace): no per-option fractions."""
+        return self.mechanism.name in MEAN_MECHANISMS
+
+    @property
+    def histogram(self) -> bool:
+        return self.kind == Question.Kind.NUMERIC and not self.mean
+
+    @property
+    def relatable(self) -> bool:
+        """Whether a cross-tab can take it: every kind with options (a numeric mean has none)."""
+        return not self.mean
+
+    @property
+    def edge_indexes(self) -> list[int]:
+        """A histogram's lower edges as grid indexes (what the browser maps an answer with)."""
+        return scales.edge_indexes(self.scale, self.edges) if self.scale and self.edges else []
 
     @property
     def key(self) -> str:
@@ -98,7 +123,8 @@ def of_many(survey_ids: Iterable[int]) -> dict[int, SurveyPlan | Unavailable]:
     return found
 
 
-QUESTION_COLUMNS = "q.id, q.{order}, q.text, q.kind, q.mechanism_name, q.q, q.epsilon, o.label"
+QUESTION_COLUMNS = ("q.id, q.{order}, q.text, q.kind, q.mechanism_name, q.q, q.epsilon, q.lo, q.hi, q.step, q.at_most, "
+                    "o.label, o.score, o.lower")
 
 
 def _tables() -> dict[str, str]:
@@ -108,9 +134,12 @@ def _tables() -> dict[str, str]:
 
 
 def _question_row(row: tuple | list) -> tuple:
-    # q is exact decimal text: SQLite hands it back as a float, whose repr is that text.
-    pk, order, text, kind, name, q, epsilon, label = row
-    return pk, order, text, kind, name, None if q is None else Decimal(str(q)), epsilon, label
+    # q and the other decimals are exact decimal text: SQLite hands them back as floats, whose repr
+    # is that text (`scales.exact` reads both databases' forms the same).
+    pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, label, score, lower = row
+    lo, hi, step, score, lower = (None if x is None else scales.exact(x) for x in (lo, hi, step, score, lower))
+    return (pk, order, text, kind, name, None if q is None else Decimal(str(q)), epsilon, lo, hi, step, at_most,
+            label, score, lower)
 
 
 def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
@@ -173,24 +202,55 @@ def _survey_values(vendor: str, row: tuple) -> tuple:
 
 @lru_cache(maxsize=256)
 def build(rows: Rows) -> SurveyPlan:
-    """The plan of (question id, order, text, kind, mechanism name, q, epsilon, option label) rows."""
+    """The plan of (question id, order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most,
+    option label, score, lower edge) rows."""
     fields: dict[int, tuple] = {}
-    labels: dict[int, list[str]] = {}
-    for pk, order, text, kind, name, q, epsilon, label in rows:
-        fields.setdefault(pk, (order, text, kind, name, q, epsilon))
-        labels.setdefault(pk, [])
+    options: dict[int, list[tuple[str, Decimal | None, Decimal | None]]] = {}
+    for pk, *question, label, score, lower in rows:
+        fields.setdefault(pk, tuple(question))
+        options.setdefault(pk, [])
         if label is not None:
-            labels[pk].append(label)
-    questions = []
-    for pk, (order, text, kind, name, q, epsilon) in fields.items():
-        try:
-            mechanism = build_mechanism(name, kind, q, epsilon, len(labels[pk]))
-        except (ValueError, TypeError) as error:
-            raise Unavailable(f"question {order}: {error}") from None
-        options = YES_NO_LABELS if kind == Question.Kind.YES_NO else tuple(labels[pk])
-        questions.append(PlannedQuestion(pk, order, text, kind, options, mechanism))
-    # The digest covers exactly what it always has, so stored responses keep matching.
-    definition = [[q.id, q.kind, q.mechanism.to_dict(), labels[q.id]] for q in questions]
+            options[pk].append((label, score, lower))
+    questions = [_planned(pk, fields[pk], options[pk]) for pk in fields]
+    # The digest covers exactly what it always has, so stored responses keep matching; the new
+    # kinds add their scale, bins and scores.
+    definition = [[q.id, q.kind, q.mechanism.to_dict(), [label for label, *_ in options[q.id]], *_extra(q)]
+                  for q in questions]
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
     return SurveyPlan(digest[:16], tuple(questions))
 
+
+def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, Decimal | None]]) -> PlannedQuestion:
+    """One question from its fields (order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most)
+    and its options (label, score, lower edge)."""
+    order, text, kind, name, q, epsilon, lo, hi, step, at_most = fields
+    scale = scales.scale_of(lo, hi, step) if kind == Question.Kind.NUMERIC else None
+    if kind == Question.Kind.NUMERIC and scale is None:
+        raise Unavailable(f"question {order}: its lo, hi and step do not make a grid of answers")
+    try:
+        mechanism = build_mechanism(name, kind, q, epsilon, len(options), scale=scale, at_most=at_most)
+    except (ValueError, TypeError) as error:
+        raise Unavailable(f"question {order}: {error}") from None
+    labels = tuple(label for label, *_ in options) if has_options(kind, name) else ()
+    edges: tuple[Decimal, ...] = ()
+    if kind == Question.Kind.NUMERIC and has_options(kind, name):
+        found = [lower for *_, lower in options]
+        problems = scales.bin_problems(scale, found)  # type: ignore[arg-type]  # scale is set above
+        if problems:
+            raise Unavailable(f"question {order}: {' '.join(problems)}")
+        edges = tuple(edge for edge in found if edge is not None)
+    scores = tuple(score for _, score, _ in options) if kind == Question.Kind.ORDINAL else ()
+    return PlannedQuestion(pk, order, text, kind, YES_NO_LABELS if kind == Question.Kind.YES_NO else labels,
+                           mechanism, scale, edges, scores)
+
+
+def _extra(question: PlannedQuestion) -> list[dict[str, object]]:
+    """What the digest adds for the new kinds: the scale, the bins' edges, the levels' scores."""
+    found: dict[str, object] = {}
+    if question.scale is not None:
+        found["scale"] = question.scale.as_dict()
+    if question.edges:
+        found["edges"] = [str(edge) for edge in question.edges]
+    if question.scores:
+        found["scores"] = [None if score is None else str(score) for score in question.scores]
+    return [found] if found else []

@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import SkipField
 
 import ldp
 
@@ -30,6 +31,18 @@ class FiniteFloatField(serializers.FloatField):
         return number if math.isfinite(number) else None
 
 
+class GivenOrNullInteger(serializers.IntegerField):
+    """An integer that may be null (multi-select's at_most) and is left out where the mechanism has no such key."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(required=False, allow_null=True, **kwargs)
+
+    def get_attribute(self, instance: Any) -> Any:
+        if isinstance(instance, dict) and self.source not in instance:
+            raise SkipField
+        return super().get_attribute(instance)
+
+
 class SamplerSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["grr", "unary", "direct"], help_text=(
         "grr (keep, other), unary (one_if_*), or direct: not randomized, the answer is sent as given "
@@ -40,6 +53,54 @@ class SamplerSerializer(serializers.Serializer):
     other = serializers.IntegerField(required=False)
     one_if_true = serializers.IntegerField(required=False)
     one_if_false = serializers.IntegerField(required=False)
+
+
+class MultiSelectSamplerSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["multiselect"], help_text=(
+        "k bits, the true answer with at most at_most ones (any number when null); each bit kept when U < keep, "
+        "U uniform in [0, modulus), flipped otherwise, in order 0..k-1."))
+    k = serializers.IntegerField()
+    at_most = serializers.IntegerField(allow_null=True)
+    modulus = serializers.IntegerField()
+    keep = serializers.IntegerField()
+
+
+class GridSerializer(serializers.Serializer):
+    steps = serializers.IntegerField(help_text="N = (hi - lo) / step: the true answer is a grid index i in [0, N].")
+    lo = serializers.CharField(help_text="Decimal text; the value of index i is lo + i * step.")
+    hi = serializers.CharField()
+    step = serializers.CharField()
+
+
+class OneBitSamplerSerializer(GridSerializer):
+    kind = serializers.ChoiceField(choices=["onebit"], help_text=(
+        "U1 uniform in [0, steps): bit = U1 < i; U2 uniform in [0, modulus): report = bit if U2 < keep, else "
+        "1 - bit."))
+    modulus = serializers.IntegerField()
+    keep = serializers.IntegerField()
+
+
+class DiscreteLaplaceSamplerSerializer(GridSerializer):
+    kind = serializers.ChoiceField(choices=["dlaplace"], help_text=(
+        "report r = i + Z, Z two-sided geometric with P(Z = z) proportional to exp(-|z| scale_den / scale_num), "
+        "sampled exactly with integers, then clamped to [-bound, steps + bound]."))
+    scale_num = serializers.IntegerField()
+    scale_den = serializers.IntegerField()
+    bound = serializers.IntegerField()
+
+
+SAMPLERS: dict[str, type[serializers.Serializer]] = {
+    "multiselect": MultiSelectSamplerSerializer, "onebit": OneBitSamplerSerializer,
+    "dlaplace": DiscreteLaplaceSamplerSerializer}
+ANY_SAMPLER = PolymorphicProxySerializer(
+    component_name="AnySampler", resource_type_field_name=None,
+    serializers=[SamplerSerializer, MultiSelectSamplerSerializer, OneBitSamplerSerializer,
+                 DiscreteLaplaceSamplerSerializer])
+
+
+def sampler_data(sampler: dict[str, Any]) -> dict[str, Any]:
+    """A published sampler as its own kind's serializer writes it."""
+    return dict(SAMPLERS.get(sampler["kind"], SamplerSerializer)(sampler).data)
 
 
 class MechanismSerializer(serializers.Serializer):
@@ -54,17 +115,42 @@ class MechanismSerializer(serializers.Serializer):
                                                    "null for a direct question (not randomized: no deniability).")
     q_equivalent = serializers.FloatField(allow_null=True, help_text="Yes/no only: q of q-RR with this channel, "
                                                                      "tanh(effective epsilon / 2).")
-    p = serializers.FloatField(help_text="P(report = truth); per bit for unary encodings.")
-    q_other = serializers.FloatField(help_text="P(report = a given other option); per bit for unary encodings.")
-    p_exact = serializers.CharField(help_text="p as the sampler's fraction, numerator/modulus.")
-    q_other_exact = serializers.CharField(help_text="q_other as the sampler's fraction, numerator/modulus.")
-    sampler = SamplerSerializer(help_text="The integers the browser samples exactly.")
+    p = serializers.FloatField(allow_null=True, help_text=(
+        "P(report = truth); per bit for unary encodings and multi-select; the kept bit of the 1-bit mean. null for "
+        "discrete Laplace (an integer report)."))
+    q_other = serializers.FloatField(allow_null=True, help_text=(
+        "P(report = a given other option); per bit for unary encodings and multi-select; null for discrete Laplace."))
+    p_exact = serializers.CharField(allow_null=True, help_text="p as the sampler's fraction, numerator/modulus.")
+    q_other_exact = serializers.CharField(allow_null=True, help_text="q_other as the sampler's fraction, "
+                                                                     "numerator/modulus.")
+    sampler = serializers.SerializerMethodField(help_text="The integers the browser samples exactly.")
     sampler_rule = serializers.CharField()
-    encoding = serializers.ChoiceField(choices=["index", "bits"], help_text="index: an option index; bits: one bit "
-                                                                            "per option (bit j = option j).")
+    per_bit_epsilon = serializers.FloatField(required=False, help_text="multiselect: ln(keep / (modulus - keep)).")
+    hamming_d = serializers.IntegerField(required=False, help_text=(
+        "multiselect: the most boxes two answers differ in (k, or min(k, 2 at_most)); effective epsilon = "
+        "hamming_d * per_bit_epsilon."))
+    at_most = GivenOrNullInteger(help_text="multiselect: null for any number.")
+    lo = serializers.CharField(required=False, help_text="onebit, dlaplace: the grid lo, lo + step, ..., hi.")
+    hi = serializers.CharField(required=False)
+    step = serializers.CharField(required=False)
+    steps = serializers.IntegerField(required=False, help_text="onebit, dlaplace: (hi - lo) / step.")
+    scale_num = serializers.IntegerField(required=False, help_text="dlaplace: the noise scale t (integer).")
+    scale_den = serializers.IntegerField(required=False, help_text="dlaplace: s, with P(Z = z) proportional to "
+                                                                   "exp(-|z| s / t).")
+    scale_exact = serializers.CharField(required=False, help_text="dlaplace: t/s.")
+    bound = serializers.IntegerField(required=False, help_text="dlaplace: reports are clamped to [-bound, steps + "
+                                                               "bound] and stored as report + bound.")
+    noise_variance = serializers.FloatField(required=False, help_text="dlaplace: Var(Z) in grid steps squared.")
+    encoding = serializers.ChoiceField(choices=["index", "bits", "integer"], help_text=(
+        "index: an option index (onebit: the bit); bits: one bit per option (bit j = option j); integer: "
+        "dlaplace's report r in [-bound, steps + bound] (stored as r + bound)."))
 
     def to_representation(self, instance: ldp.Mechanism) -> Any:
         return super().to_representation({**instance.describe(), "randomized": instance.randomized})
+
+    @extend_schema_field(ANY_SAMPLER)
+    def get_sampler(self, described: dict[str, Any]) -> dict[str, Any]:
+        return sampler_data(described["sampler"])
 
 
 class DeniabilitySerializer(serializers.Serializer):
@@ -74,18 +160,75 @@ class DeniabilitySerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
+KINDS = ["yes_no", "single_choice", "multi_select", "numeric", "ordinal"]
+
+
+class ScaleSerializer(serializers.Serializer):
+    lo = serializers.CharField(help_text="The smallest answer (decimal text).")
+    hi = serializers.CharField(help_text="The largest answer.")
+    step = serializers.CharField(help_text="Answers are lo, lo + step, ..., hi; grid index i is lo + i step.")
+
+
+class BinSerializer(serializers.Serializer):
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
+    lower = serializers.CharField(help_text="The bin's smallest answer (decimal text): it holds the answers from "
+                                            "here up to the next bin's lower edge (the last one up to hi).")
+    lower_index = serializers.IntegerField(help_text="The same as a grid index.")
+
+
+SCALE_SCHEMA = ScaleSerializer(allow_null=True, help_text="Numeric questions only.")
+BINS_SCHEMA = BinSerializer(many=True, allow_null=True, help_text=(
+    "A numeric question asked for a histogram (k-ary randomized response over these bins): the browser reports the "
+    "bin of the answer. null otherwise."))
+SCORES_SCHEMA = serializers.ListField(child=serializers.CharField(allow_null=True), allow_null=True, help_text=(
+    "Ordinal questions: each level's score (decimal text; null: left out of the mean score). null otherwise."))
+
+
+def scale_of(question: PlannedQuestion) -> dict[str, str] | None:
+    return None if question.scale is None else question.scale.as_dict()
+
+
+def bins_of(question: PlannedQuestion) -> list[dict[str, Any]] | None:
+    if not question.edges:
+        return None
+    return [{"label": label, "lower": str(edge), "lower_index": index}
+            for label, edge, index in zip(question.options, question.edges, question.edge_indexes, strict=True)]
+
+
+def scores_of(question: PlannedQuestion) -> list[str | None] | None:
+    if not question.scores:
+        return None
+    return [None if score is None else str(score) for score in question.scores]
+
+
 class QuestionDefinitionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     order = serializers.IntegerField()
     text = serializers.CharField()
-    kind = serializers.ChoiceField(choices=["yes_no", "single_choice"])
-    options = serializers.ListField(child=serializers.CharField())
+    kind = serializers.ChoiceField(choices=KINDS)
+    options = serializers.ListField(child=serializers.CharField(), help_text=(
+        "Labels in report order (levels, bins); yes/no: No, Yes; none for a numeric question asked for its mean."))
     mechanism = MechanismSerializer()
     deniability = serializers.SerializerMethodField()
+    scale = serializers.SerializerMethodField()
+    bins = serializers.SerializerMethodField()
+    scores = serializers.SerializerMethodField()
 
     @extend_schema_field(DeniabilitySerializer)
     def get_deniability(self, question: PlannedQuestion) -> dict[str, Any]:
         return DeniabilitySerializer(ldp.deniability(question.mechanism)).data  # a direct question's inf as null
+
+    @extend_schema_field(SCALE_SCHEMA)
+    def get_scale(self, question: PlannedQuestion) -> dict[str, str] | None:
+        return scale_of(question)
+
+    @extend_schema_field(BINS_SCHEMA)
+    def get_bins(self, question: PlannedQuestion) -> list[dict[str, Any]] | None:
+        return bins_of(question)
+
+    @extend_schema_field(SCORES_SCHEMA)
+    def get_scores(self, question: PlannedQuestion) -> list[str | None] | None:
+        return scores_of(question)
 
 
 class SurveyDefinitionSerializer(serializers.Serializer):
@@ -109,7 +252,8 @@ class SubmissionSerializer(serializers.Serializer):
     version = serializers.CharField(help_text="The survey definition's version.")
     key = serializers.UUIDField(help_text="Random per submission, made by the browser; a retry reuses it.")
     reports = serializers.DictField(
-        help_text="Question id -> report: an option index, or for unary encodings a list of k bits.",
+        help_text="Question id -> report: an option index (onebit: 0 or 1), a list of k bits (unary encodings, "
+                  "multi-select), or an integer (dlaplace).",
         child=serializers.JSONField())
     invitation = serializers.CharField(
         required=False, max_length=128,

@@ -40,6 +40,12 @@ class CountError(plan.Unavailable):
     """Stored reports or tallies do not fit their question's options."""
 
 
+def width(question: PlannedQuestion) -> int:
+    """How many per-option counters a question has: k, or none for integer reports (discrete Laplace,
+    whose k is the size of its grid; its estimate reads the histogram of stored values instead)."""
+    return 0 if question.mechanism.encoding == "integer" else question.mechanism.k
+
+
 # --- creating rows ---------------------------------------------------------------------
 
 def ensure_rows(questions: Questions) -> None:
@@ -48,7 +54,7 @@ def ensure_rows(questions: Questions) -> None:
     Race-safe: concurrent callers insert the same keys and conflicts are ignored.
     """
     rows = [Tally(question_id=q.id, slot=slot, shard=shard, count=0)
-            for q in questions for slot in range(TALLY_N_SLOT, q.mechanism.k) for shard in range(TALLY_SHARDS)]
+            for q in questions for slot in range(TALLY_N_SLOT, width(q)) for shard in range(TALLY_SHARDS)]
     Tally.objects.bulk_create(rows, ignore_conflicts=True, batch_size=2000)
 
 
@@ -110,7 +116,7 @@ def _sums(question_ids: list[int]) -> dict[tuple[int, int], int]:
 
 def read(questions: Questions) -> Counted:
     """question id -> (counts per option, n) from the tallies: one grouped query."""
-    ks = {q.id: q.mechanism.k for q in questions}
+    ks = {q.id: width(q) for q in questions}
     if not ks:
         return {}
     counts = {pk: np.zeros(k, dtype=np.int64) for pk, k in ks.items()}
@@ -134,7 +140,7 @@ def count_from_reports(questions: Questions) -> Counted:
     questions with many options, whose bitmasks could be nearly all distinct, sum their bits in SQL.
     """
     by_id = {q.id: q for q in questions}
-    counts = {pk: np.zeros(q.mechanism.k, dtype=np.int64) for pk, q in by_id.items()}
+    counts = {pk: np.zeros(width(q), dtype=np.int64) for pk, q in by_id.items()}
     totals = dict.fromkeys(counts, 0)
     many_bits = {pk: q.mechanism.k for pk, q in by_id.items()
                  if q.mechanism.unary and q.mechanism.k > GROUPED_UNARY_MAX_K}
@@ -148,7 +154,8 @@ def count_from_reports(questions: Questions) -> Counted:
             values, tallies = np.array(found, dtype=np.int64).T
             totals[question_id] = int(tallies.sum())
             try:
-                counts[question_id][:] = by_id[question_id].mechanism.tally(values, tallies)
+                tallied = by_id[question_id].mechanism.tally(values, tallies)
+                counts[question_id][:] = tallied[:width(by_id[question_id])]
             except ValueError:
                 raise CountError(f"question id {question_id} has reports outside its options") from None
     if many_bits:
@@ -204,7 +211,7 @@ def rebuild(survey: Survey) -> None:
         ensure_rows(questions)
         rows = list(Tally.objects.select_for_update().filter(question__survey=survey).order_by("pk"))
         counted = count_from_reports(questions)
-        ks = {q.id: q.mechanism.k for q in questions}
+        ks = {q.id: width(q) for q in questions}
         stale, changed = [], []
         for row in rows:
             if row.question_id not in ks or not TALLY_N_SLOT <= row.slot < ks[row.question_id]:

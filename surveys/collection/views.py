@@ -1,8 +1,6 @@
 """The respondent's page, and its staff-only preview. It renders the questions; respond.js
 randomizes and posts (never in a preview)."""
 
-from typing import Any
-
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
@@ -12,10 +10,9 @@ from django.views.decorators.cache import never_cache
 
 from surveys.headers import no_referrer
 
-from . import definition, wording
+from . import page
 from .models import Survey
 from .plan import Unavailable
-from .serializers import SurveyDefinitionSerializer
 
 
 @no_referrer
@@ -47,27 +44,8 @@ def preview(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _page(request: HttpRequest, survey: Survey, preview: bool) -> HttpResponse:
-    published = SurveyDefinitionSerializer(definition.of(survey)).data
-    questions = [{**q, "wording": wording.of(q["mechanism"])} for q in published["questions"]]
-    client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler
-        "preview": preview,
-        "version": published["version"],
-        "slug": survey.slug,
-        "byInvitation": survey.access == Survey.Access.INVITATION,
-        "questions": [
-            {"id": q["id"], "options": q["options"], "sampler": q["mechanism"]["sampler"],
-             "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"], "q_other": q["mechanism"]["q_other"]}
-            for q in published["questions"]
-        ],
-    }
+    found, client = page.context(survey, preview)
     if not preview:  # a preview has nowhere to post to and no token to post with
         client["endpoint"] = reverse("collection:api-responses", args=[survey.slug])
         client["csrfToken"] = get_token(request)
-    # Direct questions (not randomized) are named on the page; the total covers the randomized ones.
-    direct = [q for q in questions if not q["mechanism"]["randomized"]]
-    return render(request, "collection/respond.html", {
-        "survey": survey, "definition": published, "questions": questions, "client": client, "preview": preview,
-        "total_odds": wording.odds_at_most(published["epsilon_total"]),
-        "direct": direct, "any_randomized": len(direct) < len(questions),
-        "direct_numbers": ", ".join(str(q["order"]) for q in direct),
-    })
+    return render(request, "collection/respond.html", found)

@@ -70,14 +70,28 @@ class QuestionWording:
     true: Chance | None  # index: P(report = truth); unary: P(the true answer's option is marked)
     other: Chance | None  # index: P(report = one given other option); unary: P(another option is marked)
     randomized: bool = True
+    # multiselect (true: P(a box is sent as left)), onebit (true: P(the bit is kept)), dlaplace (no chances):
+    # their receipts say what the report is in words of their own.
+    extra: str | None = None
+
+
+KEPT = ("multiselect", "onebit")  # samplers that keep a bit with probability keep / modulus
 
 
 def of(mechanism: dict[str, Any]) -> QuestionWording:
     """From a mechanism as `ldp.Mechanism.describe()` (and so the definition API) describes it."""
-    if mechanism["sampler"]["kind"] == "direct":  # sent as given
+    sampler = mechanism["sampler"]
+    if sampler["kind"] == "direct":  # sent as given
         return QuestionWording(odds=None, unary=False, true=None, other=None, randomized=False)
+    odds = odds_at_most(mechanism["effective_epsilon"])
+    if sampler["kind"] in KEPT:
+        kept = sampler["keep"] / sampler["modulus"]
+        return QuestionWording(odds=odds, unary=sampler["kind"] == "multiselect", true=Chance(*about(kept)),
+                               other=Chance(*about(1 - kept)), extra=sampler["kind"])
+    if sampler["kind"] == "dlaplace":
+        return QuestionWording(odds=odds, unary=False, true=None, other=None, extra="dlaplace")
     return QuestionWording(
-        odds=odds_at_most(mechanism["effective_epsilon"]),
+        odds=odds,
         unary=mechanism["encoding"] == "bits",
         true=Chance(*about(mechanism["p"])),
         other=Chance(*about(mechanism["q_other"])),

@@ -7,6 +7,9 @@ import {
   uniformBelow,
   randomizeAnswer,
   validateSampler,
+  bernoulliExp,
+  discreteLaplace,
+  discreteLaplaceAttempt,
 } from "../../static/js/randomizer.js";
 
 const TWO_32 = 2 ** 32;
@@ -380,4 +383,272 @@ test("module source has no Math.random and no CommonJS", () => {
   assert.ok(!src.includes("Math.random"), "Math.random must not be used");
   assert.ok(!/\brequire\s*\(|module\.exports|\bexports\./.test(src), "must be a pure ES module");
   assert.ok(/^export function randomizeAnswer\b/m.test(src));
+});
+
+// ==== multi-select, 1-bit mean, discrete Laplace (issue 13) ===================
+
+const FIXTURE = JSON.parse(readFileSync(new URL("./fixtures/qtypes.json", import.meta.url), "utf8"));
+
+/** A deterministic word stream (xoshiro128** seeded by splitmix32): uint32 words, reproducible per seed. */
+function seededWords(seed) {
+  let x = seed >>> 0;
+  const split = () => {
+    x = (x + 0x9e3779b9) >>> 0;
+    let z = x;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  const s = [split(), split(), split(), split()];
+  return () => {
+    const result = Math.imul(((Math.imul(s[1], 5) << 7) | (Math.imul(s[1], 5) >>> 25)), 9) >>> 0;
+    const t = (s[1] << 9) >>> 0;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t;
+    s[3] = ((s[3] << 11) | (s[3] >>> 21)) >>> 0;
+    s[0] >>>= 0; s[1] >>>= 0; s[2] >>>= 0;
+    return result;
+  };
+}
+
+/** Every tuple of `length` values below `m` (for exhaustive enumeration of the uniforms). */
+function* tuples(m, length) {
+  const total = m ** length;
+  for (let code = 0; code < total; code++) {
+    const out = [];
+    for (let i = 0, c = code; i < length; i++, c = Math.floor(c / m)) out.push(c % m);
+    yield out;
+  }
+}
+
+const reportValue = (report) => (Array.isArray(report) ? report.reduce((v, bit, j) => v + bit * 2 ** j, 0) : report);
+
+// ---- multiselect ----------------------------------------------------------------
+
+test("multiselect keeps bit j when U_j < keep, flips it otherwise, one word per bit in order", () => {
+  const s = { kind: "multiselect", k: 4, at_most: null, modulus: 10, keep: 7 };
+  const next = feed([0, 6, 7, 9, 3, 8, 2, 7]);
+  assert.deepEqual(randomizeAnswer(s, [1, 0, 1, 0], next), [1, 0, 0, 1]);
+  assert.deepEqual(randomizeAnswer(s, [0, 0, 0, 0], next), [0, 1, 0, 1]);
+  assert.equal(next.used(), 8);
+});
+
+test("multiselect: exhaustive counts over every tuple of U equal keep^agree (M - keep)^flipped", () => {
+  const s = { kind: "multiselect", k: 3, at_most: 2, modulus: 7, keep: 5 };
+  for (const truth of [[0, 0, 0], [1, 0, 0], [0, 1, 1], [1, 0, 1]]) {
+    const counts = new Map();
+    for (const words of tuples(7, 3)) {
+      const next = feed(words);
+      const value = reportValue(randomizeAnswer(s, truth, next));
+      assert.equal(next.used(), 3);
+      counts.set(value, (counts.get(value) || 0) + 1);
+    }
+    for (let pattern = 0; pattern < 8; pattern++) {
+      let flipped = 0;
+      for (let j = 0; j < 3; j++) flipped += ((pattern >> j) & 1) !== truth[j] ? 1 : 0;
+      assert.equal(counts.get(pattern) || 0, 5 ** (3 - flipped) * 2 ** flipped, `truth ${truth} pattern ${pattern}`);
+    }
+  }
+});
+
+test("multiselect refuses an answer with more than at_most ticks, and anything but k bits", () => {
+  const s = { kind: "multiselect", k: 4, at_most: 2, modulus: 2 ** 32, keep: 3 * 2 ** 30 };
+  assert.throws(() => randomizeAnswer(s, [1, 1, 1, 0], constant(0)), /more than the 2 allowed/);
+  assert.equal(randomizeAnswer(s, [1, 1, 0, 0], constant(0)).length, 4);
+  for (const bad of [[1, 0, 0], [1, 0, 0, 0, 0], [2, 0, 0, 0], [true, 0, 0, 0], [0.5, 0, 0, 0], 3, null, "1010"]) {
+    assert.throws(() => randomizeAnswer(s, bad, constant(0)), /list of 4 bits/, JSON.stringify(bad));
+  }
+  const any = { ...s, at_most: null };
+  assert.equal(randomizeAnswer(any, [1, 1, 1, 1], constant(0)).length, 4);
+});
+
+// ---- onebit ---------------------------------------------------------------------
+
+test("onebit: exhaustive counts over every (U1, U2) equal i keep + (N - i)(M - keep) for report 1", () => {
+  const s = { kind: "onebit", steps: 5, modulus: 10, keep: 7, lo: "0", hi: "5", step: "1" };
+  for (let i = 0; i <= 5; i++) {
+    let ones = 0;
+    for (let u1 = 0; u1 < 5; u1++) {
+      for (let u2 = 0; u2 < 10; u2++) {
+        const next = feed([u1, u2]);
+        ones += randomizeAnswer(s, i, next);
+        assert.equal(next.used(), 2, "U1 then U2: two uniforms per answer");
+      }
+    }
+    assert.equal(ones, i * 7 + (5 - i) * 3, `truth ${i}`);
+  }
+});
+
+test("onebit rounds up exactly when U1 < i: the ends never round away", () => {
+  const s = { kind: "onebit", steps: 4, modulus: 2 ** 32, keep: 2 ** 32 - 1, lo: "0", hi: "1", step: "0.25" };
+  for (let u1 = 0; u1 < 4; u1++) {
+    assert.equal(randomizeAnswer(s, 0, feed([u1, 0])), 0);
+    assert.equal(randomizeAnswer(s, 4, feed([u1, 0])), 1);
+    assert.equal(randomizeAnswer(s, 2, feed([u1, 0])), u1 < 2 ? 1 : 0);
+    assert.equal(randomizeAnswer(s, 2, feed([u1, 2 ** 32 - 1])), u1 < 2 ? 0 : 1); // the flip
+  }
+  for (const bad of [-1, 5, 1.5, "2", null, true]) {
+    assert.throws(() => randomizeAnswer(s, bad, constant(0)), /grid index in \[0, 4\]/);
+  }
+});
+
+// ---- discrete Laplace -------------------------------------------------------------
+
+/** Every sequence of uniform outcomes a function can ask for, with its probability, down to `threshold`:
+ * the exact law of the function's result, up to `unresolved`, the mass of the sequences cut off. */
+function enumerateUniforms(fn, threshold) {
+  const STOP = Symbol("stop");
+  const results = new Map();
+  let unresolved = 0;
+  const stack = [[[], 1]];
+  while (stack.length) {
+    const [prefix, probability] = stack.pop();
+    let i = 0;
+    let branch = 0;
+    const uniform = (m) => {
+      if (i < prefix.length) return prefix[i++];
+      branch = m;
+      throw STOP;
+    };
+    let outcome;
+    try {
+      outcome = fn(uniform);
+    } catch (error) {
+      if (error !== STOP) throw error;
+      if (probability / branch < threshold) unresolved += probability;
+      else for (let v = 0; v < branch; v++) stack.push([[...prefix, v], probability / branch]);
+      continue;
+    }
+    results.set(outcome, (results.get(outcome) || 0) + probability);
+  }
+  return { results, unresolved };
+}
+
+test("bernoulliExp(num, den) is exactly Bernoulli(exp(-num / den))", () => {
+  for (const [num, den] of [[0, 1], [1, 1], [1, 2], [2, 3], [3, 7], [5, 5], [0, 9]]) {
+    const { results, unresolved } = enumerateUniforms((u) => bernoulliExp(num, den, u), 1e-12);
+    const p = results.get(true) || 0;
+    const exact = Math.exp(-num / den);
+    assert.ok(unresolved < 1e-6, `${num}/${den}: ${unresolved} unresolved`);
+    assert.ok(p - 1e-12 <= exact && exact <= p + unresolved + 1e-12, `${num}/${den}: ${p} vs ${exact}`);
+  }
+});
+
+test("one attempt of the discrete Laplace sampler has the two-sided geometric law once accepted", () => {
+  for (const [t, s] of [[1, 1], [2, 1], [3, 2], [1, 3]]) {
+    const { results, unresolved } = enumerateUniforms((u) => discreteLaplaceAttempt(t, s, u), 1e-9);
+    const rejected = results.get(null) || 0;
+    const a = Math.exp(-s / t);
+    assert.ok(unresolved < 1e-3, `t=${t} s=${s}: ${unresolved} unresolved`);
+    for (let z = -6; z <= 6; z++) {
+      const found = results.get(z) || 0;
+      const pmf = ((1 - a) / (1 + a)) * a ** Math.abs(z);
+      // P(z | accepted) lies between found / (1 - rejected) and (found + U) / (1 - rejected - U).
+      const low = found / (1 - rejected);
+      const high = (found + unresolved) / (1 - rejected - unresolved);
+      assert.ok(low - 1e-12 <= pmf && pmf <= high + 1e-12, `t=${t} s=${s} z=${z}: ${low}..${high} vs ${pmf}`);
+    }
+  }
+});
+
+test("discrete Laplace known answers: a rejected attempt (sign - with Y = 0) restarts", () => {
+  // t = s = 1: U = 0 (one word), D = 1 (no word), V: Bernoulli(e^-1) draws uniform(2) at K = 2: odd word stops -> V = 0.
+  let next = feed([7, 1, 0]);
+  assert.equal(discreteLaplace(1, 1, (m) => uniformBelow(m, next)), 0);
+  assert.equal(next.used(), 3);
+  next = feed([7, 1, 1, 7, 1, 0]); // first attempt: sign word 1 with Y = 0 -> rejected
+  assert.equal(discreteLaplace(1, 1, (m) => uniformBelow(m, next)), 0);
+  assert.equal(next.used(), 6);
+  // V = 1: K = 2 even word continues, K = 3 word % 3 = 1 stops at odd K -> success; then K = 2 odd word -> V stops.
+  next = feed([7, 0, 1, 1, 1]);
+  assert.equal(discreteLaplace(1, 1, (m) => uniformBelow(m, next)), -1);
+  assert.equal(next.used(), 5);
+});
+
+test("dlaplace reports are the truth plus noise, clamped to [-bound, steps + bound]", () => {
+  const s = { kind: "dlaplace", steps: 10, scale_num: 1000, scale_den: 1, bound: 2, lo: "0", hi: "10", step: "1" };
+  const next = seededWords(3);
+  const seen = new Set();
+  for (let i = 0; i < 2000; i++) {
+    const r = randomizeAnswer(s, 5, next);
+    assert.ok(Number.isSafeInteger(r) && r >= -2 && r <= 12, `${r}`);
+    seen.add(r);
+  }
+  assert.ok(seen.has(-2) && seen.has(12), "the scale far exceeds the range, so both clamps are hit");
+  for (const bad of [-1, 11, 2.5, "3"]) assert.throws(() => randomizeAnswer(s, bad, next), /grid index/);
+});
+
+// ---- the samplers against the Python specification ----------------------------------------------
+
+for (const c of FIXTURE.cases) {
+  test(`matches ldp's published distribution: ${c.name}`, () => {
+    const next = seededWords(c.name.length * 7919 + c.draws);
+    if (c.ones_between) {
+      const ones = new Array(c.sampler.k).fill(0);
+      for (let i = 0; i < c.draws; i++) randomizeAnswer(c.sampler, c.truth, next).forEach((b, j) => { ones[j] += b; });
+      ones.forEach((count, j) => {
+        const [low, high] = c.ones_between[j];
+        assert.ok(low <= count && count <= high, `bit ${j}: ${count} ones, expected ${low}..${high}`);
+      });
+      return;
+    }
+    const counts = new Array(c.expected.length).fill(0);
+    for (let i = 0; i < c.draws; i++) {
+      const value = reportValue(randomizeAnswer(c.sampler, c.truth, next));
+      let cell = 0;
+      while (cell + 1 < c.edges.length - 1 && c.edges[cell + 1] <= value) cell++;
+      assert.ok(c.edges[0] <= value && value < c.edges[c.edges.length - 1], `report ${value} out of range`);
+      counts[cell]++;
+    }
+    // G = 2 sum O ln(O / E) is chi-square with cells - 1 degrees of freedom; the critical value is scipy's.
+    let g = 0;
+    counts.forEach((observed, j) => { if (observed) g += 2 * observed * Math.log(observed / (c.expected[j] * c.draws)); });
+    assert.ok(g <= c.critical, `G = ${g.toFixed(2)} > ${c.critical.toFixed(2)} over ${counts.length} cells`);
+  });
+}
+
+test("the G-test has power: a sampler that forgets to reject -0 fails it", () => {
+  const c = FIXTURE.cases.find((x) => x.name === "dlaplace eps=6 scale 1/3");
+  const next = seededWords(11);
+  const uniform = (m) => uniformBelow(m, next);
+  const counts = new Array(c.expected.length).fill(0);
+  for (let i = 0; i < c.draws; i++) {
+    const u = uniform(1); // t = 1, s = 3
+    if (!bernoulliExp(u, 1, uniform)) { i--; continue; }
+    let v = 0;
+    while (bernoulliExp(1, 1, uniform)) v++;
+    const y = Math.floor((u + v) / 3);
+    const value = c.truth + (uniform(2) === 1 ? -y : y); // no rejection of B = 1, Y = 0
+    let cell = 0;
+    while (cell + 1 < c.edges.length - 1 && c.edges[cell + 1] <= value) cell++;
+    counts[cell]++;
+  }
+  let g = 0;
+  counts.forEach((observed, j) => { if (observed) g += 2 * observed * Math.log(observed / (c.expected[j] * c.draws)); });
+  assert.ok(g > c.critical, `G = ${g}`);
+});
+
+// ---- validation and guards -----------------------------------------------------------------------
+
+test("validateSampler accepts the published new samplers and refuses broken ones", () => {
+  for (const c of FIXTURE.cases) assert.equal(validateSampler(c.sampler), c.sampler);
+  const m = { kind: "multiselect", k: 4, at_most: null, modulus: 2 ** 32, keep: 3 * 2 ** 30 };
+  const o = { kind: "onebit", steps: 10, modulus: 2 ** 32, keep: 3 * 2 ** 30, lo: "0", hi: "10", step: "1" };
+  const d = { kind: "dlaplace", steps: 10, scale_num: 10, scale_den: 1, bound: 439, lo: "0", hi: "10", step: "1" };
+  const bad = [
+    { ...m, k: 1 }, { ...m, k: 65 }, { ...m, at_most: 0 }, { ...m, at_most: 4 }, { ...m, at_most: undefined },
+    { ...m, at_most: 1.5 }, { ...m, keep: 2 ** 31 }, { ...m, keep: 2 ** 32 }, { ...m, modulus: 2 ** 32 + 1 },
+    { ...o, steps: 0 }, { ...o, steps: 1000001 }, { ...o, steps: 2.5 }, { ...o, keep: 1 }, { ...o, modulus: undefined },
+    { ...d, scale_num: 0 }, { ...d, scale_den: 0 }, { ...d, scale_den: 2 ** 32 + 1 }, { ...d, bound: -1 },
+    { ...d, bound: 1.5 }, { ...d, steps: 0 }, { ...d, kind: "laplace" },
+  ];
+  for (const s of bad) {
+    assert.throws(() => validateSampler(s), Error, JSON.stringify(s));
+    assert.throws(() => randomizeAnswer(s, 0, constant(0)), Error, JSON.stringify(s));
+  }
+});
+
+test("module source uses no Math at all: no floating-point helpers anywhere in sampling", () => {
+  const src = readFileSync(new URL("../../static/js/randomizer.js", import.meta.url), "utf8");
+  assert.ok(!/\bMath\./.test(src), "Math.* (random, log, exp, floor) must not be used");
+  assert.ok(!/parseFloat|Number\.EPSILON|toFixed/.test(src));
 });

@@ -46,3 +46,17 @@ def decimal(value: float, digits: int | str = 4) -> str:
 def level(value: float) -> str:
     """0.95 -> "95%", 0.98333 -> "98.33%"."""
     return f"{value * 100:.2f}".rstrip("0").rstrip(".") + "%"
+
+
+@register.filter
+@_dash_unless_finite
+def number(value: float) -> str:
+    """A mean or a margin in the question's units: 4 significant digits, a true minus sign."""
+    return f"{value:.4g}".replace("-", "−")
+
+
+@register.filter
+@_dash_unless_finite
+def plusminus(value: float) -> str:
+    """A margin (half-width) in the question's units, as "±2.5"."""
+    return f"±{value:.3g}"

@@ -14,16 +14,14 @@ from django.utils.translation import gettext_lazy
 
 import ldp
 
-from .. import lifecycle
-from ..models import MAX_OPTIONS, Option, Question, build_mechanism
+from .. import lifecycle, scales
+from ..models import Option, Question, build_mechanism
+from . import option_lines
+from .option_lines import Row
 
 NEW_Q = Decimal("0.5")
 NEW_EPSILON = 1.0
-
-
-def option_lines(text: str) -> list[str]:
-    """The options typed one per line, in order, without blank lines."""
-    return [line.strip() for line in text.splitlines() if line.strip()]
+SHAPE_FIELDS = ("lo", "hi", "step", "at_most")  # each kind's own: numeric (lo, hi, step), multi-select (at_most)
 
 
 class QuestionInlineForm(forms.ModelForm):
@@ -39,15 +37,23 @@ class QuestionInlineForm(forms.ModelForm):
     options_text = forms.CharField(
         label=gettext_lazy("Options (one per line)"), required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 40, "class": "question-options"}),
-        help_text=gettext_lazy("Single-choice questions only: at least two, in the order respondents see them."))
+        help_text=gettext_lazy(
+            "At least two, in the order respondents see them. Single choice and multi-select: one label per "
+            "line. Ordinal: one level per line, with its score (“Agree = 4”) or with none (then 1, 2, 3…). "
+            "Numeric with bins: one bin per line, its lower edge, optionally with a label (“18” or “18: Adults”); "
+            "the first starts at lo."))
+    prefer_not_to_say = forms.BooleanField(
+        label=gettext_lazy("Add “Prefer not to say” as the last option"), required=False,
+        help_text=gettext_lazy("An ordinary option, randomized like the others (skipping a question would itself "
+                               "be a signal). Ordinal questions leave it out of the mean score."))
 
     class Meta:
         model = Question
-        fields = ("text", "kind", "mechanism_name", "q", "epsilon")
+        fields = ("text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.option_labels: list[str] = []
+        self.option_rows: list[Row] = []
         self.planned: ldp.Mechanism | None = None  # the mechanism with the options typed
         if self.instance.pk is None:
             # A new question starts from the textbook settings: q = 0.5 (epsilon = ln 3) for q-RR,
@@ -56,8 +62,9 @@ class QuestionInlineForm(forms.ModelForm):
             self.fields["epsilon"].initial = NEW_EPSILON
         else:
             self.fields["position"].initial = self.instance.order
-            if self.instance.kind == Question.Kind.SINGLE_CHOICE:
-                self.fields["options_text"].initial = "\n".join(self.instance.labels())
+            text, prefer_not = option_lines.written(self.instance)
+            self.fields["options_text"].initial = text
+            self.fields["prefer_not_to_say"].initial = prefer_not
 
     def has_changed(self) -> bool:
         # A new row is a question once it has a text or options (its number and the default
@@ -68,30 +75,29 @@ class QuestionInlineForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        self.option_labels = labels = option_lines(data.get("options_text") or "")
-        kind = data.get("kind")
-        if kind == Question.Kind.SINGLE_CHOICE:
-            seen = [label.casefold() for label in labels]
-            if len(labels) < 2:
-                self.add_error("options_text", _("A single-choice question needs at least two options, "
-                                                 "one per line."))
-            elif len(labels) > MAX_OPTIONS:
-                self.add_error("options_text", _("At most %(max)d options.") % {"max": MAX_OPTIONS})
-            elif len(set(seen)) != len(seen):
-                twice = sorted({label for label in labels if seen.count(label.casefold()) > 1})
-                self.add_error("options_text", _("Each option only once: %(twice)s.") % {"twice": ", ".join(twice)})
-        elif kind == Question.Kind.YES_NO and labels:
-            self.add_error("options_text", _("Leave the options empty for a yes/no question: its answers "
-                                             "are No and Yes."))
-        name = data.get("mechanism_name")
+        kind, name = data.get("kind") or "", data.get("mechanism_name") or ""
         # Only the chosen mechanism's parameter counts (the other box is hidden, or holds a default);
-        # a direct question has none.
+        # a direct question has none. The same for lo, hi, step (numeric) and at_most (multi-select).
         for parameter in ("q", "epsilon"):
-            if parameter != {"qrr": "q", "direct": None}.get(name or "", "epsilon"):
+            if parameter != {"qrr": "q", "direct": None}.get(name, "epsilon"):
                 data[parameter] = None
+        for shape in SHAPE_FIELDS:
+            if kind != (Question.Kind.MULTI_SELECT if shape == "at_most" else Question.Kind.NUMERIC):
+                data[shape] = None
+        scale = scales.scale_of(data.get("lo"), data.get("hi"), data.get("step"))
+        found = option_lines.read(kind, name, data.get("options_text") or "", bool(data.get("prefer_not_to_say")),
+                                  scale)
+        self.option_rows = found.rows
+        for field, error in found.errors.items():
+            self.add_error(field, error)
+        at_most = data.get("at_most")
+        if at_most is not None and not found.errors and at_most >= len(found.rows):
+            self.add_error("at_most", _("The limit must be below the number of options (%(k)d); leave it empty to "
+                                        "allow any number of ticks.") % {"k": len(found.rows)})
         if not self.errors and name and kind:
             try:
-                self.planned = build_mechanism(name, kind, data.get("q"), data.get("epsilon"), len(labels))
+                self.planned = build_mechanism(name, kind, data.get("q"), data.get("epsilon"), len(found.rows),
+                                               scale=scale, at_most=at_most)
             except (ValueError, TypeError):
                 self.planned = None  # the model's clean() words it
         return data
@@ -112,13 +118,17 @@ class QuestionInlineForm(forms.ModelForm):
 
     def save_options(self, question: Question) -> None:
         """Replace the question's options by the lines typed (order 0, 1, 2...), if they differ."""
-        labels = self.option_labels if question.kind == Question.Kind.SINGLE_CHOICE else []
-        if [option.label for option in question.ordered_options()] == labels:
+        rows = self.option_rows
+        saved = [Row(o.label, None if o.score is None else scales.exact(o.score),
+                     None if o.lower is None else scales.exact(o.lower)) for o in question.ordered_options()]
+        if saved == rows:
             return
         for option in question.options.all():
             option.delete()  # refused once the survey has reports
-        for order, label in enumerate(labels):
-            Option(question=question, order=order, label=label).save()
+        for order, row in enumerate(rows):
+            option = Option(question=question, order=order, label=row.label)
+            option.score, option.lower = row.score, row.lower
+            option.save()
 
 
 class QuestionFormSet(forms.BaseInlineFormSet):
@@ -174,7 +184,7 @@ class QuestionForm(forms.ModelForm):
 
     class Meta:
         model = Question
-        fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon")
+        fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most")
 
     def _post_clean(self) -> None:
         super()._post_clean()  # type: ignore[misc]  # Django's hook, absent from the stubs

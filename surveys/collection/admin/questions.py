@@ -16,6 +16,8 @@ from django.utils.translation import gettext_lazy
 
 from .. import figures
 from ..models import Option, Question, Survey
+from ..models.kinds import has_options
+from . import option_lines
 from .question_forms import QuestionForm, QuestionFormSet, QuestionInlineForm
 
 
@@ -57,8 +59,10 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     def get_extra(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> int:
         """A new survey starts with one blank question row: most surveys are built in one go."""
         return 1 if obj is None else 0
-    # position and options_text are form fields; read-only (a frozen survey) they show the methods below.
-    fields = ("position", "text", "kind", "options_text", "mechanism_name", "q", "epsilon", "privacy")
+    # position, options_text and prefer_not_to_say are form fields; read-only (a frozen survey) they show
+    # the methods below.
+    fields = ("position", "text", "kind", "options_text", "prefer_not_to_say", "at_most", "lo", "hi", "step",
+              "mechanism_name", "q", "epsilon", "privacy")
     readonly_fields = ("privacy",)
 
     @admin.display(description=gettext_lazy("What it means"))
@@ -71,7 +75,14 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
 
     @admin.display(description=gettext_lazy("Options"))
     def options_text(self, question: Question) -> str:
-        return ", ".join(question.labels()) if question.kind == Question.Kind.SINGLE_CHOICE else "-"
+        if question.kind == Question.Kind.YES_NO or not question.ordered_options():
+            return "-"
+        text, prefer_not = option_lines.written(question)
+        return ", ".join(text.splitlines() + ([option_lines.prefer_not_to_say()] if prefer_not else []))
+
+    @admin.display(description=gettext_lazy("“Prefer not to say” last"), boolean=True)
+    def prefer_not_to_say(self, question: Question) -> bool:
+        return option_lines.ends_with_prefer_not(question.kind, question.ordered_options())
 
     def survey_of(self, obj: Survey) -> Survey:
         return obj
@@ -80,7 +91,7 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
 class OptionInline(FrozenAfterReports, admin.TabularInline):
     model = Option
     extra = 0
-    fields = ("order", "label")
+    fields = ("order", "label", "score", "lower")
 
     def survey_of(self, obj: Question) -> Survey:
         return obj.survey
@@ -114,3 +125,6 @@ class QuestionAdmin(admin.ModelAdmin):
         if question.kind == Question.Kind.SINGLE_CHOICE and question.k() < 2:
             self.message_user(request, _("A single-choice question needs at least two options "
                                          "before its survey can open."), messages.WARNING)
+        elif has_options(question.kind, question.mechanism_name) and len(question.ordered_options()) < 2:
+            self.message_user(request, _("This question needs at least two options (levels, bins) before its survey "
+                                         "can open."), messages.WARNING)

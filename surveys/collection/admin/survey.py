@@ -23,10 +23,9 @@ from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-import ldp
-
 from .. import figures, invitations, lifecycle, plan, purge, sharing
-from ..models import Question, Survey
+from ..models import KIND_MECHANISMS, Survey
+from ..models.kinds import kinds_config
 from . import views
 from .questions import QuestionInline
 
@@ -90,11 +89,9 @@ class SurveyAdmin(admin.ModelAdmin):
             "privacy_guidance": figures.GUIDANCE,
             "survey_admin_config": {
                 "figures_url": reverse("admin:collection_survey_privacy_figures"),
-                "mechanisms": {
-                    Question.Kind.YES_NO.value: [name for name in Question.MechanismName.values if name in ldp.YES_NO],
-                    Question.Kind.SINGLE_CHOICE.value: [name for name in Question.MechanismName.values
-                                                        if name not in ldp.YES_NO],
-                },
+                # The first two kinds' mechanisms, as before; `kinds` describes every kind (mechanisms, boxes).
+                "mechanisms": {kind: list(KIND_MECHANISMS[kind]) for kind in ("yes_no", "single_choice")},
+                "kinds": kinds_config(),
                 "text": {
                     "up": _("Move up"), "down": _("Move down"),
                     "total": _("Privacy cost of these questions: ε = {total} per respondent, of a budget of {budget}."),
@@ -103,6 +100,7 @@ class SurveyAdmin(admin.ModelAdmin):
                     "over": _("Over the budget: lower some epsilons (or q), or raise the budget."),
                     "incomplete": _("Complete every question to see the total."),
                     "waiting": _("Working out the figures…"),
+                    "prefer_not": _("Prefer not to say"),
                 },
             },
         }

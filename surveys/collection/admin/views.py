@@ -17,13 +17,16 @@ from django.utils.translation import gettext_lazy
 import ldp
 from surveys.errors import body
 
-from .. import figures, lifecycle, sharing
+from .. import figures, lifecycle, scales, sharing
 from ..models import MAX_OPTIONS, Question, Survey, build_mechanism
+from ..models.kinds import MEAN_MECHANISMS
 
 
 class FiguresQuery(forms.Form):
-    """?mechanism=qrr&q=0.5, ?mechanism=krr&epsilon=1&k=5, or ?mechanism=direct&k=5 (no parameter: not
-    randomized). k: single choice only, default 2."""
+    """?mechanism=qrr&q=0.5, ?mechanism=krr&epsilon=1&k=5, ?mechanism=direct&k=5 (no parameter: not
+    randomized), ?mechanism=multiselect&epsilon=2&k=5&at_most=2, ?mechanism=onebit&epsilon=1&lo=0&hi=10&step=1.
+    k: the number of options (levels, bins), default 2; at_most: multi-select only; lo, hi, step: a numeric
+    question asked for its mean (onebit, dlaplace) only."""
 
     mechanism = forms.ChoiceField(choices=Question.MechanismName.choices)
     q = forms.DecimalField(required=False, max_digits=7, decimal_places=6)
@@ -31,6 +34,10 @@ class FiguresQuery(forms.Form):
     k = forms.IntegerField(required=False, min_value=2, max_value=MAX_OPTIONS,
                            error_messages={"min_value": gettext_lazy("a single-choice question needs at least "
                                                                      "two options")})
+    at_most = forms.IntegerField(required=False, min_value=1, max_value=MAX_OPTIONS)
+    lo = forms.DecimalField(required=False, max_digits=15, decimal_places=6)
+    hi = forms.DecimalField(required=False, max_digits=15, decimal_places=6)
+    step = forms.DecimalField(required=False, max_digits=15, decimal_places=6)
 
     def mechanism_or_error(self) -> ldp.Mechanism | tuple[str, str]:
         """The mechanism asked about, or (field, reason)."""
@@ -39,20 +46,47 @@ class FiguresQuery(forms.Form):
             return field, " ".join(str(error) for error in errors)
         data = self.cleaned_data
         name = data["mechanism"]
-        yes_no = name in ldp.YES_NO
-        if yes_no and data["k"] not in (None, 2):
+        kind = _kind_of(name)
+        if kind == Question.Kind.YES_NO and data["k"] not in (None, 2):
             return "k", _("yes/no questions have two answers")
-        kind = Question.Kind.YES_NO if yes_no else Question.Kind.SINGLE_CHOICE
         parameter = {"qrr": "q", "direct": None}.get(name, "epsilon")
         if parameter is not None and data[parameter] is None:
             return parameter, _("required for this mechanism")
-        for other in ("q", "epsilon"):
-            if other != parameter and data[other] is not None:
+        used = {parameter, *(("lo", "hi", "step") if name in MEAN_MECHANISMS else ()),
+                *(("at_most",) if name == "multiselect" else ())}
+        for other in ("q", "epsilon", "at_most", "lo", "hi", "step"):
+            if other not in used and data[other] is not None:
                 return other, _("not used by this mechanism")
+        problem = _shape_problem(name, data)
+        if problem:
+            return problem
+        scale = scales.scale_of(data["lo"], data["hi"], data["step"]) if name in MEAN_MECHANISMS else None
         try:
-            return build_mechanism(name, kind, data["q"], data["epsilon"], data["k"] or 2)
+            return build_mechanism(name, kind, data["q"], data["epsilon"], data["k"] or 2, scale=scale,
+                                   at_most=data["at_most"])
         except (ValueError, TypeError) as error:
             return parameter or "k", str(error)
+
+
+def _kind_of(name: str) -> str:
+    """The kind of question the figures are for (for krr, sue, oue: single choice, ordinal and numeric bins
+    alike, whose figures depend on k only)."""
+    if name in ldp.YES_NO:
+        return Question.Kind.YES_NO
+    if name == "multiselect":
+        return Question.Kind.MULTI_SELECT
+    return Question.Kind.NUMERIC if name in MEAN_MECHANISMS else Question.Kind.SINGLE_CHOICE
+
+
+def _shape_problem(name: str, data: dict[str, Any]) -> tuple[str, str] | None:
+    """A numeric mean's scale, or a multi-select's at-most limit, that cannot be."""
+    if name in MEAN_MECHANISMS:
+        problems = scales.scale_problems(data["lo"], data["hi"], data["step"])
+        if problems:
+            return next(iter(problems.items()))
+    if name == "multiselect" and data["at_most"] is not None and data["at_most"] >= (data["k"] or 2):
+        return "at_most", _("must be below the number of options")
+    return None
 
 
 def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:

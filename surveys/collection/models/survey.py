@@ -5,10 +5,10 @@ Once a survey has a report, what determines how reports are made and read is fro
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 from datetime import datetime
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
@@ -20,9 +20,13 @@ from django.utils import timezone
 
 import ldp
 
-MAX_OPTIONS = 32  # unary reports are stored as a bitmask in a 64-bit integer
+from .. import scales
+from . import kinds
+from .kinds import KIND_MECHANISMS, build_mechanism
+
 YES_NO_LABELS = ("No", "Yes")  # report value 1 means yes
-PARAMETER_OF = {"qrr": "q", "direct": "mechanism_name"}  # the field an error of building the mechanism is about
+# The field an error of building the mechanism is about.
+PARAMETER_OF = {"qrr": "q", "direct": "mechanism_name", "multiselect": "at_most"}
 
 
 class FrozenMechanism(ValidationError):
@@ -112,24 +116,31 @@ class Survey(models.Model):
 
 class Question(models.Model):
     class Kind(models.TextChoices):
-        YES_NO = "yes_no", "Yes / no"
-        SINGLE_CHOICE = "single_choice", "Single choice"
+        YES_NO = kinds.YES_NO, "Yes / no"
+        SINGLE_CHOICE = kinds.SINGLE_CHOICE, "Single choice"
+        MULTI_SELECT = kinds.MULTI_SELECT, "Multi-select (check all that apply)"
+        NUMERIC = kinds.NUMERIC, "Numeric (a number from lo to hi)"
+        ORDINAL = kinds.ORDINAL, "Ordinal (levels with scores)"
 
     class MechanismName(models.TextChoices):
         QRR = "qrr", "q-randomized response (yes/no)"
         BITFLIP = "bitflip", "Epsilon bit flip (yes/no)"
-        KRR = "krr", "k-ary randomized response (single choice)"
-        SUE = "sue", "Symmetric unary encoding (single choice)"
-        OUE = "oue", "Optimized unary encoding (single choice)"
+        KRR = "krr", "k-ary randomized response (single choice, ordinal levels, numeric bins)"
+        SUE = "sue", "Symmetric unary encoding (single choice, ordinal levels)"
+        OUE = "oue", "Optimized unary encoding (single choice, ordinal levels)"
         DIRECT = "direct", "Not randomized (direct)"
+        MULTISELECT = "multiselect", "Multi-select bits (multi-select)"
+        ONEBIT = "onebit", "1-bit mean (numeric: the mean)"
+        DLAPLACE = "dlaplace", "Discrete Laplace (numeric: the mean)"
 
-    FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon")
+    FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
+                     "at_most")
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
     text = models.CharField(max_length=500)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.YES_NO)
-    mechanism_name = models.CharField("mechanism", max_length=10, choices=MechanismName.choices,
+    mechanism_name = models.CharField("mechanism", max_length=12, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
     q = models.DecimalField(
         max_digits=7, decimal_places=6, null=True, blank=True,
@@ -138,6 +149,17 @@ class Question(models.Model):
     )
     epsilon = models.FloatField(null=True, blank=True, help_text="All other randomized mechanisms "
                                                                  "(a direct question takes neither).")
+    lo = models.DecimalField("lo", max_digits=15, decimal_places=6, null=True, blank=True,
+                             help_text="Numeric questions: the smallest answer.")
+    hi = models.DecimalField("hi", max_digits=15, decimal_places=6, null=True, blank=True,
+                             help_text="Numeric questions: the largest answer.")
+    step = models.DecimalField("step", max_digits=15, decimal_places=6, null=True, blank=True,
+                               help_text="Numeric questions: answers are lo, lo + step, ... hi (a whole number of "
+                                         "steps).")
+    at_most = models.PositiveSmallIntegerField(
+        "at most", null=True, blank=True,
+        help_text="Multi-select questions: at most this many ticks (blank: any number). A limit m below half "
+                  "the options lowers the privacy cost: two answers then differ in at most 2m boxes.")
 
     class Meta:
         ordering = ["survey", "order"]
@@ -151,9 +173,20 @@ class Question(models.Model):
                 name="question_has_its_parameter",
             ),
             models.CheckConstraint(
-                condition=(models.Q(kind="yes_no", mechanism_name__in=["qrr", "bitflip"])
-                           | models.Q(kind="single_choice", mechanism_name__in=["krr", "sue", "oue", "direct"])),
+                condition=functools.reduce(operator.or_, (
+                    models.Q(kind=kind, mechanism_name__in=list(names)) for kind, names in KIND_MECHANISMS.items())),
                 name="question_mechanism_fits_kind",
+            ),
+            models.CheckConstraint(
+                condition=(models.Q(kind="numeric", lo__isnull=False, hi__isnull=False, step__isnull=False,
+                                    lo__lt=models.F("hi"), step__gt=0)
+                           | (~models.Q(kind="numeric") & models.Q(lo__isnull=True, hi__isnull=True,
+                                                                   step__isnull=True))),
+                name="question_numeric_has_its_scale",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(at_most__isnull=True) | models.Q(kind="multi_select", at_most__gte=1),
+                name="question_at_most_for_multi_select",
             ),
         ]
 
@@ -171,53 +204,36 @@ class Question(models.Model):
         return [option.label for option in self.ordered_options()]
 
     def k(self) -> int:
-        return 2 if self.kind == self.Kind.YES_NO else len(self.ordered_options())
+        """Answers (options, levels, bins); a numeric question asked for its mean: its mechanism's k."""
+        if self.kind == self.Kind.YES_NO:
+            return 2
+        if not kinds.has_options(self.kind, self.mechanism_name):
+            return self.mechanism().k
+        return len(self.ordered_options())
+
+    def scale(self) -> scales.Scale | None:
+        """A numeric question's grid (None for other kinds, or when lo, hi and step do not make one)."""
+        return scales.scale_of(self.lo, self.hi, self.step) if self.kind == self.Kind.NUMERIC else None
 
     def mechanism(self) -> ldp.Mechanism:
         """The ldp mechanism; raises ValueError with a readable message if it cannot be built."""
-        return build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, len(self.ordered_options()))
+        return build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, len(self.ordered_options()),
+                               scale=self.scale(), at_most=self.at_most)
 
     def clean(self) -> None:
-        errors = self._mechanism_errors()
+        errors = (kinds.mechanism_errors(self.kind, self.mechanism_name, self.q, self.epsilon)
+                  or kinds.shape_errors(self.kind, self.lo, self.hi, self.step, self.at_most))
         if not errors:
             try:
-                self.mechanism()
+                # Options typed with the question are not saved yet: judged as if there were enough
+                # for its at-most limit (the form and the Open action check the real number).
+                options = max(len(self.ordered_options()), (self.at_most or 0) + 1)
+                build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, options, scale=self.scale(),
+                                at_most=self.at_most)
             except (ValueError, TypeError) as error:
                 errors[PARAMETER_OF.get(self.mechanism_name, "epsilon")] = str(error)
         if errors:
             raise ValidationError(errors)
-
-    def _mechanism_errors(self) -> dict[str, str]:
-        """What does not fit: the mechanism for the kind of question, and its parameter, in words."""
-        errors = {}
-        yes_no = self.kind == self.Kind.YES_NO
-        if self.mechanism_name == self.MechanismName.DIRECT:
-            if yes_no:
-                errors["mechanism_name"] = (
-                    "Only single-choice questions can be asked directly (not randomized), for covariates "
-                    "such as an age band or a region; a yes/no question is always randomized.")
-            if self.q is not None or self.epsilon is not None:
-                errors["epsilon" if self.epsilon is not None else "q"] = (
-                    "Leave q and epsilon empty for a direct question: it is not randomized, its answer is "
-                    "sent as given.")
-            return errors
-        if yes_no != (self.mechanism_name in ldp.YES_NO):
-            errors["mechanism_name"] = (
-                "Yes/no questions use q-randomized response or the epsilon bit flip; "
-                "single-choice questions use k-ary randomized response, a unary encoding, or no "
-                "randomization (direct)."
-            )
-        if self.mechanism_name == "qrr":
-            if self.q is None:
-                errors["q"] = "q-randomized response needs q."
-            if self.epsilon is not None:
-                errors["epsilon"] = "Leave epsilon empty for q-randomized response; q sets it."
-        else:
-            if self.epsilon is None:
-                errors["epsilon"] = "This mechanism needs epsilon."
-            if self.q is not None:
-                errors["q"] = "q is only for q-randomized response."
-        return errors
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         _refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
@@ -229,37 +245,27 @@ class Question(models.Model):
         return super().delete(*args, **kwargs)
 
 
-def build_mechanism(name: str, kind: str, q: Decimal | None, epsilon: float | None, options: int) -> ldp.Mechanism:
-    """A question's mechanism from its fields and number of options (ValueError if it cannot be)."""
-    if name == "direct":
-        if kind != Question.Kind.SINGLE_CHOICE:
-            raise ValueError("only single-choice questions can be asked directly (not randomized)")
-        if q is not None or epsilon is not None:
-            raise ValueError("a direct question takes neither q nor epsilon: it is not randomized")
-        # A single-choice question without its options yet is judged as if it had two.
-        return ldp.make("direct", k=max(options, 2))
-    if name == "qrr":
-        if q is None:
-            raise ValueError("q-randomized response needs q")
-        return ldp.QRandomizedResponse(Fraction(str(Decimal(q).normalize())))
-    if epsilon is None:
-        raise ValueError(f"{Question.MechanismName(name).label} needs epsilon")
-    # A single-choice question without its options yet is judged as if it had two.
-    k = 2 if kind == Question.Kind.YES_NO else max(options, 2)
-    return ldp.make(name, k=k, epsilon=epsilon)
-
-
 class Option(models.Model):
-    FROZEN_FIELDS = ("question_id", "order", "label")
+    """An answer option; an ordinal question's level (with its score), or a numeric histogram's bin
+    (with its lower edge)."""
+
+    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower")
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
     order = models.PositiveIntegerField(default=1)
     label = models.CharField(max_length=200)
+    score = models.DecimalField("score", max_digits=15, decimal_places=6, null=True, blank=True,
+                                help_text="Ordinal questions: the level's score (blank: left out of the mean score, "
+                                          "e.g. “Prefer not to say”).")
+    lower = models.DecimalField("lower edge", max_digits=15, decimal_places=6, null=True, blank=True,
+                                help_text="Numeric questions with bins: the bin's smallest answer.")
 
     class Meta:
         ordering = ["question", "order"]
         constraints = [
             models.UniqueConstraint(fields=["question", "order"], name="option_order_unique"),
+            models.CheckConstraint(condition=models.Q(score__isnull=True) | models.Q(lower__isnull=True),
+                                   name="option_score_or_lower_edge"),
         ]
 
     def __str__(self) -> str:

@@ -17,8 +17,12 @@ class Command(BaseCommand):
         parser.add_argument("--responses", type=int, default=5000)
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+        parser.add_argument("--types", action="store_true", help=(
+            "Also the question types demo: one question of each new kind (multi-select, numeric mean and bins, "
+            "ordinal), with as many simulated responses, for the same researcher."))
 
-    def handle(self, *args: Any, responses: Any, seed: Any, base_url: Any, **options: Any) -> None:
+    def handle(self, *args: Any, responses: Any, seed: Any, base_url: Any, types: bool = False,
+               **options: Any) -> None:
         survey, created = demo.create_demo_survey()
         if not survey.responses.exists():
             demo.simulate_responses(survey, responses, seed)
@@ -31,6 +35,20 @@ class Command(BaseCommand):
             f"  Results:   {base_url}/results/{survey.slug}/  (researcher / {researcher[1]})\n"
             f"  Admin:     {base_url}/admin/  (admin / {admin[1]})\n"
             f"  API:       {base_url}/api/v1/surveys/{survey.slug}/\n"
+        )
+        if types:
+            self._types(researcher[0], responses, seed, base_url)
+
+    def _types(self, researcher: Any, responses: int, seed: int | None, base_url: str) -> None:
+        survey, created = demo.create_types_survey()
+        if not survey.responses.exists():
+            demo.simulate_types_responses(survey, responses, seed)
+        survey.researchers.add(researcher)
+        self.stdout.write(
+            f"Question types demo {'created' if created else 'already there'}: {survey.responses.count()} "
+            f"responses.\n"
+            f"  Respond:   {base_url}/s/{survey.slug}/\n"
+            f"  Results:   {base_url}/results/{survey.slug}/\n"
         )
 
     def _account(self, username: str, variable: str, superuser: bool) -> tuple[Any, str]:

@@ -1,0 +1,73 @@
+"""What the respondent's page shows and what its script gets: every question with its wording
+(surveys.collection.wording) and its inputs, and the client's data (each question's exact sampler,
+and for the new kinds their scale, bins and at-most limit), with the script's words translated here.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from . import definition, wording
+from .models import Survey
+from .serializers import SurveyDefinitionSerializer
+
+
+def client_text() -> dict[str, str]:
+    """The words respond.js shows for the new kinds ({lo}, {hi}, {step}, {m} filled in by the script)."""
+    return {
+        "choose": _("Please choose an answer."),
+        "number": _("Please enter a number."),
+        "range": _("Please enter a number from {lo} to {hi}."),
+        "grid": _("Please enter a number from {lo} to {hi} in steps of {step}, such as {below} or {above}."),
+        "too_many": _("Please tick at most {m} boxes."),
+        "no_box": _("no box"),
+        "bit": _("{bit} (leaning toward {end})"),
+    }
+
+
+def input_mode(scale: dict[str, str]) -> str | None:
+    """The phone keyboard for a number input: digits only for whole non-negative numbers, a decimal
+    point when the grid has one, and none (the full keyboard, with its minus sign) below zero."""
+    if Decimal(scale["lo"]) < 0:
+        return None
+    whole = all(Decimal(scale[name]) == Decimal(scale[name]).to_integral_value() for name in ("lo", "step"))
+    return "numeric" if whole else "decimal"
+
+
+def client_question(q: dict[str, Any]) -> dict[str, Any]:
+    """One question as respond.js needs it: where its inputs are, its sampler, how to read an answer."""
+    found = {"id": q["id"], "kind": q["kind"], "options": q["options"], "sampler": q["mechanism"]["sampler"],
+             "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"], "q_other": q["mechanism"]["q_other"]}
+    if q["scale"] is not None:
+        found["scale"] = q["scale"]
+    if q["bins"] is not None:
+        found["edges"] = [b["lower_index"] for b in q["bins"]]
+    if q["kind"] == "multi_select":
+        found["at_most"] = q["mechanism"]["parameters"]["at_most"]
+    return found
+
+
+def context(survey: Survey, preview: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the template's context, the client's data without where to post) for the page of `survey`."""
+    published = SurveyDefinitionSerializer(definition.of(survey)).data
+    questions = [{**q, "wording": wording.of(q["mechanism"]),
+                  "input_mode": input_mode(q["scale"]) if q["scale"] else None} for q in published["questions"]]
+    client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler
+        "preview": preview,
+        "version": published["version"],
+        "slug": survey.slug,
+        "byInvitation": survey.access == Survey.Access.INVITATION,
+        "questions": [client_question(q) for q in published["questions"]],
+        "text": client_text(),
+    }
+    # Direct questions (not randomized) are named on the page; the total covers the randomized ones.
+    direct = [q for q in questions if not q["mechanism"]["randomized"]]
+    return {
+        "survey": survey, "definition": published, "questions": questions, "client": client, "preview": preview,
+        "total_odds": wording.odds_at_most(published["epsilon_total"]),
+        "direct": direct, "any_randomized": len(direct) < len(questions),
+        "direct_numbers": ", ".join(str(q["order"]) for q in direct),
+    }, client

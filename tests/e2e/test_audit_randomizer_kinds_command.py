@@ -1,0 +1,24 @@
+"""`python bench/audit_randomizer.py <url>` on a live survey of the new kinds: every question (multi-select,
+1-bit mean, discrete Laplace, numeric bins, ordinal levels) passes with its claimed epsilon, the one the
+server computes; run in a process of its own, as an auditor would."""
+
+import pytest
+
+from surveys.collection import plan
+from tests.e2e.test_audit_randomizer_command import audit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_every_new_kind_on_a_live_page_passes_the_audit_with_the_servers_epsilon(live_server, kinds_survey):
+    done = audit(f"{live_server.url}/s/{kinds_survey.slug}/", "--draws", "20000")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    questions = plan.of(kinds_survey).questions
+    rows = [line.split() for line in lines[1:1 + len(questions)]]
+    assert [int(row[0]) for row in rows] == [q.id for q in questions]
+    for row, question in zip(rows, questions, strict=True):
+        assert row[1] == question.mechanism.sampler()["kind"]
+        assert float(row[3]) == pytest.approx(question.mechanism.effective_epsilon, abs=5e-5)
+        assert 0 <= float(row[4]) <= float(row[3]) and row[5] == "pass"
+    assert lines[-1].startswith("5 of 5 questions pass")
