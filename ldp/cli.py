@@ -8,7 +8,7 @@ import json
 import numpy as np
 import numpy.typing as npt
 
-from . import cli_args, joint_cli
+from . import analyze_cli, cli_args, joint_cli
 from .cli_args import Parser, apportion, fraction_list, number_in, positive_int, seed
 from .mechanisms import MECHANISMS, YES_NO, Mechanism
 from .planning import respondents_needed
@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=seed, default=None)
     simulate.add_argument("--interval", choices=["wilson", "exact"], default="wilson")
     joint_cli.add_parser(commands)
+    analyze_cli.add_parser(commands)
     plan.add_argument("--margin", required=True, type=number_in(0.0, 1.0, ""))
     plan.add_argument("--expected", type=number_in(0.0, 1.0, "both"), default=None,
                       help="expected fraction (default: worst case)")
@@ -91,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         _simulate(parser, args)
     elif args.command == "joint":
         joint_cli.run(parser, args)
+    elif args.command == "analyze":
+        analyze_cli.run(parser, args)
     else:
         _plan(parser, args)
     return 0
