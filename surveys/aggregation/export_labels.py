@@ -72,16 +72,17 @@ class Column:
         return f"{described['name']} ({parameters}), p = {described['p_exact']}, q_other = {described['q_other_exact']}"
 
     def label(self, limit: int, measure: Measure, with_channel: bool = False) -> str:
-        """The variable label within `limit`: the text (shortened if need be), then [status(; channel)]."""
+        """The variable label within `limit`, on one line: the text (shortened if need be), then
+        [status(; channel)]."""
         if self.question is None:
             return fit(self.text, limit, measure)
         note = f"{self.status}; {self.channel}" if with_channel else self.status
         suffix = f" [{note}]"
         if self.option is None:
-            return fit(self.text, limit - measure(suffix), measure) + suffix
-        option = f" = {self.question.options[self.option]}"
+            return fit(one_line(self.text), limit - measure(suffix), measure) + suffix
+        option = f" = {one_line(self.question.options[self.option])}"
         budget = limit - measure(suffix)
-        text = fit(self.question.text, max(budget - measure(option), budget // 2), measure)
+        text = fit(one_line(self.question.text), max(budget - measure(option), budget // 2), measure)
         return fit(text + option, budget, measure) + suffix
 
 
@@ -99,6 +100,11 @@ def columns(current: SurveyPlan) -> list[Column]:
         else:
             found.append(Column(question.key, "report", question.text, question))
     return found
+
+
+def one_line(text: str) -> str:
+    """Whitespace (newlines included) as single spaces: a label is one line."""
+    return " ".join(text.split())
 
 
 def fit(text: str, limit: int, measure: Measure = characters) -> str:

@@ -27,11 +27,12 @@ from surveys.collection.models import Response, Survey
 from surveys.collection.plan import SurveyPlan
 
 from . import exports
-from .export_labels import Column, Measure, characters, columns, fit, utf8_bytes, wrap
+from .export_labels import Column, Measure, characters, columns, fit, one_line, utf8_bytes, wrap
 from .readstat_layout import Field, Layout, SpssLayout, StataLayout
 
 STATA_LABEL, STATA_VALUE_LABEL = 80, 32000
-SPSS_LABEL, SPSS_VALUE_LABEL, SPSS_FILE_LABEL, SPSS_DOCUMENT_LINE = 256, 120, 64, 80
+SPSS_LABEL, SPSS_VALUE_LABEL, SPSS_FILE_LABEL = 256, 120, 64
+SPSS_DOCUMENT_LINE = 76  # of the 80 bytes a line of documents holds: PSPP's display wraps longer ones
 ID_WIDTH = 36  # a UUID's text
 VERSION_WIDTH = Response._meta.get_field("mechanism_version").max_length or 16
 # Two rows whose dictionary pyreadstat writes: full-width texts, then short texts and missing reports.
@@ -108,7 +109,7 @@ def _value_labels(cols: list[Column], limit: int, measure: Measure) -> dict[str,
     found: dict[str, dict[int | float, str]] = {}
     for c in cols:
         if c.value_labels:
-            found[c.name] = {value: fit(text, limit, measure) for value, text in c.value_labels.items()}
+            found[c.name] = {value: fit(one_line(text), limit, measure) for value, text in c.value_labels.items()}
     return found
 
 

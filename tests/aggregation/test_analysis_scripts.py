@@ -151,7 +151,7 @@ def test_r_reads_the_csv_with_its_labels(exported):
               'write.csv(reports, "values.csv", row.names = FALSE, na = "", fileEncoding = "UTF-8")')
     run([rscript(), "--vanilla", "-e", script], folder)
     info = {row["column"]: row for row in read_csv(folder / "labels.csv")}
-    assert info["q1"]["label"] == TRICKY_TEXT + " [randomized report: do not tabulate as answers]"
+    assert info["q1"]["label"] == " ".join(TRICKY_TEXT.split()) + " [randomized report: do not tabulate as answers]"
     assert info["q6"]["label"] == "Age band? [direct answer: not randomized]"
     assert info["q4_1"]["label"] == 'Colour? = Green "2" [randomized report: do not tabulate as answers]'
     assert info["q1"]["labels"] == "0=No|1=Yes"
