@@ -6,8 +6,10 @@ submitted_on (a date), mechanism_version, then per question its report column(s)
 reported option index or bit; a missing report is a missing value. Labels as
 surveys.aggregation.export_labels describes them: every report column's variable label says
 whether it is a randomized report ("do not tabulate as answers") or a direct answer, its value
-labels are the options; the SPSS label also carries the mechanism and the exact p and q_other,
-and the SPSS file's documents (DISPLAY DOCUMENTS) give every question's full text and channel.
+labels are the options. The mechanism and the exact p and q_other: in Stata, each report
+variable's notes (with its full question; Stata's labels hold 80 characters), in SPSS the
+variable label itself, and the file's documents (DISPLAY DOCUMENTS) give every question's full
+text and channel.
 
 pyreadstat writes each file's dictionary from a two-row prototype; the rows are streamed from one
 query into a temporary file in the same layout (surveys.aggregation.readstat_layout), so memory
@@ -42,9 +44,12 @@ PROTOTYPE_REPORTS = (1, None)
 
 
 def stata_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
-    """reports.dta, rewound, in a temporary file (deleted once closed)."""
+    """reports.dta, rewound, in a temporary file (deleted once closed), with Stata notes."""
     cols = columns(current)
-    return _file(StataLayout(_fields(cols)), _prototype(cols, stata_writer(survey, cols)), report_rows(survey, current))
+    layout = StataLayout(_fields(cols))
+    notes = stata_notes(survey, current, cols)
+    return _file(layout, _prototype(cols, stata_writer(survey, cols)), report_rows(survey, current),
+                 lambda head: layout.with_notes(head, notes))
 
 
 def spss_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
@@ -88,14 +93,35 @@ def frame(cols: list[Column], rows: list[list[Any]]) -> Any:
                          else [row[i] for row in rows] for i, c in enumerate(cols)})
 
 
-def document(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Iterator[str]:
-    """The SPSS file's documents: lines of at most 80 bytes."""
-    paragraphs = [
+def stata_notes(survey: Survey, current: SurveyPlan, cols: list[Column]) -> dict[str, list[str]]:
+    """Stata notes (`notes` lists them): the dataset's, and per report variable what it is, its full
+    question and its exact channel, which Stata's 80-character variable labels cannot hold."""
+    found = {"_dta": _preamble(survey, current)}
+    for c in cols:
+        if c.question is None:
+            continue
+        what = [c.status, f"Question {c.question.key}: {one_line(c.question.text)}"]
+        if c.option is not None:
+            option = one_line(c.question.options[c.option])
+            what.append(f"Bit of option {c.option} ({option}): 1 if the report marks it")
+        what.append(f"Channel: {c.channel} (p = P(report = truth), q_other = P(report = a given other option)"
+                    + (", per bit)" if c.option is not None else ")"))
+        found[c.name] = what
+    return found
+
+
+def _preamble(survey: Survey, current: SurveyPlan) -> list[str]:
+    return [
         f"Randomized reports of the survey {survey.title!r} ({survey.slug}), mechanism version {current.version}.",
         "Each report column holds what a respondent's browser sent after randomizing the answer: "
         "do not tabulate it as answers. Debias counts with pi_hat_j = (c_j / n - q_other) / (p - q_other); "
         "the codebook and the analysis scripts do it.",
     ]
+
+
+def document(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Iterator[str]:
+    """The SPSS file's documents: lines of at most 80 bytes."""
+    paragraphs = _preamble(survey, current)
     for c in cols:
         if c.question is not None and c.option in (None, 0):
             key, last = c.question.key, c.question.mechanism.k - 1
@@ -153,10 +179,13 @@ def report_rows(survey: Survey, current: SurveyPlan) -> Iterator[list[Any]]:
         yield cells
 
 
-def _file(layout: Layout, prototype: tuple[bytes, list[list[Any]]], cells: Iterator[list[Any]]) -> BinaryIO:
+def _file(layout: Layout, prototype: tuple[bytes, list[list[Any]]], cells: Iterator[list[Any]],
+          grow: Callable[[bytes], bytes] = lambda head: head) -> BinaryIO:
+    """Head (as `grow` extends it), every row, tail, into a temporary file; then the counts patched."""
     written, values = prototype
     head, data, tail = layout.split(written, len(values))
     layout.check(data, values)
+    head = grow(head)
     out = tempfile.TemporaryFile()
     out.write(head)
     n = 0

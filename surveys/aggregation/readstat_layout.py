@@ -92,6 +92,27 @@ class StataLayout(Layout):
             raise LayoutChanged(f"Stata: {end - start} bytes of data, expected {rows} rows of {self.row.size}")
         return prototype[:start], prototype[start:end], prototype[end:]
 
+    def with_notes(self, head: bytes, notes: dict[str, list[str]]) -> bytes:
+        """The head with Stata notes (`notes varname`): characteristics note1..noteN and note0 = N
+        per variable ("_dta" for the dataset), each a <ch> record of a 4-byte length, the variable's
+        and the characteristic's names (129 bytes each) and the NUL-terminated text. Inserted in
+        the empty <characteristics> section ReadStat writes; the offsets after it move."""
+        records = b"".join(self._characteristic(name, f"note{i}", text) for name, texts in notes.items()
+                           for i, text in enumerate([str(len(texts)), *texts]))
+        empty = b"<characteristics></characteristics>"
+        at = head.index(empty) + len(b"<characteristics>")
+        offsets = self._map(head)
+        for i in range(9, MAP_ENTRIES):  # data and everything after it
+            offsets[i] += len(records)
+        grown = head[:at] + records + head[at:]
+        start = grown.index(b"<map>") + 5
+        return grown[:start] + struct.pack(f"<{MAP_ENTRIES}Q", *offsets) + grown[start + 8 * MAP_ENTRIES:]
+
+    @staticmethod
+    def _characteristic(variable: str, name: str, text: str) -> bytes:
+        body = variable.encode().ljust(129, b"\0") + name.encode().ljust(129, b"\0") + text.encode("utf-8") + b"\0"
+        return b"<ch>" + struct.pack("<I", len(body)) + body + b"</ch>"
+
     def finish(self, out: BinaryIO, head: bytes, rows: int, moved: int) -> None:
         out.seek(head.index(b"<N>") + 3)
         out.write(struct.pack("<Q", rows))

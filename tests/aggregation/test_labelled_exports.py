@@ -3,6 +3,8 @@ reports CSV's and their labels say what each column is; they are written row by 
 
 import csv
 import io
+import shutil
+import subprocess
 import tracemalloc
 from datetime import date
 
@@ -128,6 +130,40 @@ def test_a_survey_without_responses_reads_back_empty_with_its_labels(client, own
     assert meta.variable_value_labels["q6"] == {0: "18-34", 1: "35-54", 2: "55+"}
 
 
+def test_stata_notes_give_each_report_variable_its_question_and_exact_channel(client, owner, answered, tmp_path):
+    """Read with R's readstata13, which shares no code with pyreadstat: the notes (characteristics)
+    Stata's `notes` command lists, and the values and labels too."""
+    _, body = download(client, owner, answered, "reports-dta")
+    (tmp_path / "export.dta").write_bytes(body)
+    script = ('library(readstata13); d <- read.dta13("export.dta", convert.factors = FALSE); '
+              'notes <- do.call(rbind, lapply(attr(d, "expansion.fields"), function(x) data.frame(v = x[1], '
+              'name = x[2], text = x[3]))); write.csv(notes, "notes.csv", row.names = FALSE, fileEncoding = "UTF-8"); '
+              'write.csv(data.frame(label = varlabel(d), missing = colSums(is.na(d)), '
+              'q6 = paste(d$q6, collapse = "")), "variables.csv", fileEncoding = "UTF-8")')
+    rscript = shutil.which("Rscript")
+    assert rscript, "Rscript not found: `make system-deps` installs Debian's r-base-core and r-cran-readstata13"
+    done = subprocess.run([rscript, "--vanilla", "-e", script], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    notes: dict = {}
+    for row in csv.DictReader(open(tmp_path / "notes.csv", encoding="utf-8")):
+        notes.setdefault(row["v"], {})[row["name"]] = row["text"]
+    assert notes["q2"] == {
+        "note0": "3", "note1": "randomized report: do not tabulate as answers", "note2": "Question q2: Drove drunk?",
+        "note3": "Channel: bitflip (epsilon = 1.00008352337), p = 3139943215/4294967296, q_other = "
+                 "1155024081/4294967296 (p = P(report = truth), q_other = P(report = a given other option))"}
+    assert notes["q3"]["note2"] == "Question q3: " + " ".join(LONG_TEXT.split())
+    assert notes["q4_2"]["note3"] == "Bit of option 2 (Blue\\Navy): 1 if the report marks it"
+    assert notes["q6"]["note1"] == "direct answer: not randomized"
+    assert notes["_dta"]["note0"] == "2" and "do not tabulate it as answers" in notes["_dta"]["note2"]
+    assert set(notes) == {"_dta", "q1", "q2", "q3", "q4_0", "q4_1", "q4_2", "q5_0", "q5_1", "q5_2", "q5_3", "q6"}
+    variables = {row[""]: row for row in csv.DictReader(open(tmp_path / "variables.csv", encoding="utf-8"))}
+    assert variables["q2"]["label"] == "Drove drunk? [randomized report: do not tabulate as answers]"
+    assert (variables["q1"]["missing"], variables["q4_1"]["missing"], variables["q2"]["missing"]) == ("1", "1", "0")
+    header, *rows = csv_rows(client, owner, answered)
+    assert variables["q6"]["q6"] == "".join(row[header.index("q6")] for row in rows)
+
+
 # --- the streamed file is the file pyreadstat writes ---------------------------------------------
 
 TIMESTAMPS = {"dta": lambda b: b[:b.index(b"<timestamp>")] + b[b.index(b"</timestamp>"):],
@@ -142,8 +178,12 @@ def test_the_streamed_file_is_byte_for_byte_the_one_pyreadstat_writes_from_all_r
              else labelled_exports.spss_writer(answered, current, cols))
     path = str(tmp_path / "whole")
     write(labelled_exports.frame(cols, list(labelled_exports.report_rows(answered, current))), path)
+    whole = open(path, "rb").read()
+    if extension == "dta":  # with the same notes
+        notes = labelled_exports.stata_notes(answered, current, cols)
+        whole = readstat_layout.StataLayout(labelled_exports._fields(cols)).with_notes(whole, notes)
     streamed = (labelled_exports.stata_file if extension == "dta" else labelled_exports.spss_file)(answered, current)
-    assert TIMESTAMPS[extension](streamed.read()) == TIMESTAMPS[extension](open(path, "rb").read())
+    assert TIMESTAMPS[extension](streamed.read()) == TIMESTAMPS[extension](whole)
 
 
 @pytest.mark.parametrize("layout", [readstat_layout.StataLayout, readstat_layout.SpssLayout])
