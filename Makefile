@@ -19,11 +19,14 @@ test-deps: $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 	npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
-# Debian's chromium for the browser tests, Node.js for the JavaScript tests and npm for axe-core
-# (needs root); each only if missing.
+# Debian's chromium for the browser tests, Node.js for the JavaScript tests, npm for axe-core, R
+# (r-base-core) to run the generated R scripts and R's readstata13 to read the Stata export with
+# a reader that shares no code with pyreadstat (needs root); each only if missing.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v Rscript >/dev/null || missing="$$missing r-base-core"; \
+	Rscript -e 'library(readstata13)' >/dev/null 2>&1 || missing="$$missing r-cran-readstata13"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \

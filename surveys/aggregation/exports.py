@@ -227,7 +227,7 @@ def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     for response_id, day, version, reports in responses(survey, current):
         cells: list[Any] = []
         for q in current:
-            value = reports.get(q.key, "")
+            value = reports.get(q.key, [""] * len(columns(q)))  # a missing report: every column of it empty
             cells += value if isinstance(value, list) else [value]
         yield writer.writerow([response_id, day, version, *cells])
 

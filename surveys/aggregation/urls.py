@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, schema, views
+from . import api, download_views, schema, views
 
 app_name = "aggregation"
 
@@ -12,6 +12,14 @@ urlpatterns = [
     path("results/<slug:slug>/export/reports.json", views.export_reports_json, name="export-reports-json"),
     path("results/<slug:slug>/export/codebook.json", views.export_codebook, name="export-codebook"),
     path("results/<slug:slug>/export/crosstab.csv", views.export_crosstab, name="export-crosstab"),
+    path("results/<slug:slug>/export/reports.dta", download_views.export_stata, name="export-reports-dta"),
+    path("results/<slug:slug>/export/reports.sav", download_views.export_spss, name="export-reports-sav"),
+    path("results/<slug:slug>/export/reports.R", download_views.export_script, {"name": "reports.R"},
+         name="export-reports-r"),
+    path("results/<slug:slug>/export/analysis.R", download_views.export_script, {"name": "analysis.R"},
+         name="export-analysis-r"),
+    path("results/<slug:slug>/export/analysis.py", download_views.export_script, {"name": "analysis.py"},
+         name="export-analysis-py"),
     path("api/v1/surveys/<slug:slug>/estimates/", api.estimates, name="api-estimates"),
     path("api/v1/surveys/<slug:slug>/crosstab/", api.crosstab, name="api-crosstab"),
     path("api/v1/schema/", schema.schema_view, name="api-schema"),

@@ -1,6 +1,10 @@
 import pytest
 
+from surveys.collection import builder
+from surveys.collection.builder import QuestionSpec
+from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
+from tests.factories import INEXACT_BITFLIP_EPSILONS
 
 
 @pytest.fixture(params=[0, 1, 200], ids=["no-responses", "one-response", "many-responses"])
@@ -8,4 +12,28 @@ def sized_survey(request, survey):
     """The shared survey with 0, 1 or many randomized responses."""
     if request.param:
         add_responses(survey, request.param, seed=request.param)
+    return survey
+
+
+# Texts that a label or a script literal could get wrong: quotes, a backslash, R and Python
+# syntax, non-ASCII characters (one outside the BMP), and a question longer than any label.
+TRICKY_TEXT = 'Did you "ever" cheat \\ lie?\n"); stop("injected"); (" — ça, 😀'
+LONG_TEXT = "How often, in the twelve months before this survey, did you take something that was not yours? " * 3
+
+
+@pytest.fixture
+def every_kind_survey(db, owner):
+    """An open survey ("kinds") with every mechanism and a direct question: 1 qrr (q = 0.3), 2 bitflip
+    at an epsilon with no exact channel (1.00008352337), 3 krr (eps 1.3, 3 options), 4 sue (eps 0.7,
+    3 options), 5 oue (eps 1.3, 4 options), 6 direct (3 options); question texts and options with
+    quotes, backslashes, code, non-ASCII and more characters than Stata's and SPSS's labels hold."""
+    survey = builder.create_survey("kinds", "Kinds «all» \"of\" them", [
+        QuestionSpec(TRICKY_TEXT, "qrr", q="0.3"),
+        QuestionSpec("Drove drunk?", "bitflip", epsilon=INEXACT_BITFLIP_EPSILONS[4]),
+        QuestionSpec(LONG_TEXT, "krr", epsilon=1.3, options=["Never", "Sometimes", "Often " + "x" * 150]),
+        QuestionSpec("Colour?", "sue", epsilon=0.7, options=["Rouge ‘vif’", 'Green "2"', "Blue\\Navy"]),
+        QuestionSpec("Party?", "oue", epsilon=1.3, options=["A", "B", "C", "D"]),
+        QuestionSpec("Age band?", "direct", options=["18-34", "35-54", "55+"]),
+    ], status=Survey.Status.OPEN, epsilon_budget=10.0)
+    survey.researchers.add(owner)
     return survey

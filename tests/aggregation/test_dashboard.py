@@ -132,6 +132,25 @@ def test_its_export_links_keep_the_chosen_settings(client, owner, survey):
         assert f"/results/health/export/{name}" in html
 
 
+ANALYSIS_DOWNLOADS = {  # each download for other software, and a word of the sentence that says what it is for
+    "reports.dta": "Stata 14", "reports.sav": "SPSS and PSPP", "reports.R": "source it",
+    "analysis.R": "RRreg", "analysis.py": "numpy only",
+}
+
+
+def test_it_links_every_download_for_other_software_with_what_it_is_for(client, owner, survey):
+    html = dashboard(client, owner, survey).content.decode()
+    section = html[html.index('id="analysis-downloads-heading"'):]
+    assert "randomized report, not an answer" in section
+    for name, purpose in ANALYSIS_DOWNLOADS.items():
+        link = f'href="/results/health/export/{name}"'
+        assert link in section, name
+        item = section[section.index(link):].split("</li>")[0]
+        assert purpose in item, name
+        assert client.get(f"/results/health/export/{name}").status_code == 200
+    assert "python -m ldp analyze health-reports.csv" in section
+
+
 def test_it_explains_a_configuration_it_cannot_read(client, owner, survey):
     survey.questions.filter(order=2).update(epsilon=50.0)  # only possible behind the admin's back
     response = dashboard(client, owner, survey)

@@ -1,0 +1,239 @@
+"""Estimates from an exported file, offline: the survey app's reports and codebook, or anyone's
+file in the same format (see docs/ldp.md).
+
+Two inputs are read:
+
+- reports.csv with its codebook.json: one row per response, columns as the codebook's
+  `reports_csv_columns`; an index question (q-RR, bit flip, k-RR, direct) has one column with the
+  reported option index (0-based), a unary question (SUE, OUE) one column per option with the
+  reported bit. An empty cell is a missing report: that response does not count in that
+  question's n. The file is read line by line, so its size does not matter.
+- reports.json, which embeds its codebook: {"codebook": ..., "responses": [{"reports": {"q1": 0,
+  "q4": [0, 1, 0, 0]}}]} (read whole).
+
+Each question is debiased with the channel the reports were made with, the codebook's exact
+fractions of the browser's sampler integers (`p_exact`, `q_other_exact`), never with a channel
+recomputed from a configured epsilon:
+    pi_hat_j = (c_j / n - q_other) / (p - q_other),  Var = lambda_j (1 - lambda_j) / (n (p - q_other)^2)
+with the intervals of `ldp.estimates.debias` (Wilson with continuity correction, or Clopper-Pearson),
+the same numbers as the app's dashboard and estimates API for the same reports.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .estimates import Estimate, debias
+
+CODEBOOK_FORMAT = "ldp-survey-codebook/2"
+ENCODINGS = ("index", "bits")
+
+
+class ExportError(ValueError):
+    """An export or codebook this module cannot read; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Design:
+    """One question as the codebook describes it: what its reports mean and the channel that made them."""
+
+    key: str
+    text: str
+    options: tuple[str, ...]
+    mechanism: str
+    randomized: bool
+    encoding: str  # "index" (one column: the option) or "bits" (one column per option)
+    columns: tuple[str, ...]
+    p_exact: str
+    q_other_exact: str
+
+    @property
+    def k(self) -> int:
+        return len(self.options)
+
+    @property
+    def p(self) -> float:
+        """P(report = truth) (unary: P(bit j = 1 | truth j)), from the sampler's integers."""
+        return float(Fraction(self.p_exact))
+
+    @property
+    def q_other(self) -> float:
+        """P(report = one given other option) (unary: P(bit j = 1 | truth not j))."""
+        return float(Fraction(self.q_other_exact))
+
+
+@dataclass(frozen=True)
+class QuestionEstimate:
+    design: Design
+    estimate: Estimate
+    level: float  # each interval's own level: the confidence, or its Bonferroni share
+
+
+def designs(codebook: Any) -> list[Design]:
+    """The questions of a codebook (a parsed codebook.json), checked."""
+    if not isinstance(codebook, dict) or codebook.get("format") != CODEBOOK_FORMAT:
+        raise ExportError(f"not a codebook: its format must be {CODEBOOK_FORMAT!r}")
+    found = []
+    for entry in codebook.get("questions", []):
+        try:
+            mechanism, report = entry["mechanism"], entry["report"]
+            design = Design(key=entry["key"], text=entry["text"], options=tuple(entry["options"]),
+                            mechanism=mechanism["name"], randomized=bool(entry.get("randomized", True)),
+                            encoding=report["encoding"], columns=tuple(report["csv_columns"]),
+                            p_exact=mechanism["p_exact"], q_other_exact=mechanism["q_other_exact"])
+            if design.encoding not in ENCODINGS:
+                raise ExportError(f"{design.key}: report encoding {design.encoding!r} is not one of {ENCODINGS}")
+            if not design.p > design.q_other:
+                raise ExportError(f"{design.key}: p must exceed q_other")
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
+            if isinstance(error, ExportError):
+                raise
+            raise ExportError(f"codebook question {entry.get('key', '?') if isinstance(entry, dict) else '?'}: "
+                              f"cannot read {error}") from None
+        found.append(design)
+    if not found:
+        raise ExportError("the codebook lists no questions")
+    return found
+
+
+class Tally:
+    """Running counts per question: c_j (reports of option j, or 1-bits of option j) and n."""
+
+    def __init__(self, questions: list[Design]):
+        self.questions = questions
+        self.counts = {q.key: [0] * q.k for q in questions}
+        self.n = dict.fromkeys((q.key for q in questions), 0)
+
+    def add(self, question: Design, report: int | list[int] | None, where: str) -> None:
+        """One report: an option index, or k bits; None is a missing report."""
+        if report is None:
+            return
+        if question.encoding == "index":
+            if not isinstance(report, int) or isinstance(report, bool) or not 0 <= report < question.k:
+                raise ExportError(f"{where}: {question.key} must be an option index from 0 to {question.k - 1}")
+            self.counts[question.key][report] += 1
+        else:
+            if not isinstance(report, list) or len(report) != question.k or any(b not in (0, 1) for b in report):
+                raise ExportError(f"{where}: {question.key} must be {question.k} bits (0 or 1)")
+            counts = self.counts[question.key]
+            for j, bit in enumerate(report):
+                counts[j] += bit
+        self.n[question.key] += 1
+
+
+def count_csv(lines: Iterable[str], questions: list[Design]) -> Tally:
+    """Counts from the lines of a reports.csv whose columns the codebook names."""
+    rows = csv.reader(lines)
+    header = next(rows, None)
+    if header is None:
+        raise ExportError("the reports file is empty (not even a header)")
+    place = {name: i for i, name in enumerate(header)}
+    missing = [c for q in questions for c in q.columns if c not in place]
+    if missing:
+        raise ExportError(f"the reports file has no column {missing[0]!r} (is it this codebook's export?)")
+    tally = Tally(questions)
+    for line, row in enumerate(rows, start=2):
+        if len(row) != len(header):
+            raise ExportError(f"line {line}: {len(row)} cells, the header has {len(header)}")
+        for q in questions:
+            cells = [row[place[c]] for c in q.columns]
+            tally.add(q, _cells(cells, q, line), f"line {line}")
+    return tally
+
+
+def _cells(cells: list[str], question: Design, line: int) -> int | list[int] | None:
+    if all(cell == "" for cell in cells):
+        return None
+    try:
+        values = [int(cell) for cell in cells]
+    except ValueError:
+        raise ExportError(f"line {line}: {question.key} has a cell that is not a whole number") from None
+    return values[0] if question.encoding == "index" else values
+
+
+def count_json(document: Any, questions: list[Design]) -> Tally:
+    """Counts from a parsed reports.json."""
+    tally = Tally(questions)
+    for i, response in enumerate(document.get("responses", [])):
+        reports = response.get("reports", {}) if isinstance(response, dict) else None
+        if not isinstance(reports, dict):
+            raise ExportError(f"response {i}: no reports object")
+        for q in questions:
+            tally.add(q, reports.get(q.key), f"response {i}")
+    return tally
+
+
+def estimate(tally: Tally, *, confidence: float = 0.95, interval: str = "wilson",
+             simultaneous: bool = False) -> list[QuestionEstimate]:
+    """Every question's estimates from its counts, as `ldp.estimates.debias` gives them."""
+    found = []
+    for q in tally.questions:
+        est = debias(tally.counts[q.key], tally.n[q.key], q.p, q.q_other, confidence=confidence,
+                     interval=interval, simultaneous=simultaneous)
+        level = 1.0 - (1.0 - confidence) / q.k if simultaneous else confidence
+        found.append(QuestionEstimate(q, est, level))
+    return found
+
+
+def read(export: Path, codebook: Path | None = None) -> Tally:
+    """Counts from an exported file: a .json (its codebook inside, unless one is given) or a .csv
+    with its codebook (by default the file next to it named as the app names it)."""
+    if export.suffix.lower() == ".json":
+        document = _load(export)
+        if not isinstance(document, dict):
+            raise ExportError(f"{export}: not a reports export")
+        questions = designs(_load(codebook) if codebook else document.get("codebook"))
+        return count_json(document, questions)
+    book = codebook or sibling_codebook(export)
+    questions = designs(_load(book))
+    with export.open(newline="", encoding="utf-8") as lines:
+        return count_csv(lines, questions)
+
+
+def sibling_codebook(export: Path) -> Path:
+    """<slug>-reports.csv -> <slug>-codebook.json beside it (the app's download names)."""
+    name = export.name
+    if name.endswith("reports.csv"):
+        candidate = export.with_name(name[: -len("reports.csv")] + "codebook.json")
+        if candidate.exists():
+            return candidate
+    raise ExportError(f"{export}: no codebook beside it; give one with --codebook")
+
+
+def _load(path: Path) -> Any:
+    try:
+        with path.open(encoding="utf-8") as file:
+            return json.load(file)
+    except OSError as error:
+        raise ExportError(f"{path}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise ExportError(f"{path}: not JSON ({error.msg}, line {error.lineno})") from None
+
+
+ROW_COLUMNS = [
+    "question_key", "question_text", "mechanism", "randomized", "p", "q_other", "n", "option_index", "option_label",
+    "count", "estimate", "std_error", "ci_low", "ci_high", "confidence", "interval", "simultaneous", "interval_level",
+]
+
+
+def rows(found: list[QuestionEstimate]) -> Iterator[dict[str, Any]]:
+    """One record per (question, option), the columns of ROW_COLUMNS; undefined numbers (n = 0) are None."""
+    for item in found:
+        q, e = item.design, item.estimate
+        for j, label in enumerate(q.options):
+            numbers = [_finite(x) for x in (e.estimate[j], e.std_error[j], e.ci_low[j], e.ci_high[j])]
+            yield dict(zip(ROW_COLUMNS, [
+                q.key, q.text, q.mechanism, q.randomized, q.p, q.q_other, e.n, j, label, e.counts[j], *numbers,
+                e.confidence, e.interval, e.simultaneous, item.level], strict=True))
+
+
+def _finite(x: float) -> float | None:
+    return x if np.isfinite(x) else None

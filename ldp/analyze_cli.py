@@ -1,0 +1,91 @@
+"""`python -m ldp analyze EXPORT [--codebook FILE] [--confidence C] [--interval wilson|exact]
+[--simultaneous] [--format text|json|csv] [--output FILE]`: every estimate of an exported file.
+
+EXPORT is a reports.csv (with its codebook: --codebook, or the <slug>-codebook.json beside it)
+or a reports.json (its codebook inside). Text is a table per question for reading; json and csv
+carry every number at full precision, one record per (question, option), in the columns of
+`ldp.analyze.ROW_COLUMNS` (undefined numbers, without reports, are null or an empty cell).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import analyze
+from .cli_args import number_in
+
+FORMATS = ("text", "json", "csv")
+
+
+def add_parser(commands: Any) -> None:
+    sub = commands.add_parser("analyze", help="every estimate of an exported reports file (CSV or JSON)")
+    sub.add_argument("export", type=Path, help="a <slug>-reports.csv or <slug>-reports.json")
+    sub.add_argument("--codebook", type=Path, default=None,
+                     help="the codebook.json (default: the one inside a .json export, or beside a .csv)")
+    sub.add_argument("--confidence", type=number_in(0.5, 1.0, "low"), default=0.95)
+    sub.add_argument("--interval", choices=["wilson", "exact"], default="wilson",
+                     help="wilson: Wilson score with continuity correction (default); exact: Clopper-Pearson")
+    sub.add_argument("--simultaneous", action="store_true",
+                     help="Bonferroni: each of a question's k intervals at 1 - (1 - confidence) / k")
+    sub.add_argument("--format", choices=FORMATS, default="text")
+    sub.add_argument("--output", type=Path, default=None, help="write here instead of printing")
+
+
+def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    try:
+        tally = analyze.read(args.export, args.codebook)
+    except analyze.ExportError as error:
+        parser.error(f"argument export: {error}")
+    found = analyze.estimate(tally, confidence=args.confidence, interval=args.interval,
+                             simultaneous=args.simultaneous)
+    text = {"text": table, "json": as_json, "csv": as_csv}[args.format](found)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text, encoding="utf-8")
+
+
+def as_json(found: list[analyze.QuestionEstimate]) -> str:
+    return json.dumps(list(analyze.rows(found)), indent=1, allow_nan=False) + "\n"
+
+
+def as_csv(found: list[analyze.QuestionEstimate]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, analyze.ROW_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in analyze.rows(found):
+        writer.writerow({key: _cell(value) for key, value in row.items()})
+    return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """An undefined number is an empty cell; a flag is true or false, as in the app's estimates.csv."""
+    if value is None:
+        return ""
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+def table(found: list[analyze.QuestionEstimate]) -> str:
+    out = io.StringIO()
+    for item in found:
+        _question_table(out, item)
+    return out.getvalue()
+
+
+def _question_table(out: TextIO, item: analyze.QuestionEstimate) -> None:
+    q, e = item.design, item.estimate
+    channel = (f"randomized ({q.mechanism}): p = {q.p_exact}, q_other = {q.q_other_exact}" if q.randomized
+               else "direct: not randomized")
+    out.write(f"{q.key}  {q.text}\n  {channel}; n = {e.n}; {e.interval} intervals at {item.level:.6g}\n")
+    out.write(f"  {'option':<24} {'count':>8} {'estimate':>10} {'std_error':>10} {'ci_low':>8} {'ci_high':>8}\n")
+    for j, label in enumerate(q.options):
+        numbers = (e.estimate[j], e.std_error[j], e.ci_low[j], e.ci_high[j])
+        cells = [f"{x:>10.4f}" if i < 2 else f"{x:>8.4f}" for i, x in enumerate(numbers)]
+        out.write(f"  {label[:24]:<24} {e.counts[j]:>8} {' '.join(cells)}\n")
+    out.write("\n")

@@ -1,0 +1,144 @@
+"""What each column of the labelled exports (Stata, SPSS, R) says about itself.
+
+The columns are those of reports.csv (surveys.aggregation.exports.columns): response_id,
+submitted_on, mechanism_version, then one column per index question (the reported option) or one
+per option of a unary question (the reported bit). Each report column carries
+
+- a variable label: the question's text (and for a bit, its option), then what the column is:
+  "randomized report: do not tabulate as answers", or "direct answer: not randomized";
+- value labels: the options for an index column, "not reported"/"reported" for a bit;
+- the channel the reports were made with: the mechanism, its parameter and the exact p and q_other
+  (fractions of the browser's sampler integers, from `ldp.Mechanism.describe()`).
+
+Each file format limits lengths (Stata: 80 characters per variable label; SPSS: 256 bytes per
+variable label, 120 per value label, 80 per line of its documents): `fit` shortens the question
+text first, with an ellipsis, so the warning and the channel always survive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from surveys.collection.plan import PlannedQuestion, SurveyPlan
+
+RANDOMIZED = "randomized report: do not tabulate as answers"
+DIRECT = "direct answer: not randomized"
+BIT_LABELS = {0: "not reported", 1: "reported"}
+ELLIPSIS = "…"
+
+Measure = Callable[[str], int]
+
+
+def characters(text: str) -> int:
+    return len(text)
+
+
+def utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    kind: str  # "id", "day", "version" or "report"
+    text: str  # what the column holds: a question's text (with the option, for a bit), or a description
+    question: PlannedQuestion | None = None
+    option: int | None = None  # a unary question's bit column: its option
+
+    @property
+    def status(self) -> str:
+        """What the values are: randomized reports, or direct answers (report columns only)."""
+        if self.question is None:
+            return ""
+        return RANDOMIZED if self.question.randomized else DIRECT
+
+    @property
+    def value_labels(self) -> dict[int, str]:
+        if self.question is None:
+            return {}
+        if self.option is not None:
+            return dict(BIT_LABELS)
+        return dict(enumerate(self.question.options))
+
+    @property
+    def channel(self) -> str:
+        """The mechanism, its parameter and the exact channel, e.g. "qrr (q = 0.5), p = 3/4, q_other = 1/4"."""
+        if self.question is None:
+            return ""
+        described = self.question.mechanism.describe()
+        parameters = ", ".join(f"{key} = {value}" for key, value in described["parameters"].items()
+                               if key != "mechanism")
+        return f"{described['name']} ({parameters}), p = {described['p_exact']}, q_other = {described['q_other_exact']}"
+
+    def label(self, limit: int, measure: Measure, with_channel: bool = False) -> str:
+        """The variable label within `limit`, on one line: the text (shortened if need be), then
+        [status(; channel)]."""
+        if self.question is None:
+            return fit(self.text, limit, measure)
+        note = f"{self.status}; {self.channel}" if with_channel else self.status
+        suffix = f" [{note}]"
+        if self.option is None:
+            return fit(one_line(self.text), limit - measure(suffix), measure) + suffix
+        option = f" = {one_line(self.question.options[self.option])}"
+        budget = limit - measure(suffix)
+        text = fit(one_line(self.question.text), max(budget - measure(option), budget // 2), measure)
+        return fit(text + option, budget, measure) + suffix
+
+
+def columns(current: SurveyPlan) -> list[Column]:
+    """Every column of the reports export, in order."""
+    found = [
+        Column("response_id", "id", "Response id (random; links nothing to a person)"),
+        Column("submitted_on", "day", "Day the response was submitted"),
+        Column("mechanism_version", "version", "Version of the survey's mechanisms the reports were made with"),
+    ]
+    for question in current:
+        if question.mechanism.unary:
+            found += [Column(f"{question.key}_{j}", "report", f"{question.text} = {option}", question, j)
+                      for j, option in enumerate(question.options)]
+        else:
+            found.append(Column(question.key, "report", question.text, question))
+    return found
+
+
+def one_line(text: str) -> str:
+    """Whitespace (newlines included) as single spaces: a label is one line."""
+    return " ".join(text.split())
+
+
+def fit(text: str, limit: int, measure: Measure = characters) -> str:
+    """`text`, or as much of it as fits in `limit` with an ellipsis; never cut inside a character.
+
+    >>> fit("Have you ever cheated?", 12)
+    'Have you ev…'
+    >>> fit("été", 4, utf8_bytes)
+    'é…'
+    """
+    if measure(text) <= limit:
+        return text
+    room = limit - measure(ELLIPSIS)
+    while text and measure(text) > room:
+        text = text[:-1]
+    return text.rstrip() + ELLIPSIS if room > 0 else ""
+
+
+def wrap(text: str, limit: int, measure: Measure = utf8_bytes) -> Iterator[str]:
+    """Lines of at most `limit` (words kept whole unless one alone is too long)."""
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if measure(candidate) <= limit:
+            line = candidate
+            continue
+        if line:
+            yield line
+        while measure(word) > limit:
+            cut = len(word)
+            while measure(word[:cut]) > limit:
+                cut -= 1
+            yield word[:cut]
+            word = word[cut:]
+        line = word
+    if line:
+        yield line

@@ -1,0 +1,197 @@
+"""The randomized reports as labelled Stata (.dta) and SPSS (.sav) files.
+
+Under /results/<slug>/export/: reports.dta (Stata 14 and later, format 118) and reports.sav
+(uncompressed SPSS system file). Same rows and columns as reports.csv: response_id,
+submitted_on (a date), mechanism_version, then per question its report column(s) with the
+reported option index or bit; a missing report is a missing value. Labels as
+surveys.aggregation.export_labels describes them: every report column's variable label says
+whether it is a randomized report ("do not tabulate as answers") or a direct answer, its value
+labels are the options. The mechanism and the exact p and q_other: in Stata, each report
+variable's notes (with its full question; Stata's labels hold 80 characters), in SPSS the
+variable label itself, and the file's documents (DISPLAY DOCUMENTS) give every question's full
+text and channel.
+
+pyreadstat writes each file's dictionary from a two-row prototype; the rows are streamed from one
+query into a temporary file in the same layout (surveys.aggregation.readstat_layout), so memory
+does not grow with the number of responses (the file is on disk until it has been sent).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from surveys.collection.models import Response, Survey
+from surveys.collection.plan import SurveyPlan
+
+from . import exports
+from .export_labels import Column, Measure, characters, columns, fit, one_line, utf8_bytes, wrap
+from .readstat_layout import Field, Layout, SpssLayout, StataLayout
+
+STATA_LABEL, STATA_VALUE_LABEL = 80, 32000
+SPSS_LABEL, SPSS_VALUE_LABEL, SPSS_FILE_LABEL = 256, 120, 64
+SPSS_DOCUMENT_LINE = 76  # of the 80 bytes a line of documents holds: PSPP's display wraps longer ones
+ID_WIDTH = 36  # a UUID's text
+VERSION_WIDTH = Response._meta.get_field("mechanism_version").max_length or 16
+# Two rows whose dictionary pyreadstat writes: full-width texts, then short texts and missing reports.
+PROTOTYPE_TEXTS = {"id": ("0" * ID_WIDTH, "1"), "version": ("0" * VERSION_WIDTH, "1")}
+PROTOTYPE_DAYS = (date(2000, 1, 1), date(2024, 2, 29))
+PROTOTYPE_REPORTS = (1, None)
+
+
+def stata_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
+    """reports.dta, rewound, in a temporary file (deleted once closed), with Stata notes."""
+    cols = columns(current)
+    layout = StataLayout(_fields(cols))
+    notes = stata_notes(survey, current, cols)
+    return _file(layout, _prototype(cols, stata_writer(survey, cols)), report_rows(survey, current),
+                 lambda head: layout.with_notes(head, notes))
+
+
+def spss_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
+    """reports.sav, rewound, in a temporary file (deleted once closed)."""
+    cols = columns(current)
+    writer = spss_writer(survey, current, cols)
+    return _file(SpssLayout(_fields(cols)), _prototype(cols, writer), report_rows(survey, current))
+
+
+Writer = Callable[[Any, str], None]  # (a data frame, the path to write it to)
+
+
+def stata_writer(survey: Survey, cols: list[Column]) -> Writer:
+    """How pyreadstat writes the Stata file's dictionary, given a data frame of rows."""
+    def write(frame: Any, path: str) -> None:
+        import pyreadstat
+        pyreadstat.write_dta(frame, path, version=14, file_label=fit(_file_label(survey), STATA_LABEL),
+                             column_labels=[c.label(STATA_LABEL, characters) for c in cols],
+                             variable_value_labels=_value_labels(cols, STATA_VALUE_LABEL, characters))
+    return write
+
+
+def spss_writer(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Writer:
+    """How pyreadstat writes the SPSS file's dictionary, given a data frame of rows."""
+    def write(frame: Any, path: str) -> None:
+        import pyreadstat
+        pyreadstat.write_sav(
+            frame, path, file_label=fit(_file_label(survey), SPSS_FILE_LABEL, utf8_bytes),
+            column_labels=[c.label(SPSS_LABEL, utf8_bytes, with_channel=True) for c in cols],
+            variable_value_labels=_value_labels(cols, SPSS_VALUE_LABEL, utf8_bytes),
+            variable_measure={c.name: "scale" if c.kind == "day" else "nominal" for c in cols},
+            note=list(document(survey, current, cols)))
+    return write
+
+
+def frame(cols: list[Column], rows: list[list[Any]]) -> Any:
+    """A pandas data frame of rows (report columns as nullable integers), as pyreadstat takes them."""
+    import pandas as pd  # type: ignore[import-untyped]  # no stubs; used only to hand pyreadstat its rows
+
+    return pd.DataFrame({c.name: pd.array([row[i] for row in rows], dtype="Int8") if c.kind == "report"
+                         else [row[i] for row in rows] for i, c in enumerate(cols)})
+
+
+def stata_notes(survey: Survey, current: SurveyPlan, cols: list[Column]) -> dict[str, list[str]]:
+    """Stata notes (`notes` lists them): the dataset's, and per report variable what it is, its full
+    question and its exact channel, which Stata's 80-character variable labels cannot hold."""
+    found = {"_dta": _preamble(survey, current)}
+    for c in cols:
+        if c.question is None:
+            continue
+        what = [c.status, f"Question {c.question.key}: {one_line(c.question.text)}"]
+        if c.option is not None:
+            option = one_line(c.question.options[c.option])
+            what.append(f"Bit of option {c.option} ({option}): 1 if the report marks it")
+        what.append(f"Channel: {c.channel} (p = P(report = truth), q_other = P(report = a given other option)"
+                    + (", per bit)" if c.option is not None else ")"))
+        found[c.name] = what
+    return found
+
+
+def _preamble(survey: Survey, current: SurveyPlan) -> list[str]:
+    return [
+        f"Randomized reports of the survey {survey.title!r} ({survey.slug}), mechanism version {current.version}.",
+        "Each report column holds what a respondent's browser sent after randomizing the answer: "
+        "do not tabulate it as answers. Debias counts with pi_hat_j = (c_j / n - q_other) / (p - q_other); "
+        "the codebook and the analysis scripts do it.",
+    ]
+
+
+def document(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Iterator[str]:
+    """The SPSS file's documents: lines of at most 80 bytes."""
+    paragraphs = _preamble(survey, current)
+    for c in cols:
+        if c.question is not None and c.option in (None, 0):
+            key, last = c.question.key, c.question.mechanism.k - 1
+            names = c.name if c.option is None else f"{key}_0 to {key}_{last}"
+            paragraphs.append(f"{names}: {c.question.text} ({c.status}; {c.channel})")
+    for paragraph in paragraphs:
+        yield from wrap(paragraph, SPSS_DOCUMENT_LINE)
+
+
+def _value_labels(cols: list[Column], limit: int, measure: Measure) -> dict[str, dict[int | float, str]]:
+    found: dict[str, dict[int | float, str]] = {}
+    for c in cols:
+        if c.value_labels:
+            found[c.name] = {value: fit(one_line(text), limit, measure) for value, text in c.value_labels.items()}
+    return found
+
+
+def _file_label(survey: Survey) -> str:
+    return f"{survey.title}: randomized reports, not answers"
+
+
+def _fields(cols: list[Column]) -> list[Field]:
+    widths = {"id": ID_WIDTH, "version": VERSION_WIDTH}
+    return [Field("text", widths[c.kind]) if c.kind in widths else Field("day" if c.kind == "day" else "integer")
+            for c in cols]
+
+
+def _prototype_rows(cols: list[Column]) -> list[list[Any]]:
+    def cell(c: Column, i: int) -> Any:
+        if c.kind in PROTOTYPE_TEXTS:
+            return PROTOTYPE_TEXTS[c.kind][i]
+        return PROTOTYPE_DAYS[i] if c.kind == "day" else PROTOTYPE_REPORTS[i]
+    return [[cell(c, i) for c in cols] for i in range(2)]
+
+
+def _prototype(cols: list[Column], write: Writer) -> tuple[bytes, list[list[Any]]]:
+    """The file pyreadstat writes for the prototype rows, and those rows."""
+    rows = _prototype_rows(cols)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "prototype")
+        write(frame(cols, rows), path)
+        return Path(path).read_bytes(), rows
+
+
+def report_rows(survey: Survey, current: SurveyPlan) -> Iterator[list[Any]]:
+    """Each response's cells in column order, from one streamed query."""
+    for response_id, day, version, reports in exports.responses(survey, current):
+        cells: list[Any] = [response_id, date.fromisoformat(day), version]
+        for q in current:
+            value = reports.get(q.key)
+            if q.mechanism.unary:
+                cells += value if value is not None else [None] * q.mechanism.k
+            else:
+                cells.append(value)
+        yield cells
+
+
+def _file(layout: Layout, prototype: tuple[bytes, list[list[Any]]], cells: Iterator[list[Any]],
+          grow: Callable[[bytes], bytes] = lambda head: head) -> BinaryIO:
+    """Head (as `grow` extends it), every row, tail, into a temporary file; then the counts patched."""
+    written, values = prototype
+    head, data, tail = layout.split(written, len(values))
+    layout.check(data, values)
+    head = grow(head)
+    out = tempfile.TemporaryFile()
+    out.write(head)
+    n = 0
+    for row in cells:
+        out.write(layout.encode(row))
+        n += 1
+    out.write(tail)
+    layout.finish(out, head, n, (n - len(values)) * layout.row.size)
+    return out

@@ -1,0 +1,33 @@
+"""`python bench/export_bench.py` on tiny sizes, on the suite's engine: it prints each export's time and
+peak memory and the ratio, and removes its scratch database (the scratch handling is results_bench's,
+tested there)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.bench.test_results_bench import ROOT, SUITE_DB, PostgreSQL, SQLite, scratch_name
+
+
+@pytest.fixture
+def engine(tmp_path):
+    postgres = SUITE_DB["ENGINE"] == "django.db.backends.postgresql"
+    return PostgreSQL(tmp_path) if postgres else SQLite(tmp_path)
+
+
+def test_it_measures_each_export_at_each_size_and_prints_the_ratio(engine):
+    env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
+    done = subprocess.run([sys.executable, "bench/export_bench.py", "--sizes", "20,200", "--formats", "csv,dta,sav"],
+                          cwd=ROOT, env=env, text=True, capture_output=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert engine.title in lines[0]
+    for size in ("20", "200"):
+        for name in ("csv", "dta", "sav"):
+            assert any(line.split()[:2] == [size, name] for line in lines), done.stdout
+    for name in ("csv", "dta", "sav"):
+        assert f"{engine.title} {name}: peak traced memory" in done.stdout
+    assert not engine.exists(engine.configured)
+    assert not engine.exists(scratch_name(lines[0]))
