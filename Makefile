@@ -19,13 +19,16 @@ test-deps: $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 	npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
-# Debian's chromium for the browser tests, Node.js for the JavaScript tests and npm for axe-core
-# (needs root); each only if missing.
+# Debian's chromium for the browser tests, Node.js for the JavaScript tests, npm for axe-core,
+# redis-server for the shared rate-limit counters and nginx for the reverse-proxy test (the
+# tests start their own Redis and nginx on free ports; needs root); each only if missing.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	PATH="$$PATH:/usr/sbin" command -v nginx >/dev/null || missing="$$missing nginx"; \
 	if [ -n "$$missing" ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from . import env
+from . import cache_url, env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -152,12 +152,18 @@ if PRODUCTION:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+# The rate limits count in the cache: DJANGO_CACHE_URL (redis://..., db://, default locmem://,
+# per process) shares the counts between every worker and server (surveys/cache_url.py).
+CACHES = {"default": cache_url.parse(env.text("DJANGO_CACHE_URL", "locmem://"))}
+
 # Flood protection for the anonymous submission endpoint: at most COUNT submissions per
-# SECONDS from one client network (IPv4 /24, IPv6 /64), counted in the cache (per process
-# with the default local-memory cache). It limits load; it does not identify anybody.
+# SECONDS from one client network (IPv4 /24, IPv6 /56 by default: a household's or a small
+# site's whole allocation), counted in the cache. It limits load; it does not identify anybody.
 # DJANGO_SUBMISSION_RATE="COUNT/SECONDS" (default 120/60) or "off". DJANGO_PROXY_COUNT: how
 # many reverse proxies append to X-Forwarded-For in front of the app (0: use the socket's peer).
 SUBMISSION_RATE = env.rate("DJANGO_SUBMISSION_RATE", (120, 60))
+NETWORK_PREFIX = {4: env.integer("DJANGO_RATE_IPV4_PREFIX", 24, 8, 32),
+                  6: env.integer("DJANGO_RATE_IPV6_PREFIX", 56, 16, 128)}
 PROXY_COUNT = env.integer("DJANGO_PROXY_COUNT", 0)
 
 # Two choice sets share the field name "kind" (a question's, a sampler's): name their enums.
