@@ -22,7 +22,7 @@ ALLOWED_HOSTS = env.listing("DJANGO_ALLOWED_HOSTS", [] if PRODUCTION else ["loca
 CSRF_TRUSTED_ORIGINS = env.listing("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "surveys.accounts.admin_config.AdminConfig",  # django.contrib.admin with the site of surveys.accounts
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -30,8 +30,11 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "surveys.collection",
     "surveys.aggregation",
+    "surveys.accounts",  # after otp_totp: its admin replaces django-otp's
 ]
 
 MIDDLEWARE = [
@@ -42,6 +45,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): signed in with a second factor
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -110,6 +114,15 @@ STORAGES = {
     },
 }
 
+# Sign-in: DJANGO_LOGIN_LOCKOUT="COUNT/SECONDS" (default 5/900) or "off": after COUNT failed sign-ins
+# for one username from one address within SECONDS, that username is refused from that address
+# for SECONDS (surveys/accounts/throttle.py), on both login pages. DJANGO_STAFF_2FA: "optional"
+# (staff may enrol an authenticator app at /accounts/two-factor/; an enrolled account always
+# needs its code) or "required" (no staff member uses the admin before enrolling).
+LOGIN_LOCKOUT = env.rate("DJANGO_LOGIN_LOCKOUT", (5, 900))
+STAFF_TWO_FACTOR = env.choice("DJANGO_STAFF_2FA", "optional", ("optional", "required"))
+OTP_TOTP_ISSUER = env.text("DJANGO_OTP_ISSUER", "Private surveys")  # the name authenticator apps show
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/results/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

@@ -26,6 +26,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 from django.utils import timezone
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.collection import invitations
 from surveys.collection.models import Question, Survey
@@ -66,6 +67,7 @@ METHODS = {
     "collection:api-responses": ("GET", "POST"),
     "admin:collection_survey_open": ("GET", "POST"),
     "admin:collection_survey_close": ("GET", "POST"),
+    "two-factor": ("GET", "POST"),
 }
 
 # Query strings a view needs to do its work (rather than refuse a malformed request); a function
@@ -237,6 +239,8 @@ class World:
             Question: survey.ordered_questions().first(),
             get_user_model(): owner,
             Group: Group.objects.create(name="analysts"),
+            TOTPDevice: TOTPDevice.objects.create(user=make_user("enrolled", is_staff=True), name="phone",
+                                                  confirmed=True),
         }
         return cls(users, Surveys(survey, owner), admin_objects)
 
