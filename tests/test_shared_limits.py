@@ -1,4 +1,5 @@
-"""DJANGO_CACHE_URL shares the rate limits' counts between processes (gunicorn workers, servers).
+"""DJANGO_CACHE_URL shares the rate limits' counts between processes (gunicorn workers, servers):
+the submission limit's and the sign-in lockout's.
 
 A real Redis server (Debian's redis-server, started here on a free port, tests/servers.py) and
 the database cache: a count made in another process, with its own cache client, uses up the
@@ -17,6 +18,7 @@ from django.core.management import call_command
 from django.test import RequestFactory
 
 from surveys import cache_url
+from surveys.accounts.throttle import LoginThrottle
 from surveys.collection.ratelimit import SubmissionThrottle
 from tests.servers import redis_server
 
@@ -50,7 +52,7 @@ def in_another_process(cache_url_value: str, code: str) -> str:
     """`code` run after django.setup() in a new interpreter configured by DJANGO_CACHE_URL; its stdout."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))}
     environment.update(DJANGO_SETTINGS_MODULE="surveys.settings", DJANGO_CACHE_URL=cache_url_value,
-                       DJANGO_SUBMISSION_RATE="/".join(map(str, RATE)))
+                       DJANGO_SUBMISSION_RATE="/".join(map(str, RATE)), DJANGO_LOGIN_LOCKOUT="5/900")
     script = "import django\ndjango.setup()\n" + textwrap.dedent(code)
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=environment, capture_output=True,
                             text=True, timeout=60, check=False)
@@ -69,6 +71,25 @@ ALLOW_TWICE = f"""
 def test_two_processes_share_one_submission_budget_through_redis(shared):
     assert in_another_process(shared, ALLOW_TWICE) == "[True, True]"
     assert allowed_here(2) == [True, False]  # the third of the day's three, then refused
+
+
+FAIL_THREE_TIMES = f"""
+    from django.test import RequestFactory
+    from surveys.accounts.throttle import LoginThrottle
+    throttle = LoginThrottle.of(RequestFactory().post("/", REMOTE_ADDR="{ADDRESS}"), "editor")
+    print([throttle.failed() for _ in range(3)])
+"""
+
+
+def test_failed_sign_ins_in_two_processes_add_up_to_one_lockout_through_redis(shared, settings):
+    settings.LOGIN_LOCKOUT = (5, 900)
+    assert in_another_process(shared, FAIL_THREE_TIMES) == "[None, None, None]"
+    throttle = LoginThrottle.of(RequestFactory().post("/", REMOTE_ADDR=ADDRESS), "editor")
+    assert [throttle.failed(), throttle.failed()] == [None, 900]  # the fifth failure, here, locks
+    assert in_another_process(shared, "from django.test import RequestFactory\n"
+                              "from surveys.accounts.throttle import LoginThrottle\n"
+                              f"print(LoginThrottle.of(RequestFactory().post('/', REMOTE_ADDR='{ADDRESS}'), "
+                              "'editor').retry_after())") in ("900", "899")
 
 
 def test_without_a_shared_cache_each_process_has_its_own_budget(shared, settings):
