@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "surveys.collection",
     "surveys.aggregation",
     "surveys.accounts",  # after otp_totp: its admin replaces django-otp's
+    "surveys.history",
 ]
 
 MIDDLEWARE = [

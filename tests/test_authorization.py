@@ -156,6 +156,14 @@ MATRIX = {
     ("admin:otp_totp_totpdevice_delete", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:otp_totp_totpdevice_history", "GET", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("/admin/otp_totp/totpdevice/<path:object_id>/", "GET", None):  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+    # The configuration history: every staff member reads it; nobody adds, changes or deletes a row.
+    ("admin:app_list", "GET", "history"):                           (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:history_configurationchange_changelist", "GET", None):  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:history_configurationchange_add", "GET", None):         (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        403),
+    ("admin:history_configurationchange_change", "GET", None):      (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:history_configurationchange_delete", "GET", None):      (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        403),
+    ("admin:history_configurationchange_history", "GET", None):     (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("/admin/history/configurationchange/<path:object_id>/", "GET", None): (ADMIN, ADMIN,    ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
 }
 
 # Admin actions (POSTed to a changelist), by model: the answer, and whether the action ran.
@@ -177,6 +185,7 @@ ACTIONS = {
     ("auth.user", "delete_selected", None):                    (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
     ("auth.group", "delete_selected", None):                   (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
     ("otp_totp.totpdevice", "delete_selected", None):          (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
+    ("history.configurationchange", "delete_selected", None):  (OUT, OUT, OUT, OUT, NOT_OFFERED, NOT_OFFERED, NOT_OFFERED),
 }
 
 

@@ -30,6 +30,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.collection import invitations
 from surveys.collection.models import Question, Survey
+from surveys.history.models import ConfigurationChange
 from tests.factories import make_user, valid_payload
 
 # The roles, in the column order of the matrix.
@@ -241,6 +242,9 @@ class World:
             Group: Group.objects.create(name="analysts"),
             TOTPDevice: TOTPDevice.objects.create(user=make_user("enrolled", is_staff=True), name="phone",
                                                   confirmed=True),
+            ConfigurationChange: ConfigurationChange.objects.create(
+                who="super", survey_id=survey.pk, survey="Health (health)", action="changed",
+                changes=[{"field": "epsilon budget", "before": "6.0", "after": "9.0"}]),
         }
         return cls(users, Surveys(survey, owner), admin_objects)
 
