@@ -138,12 +138,20 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
-# Respondents' requests are never logged with bodies; only errors are reported.
+# Respondents' requests are never logged with bodies; only errors are reported. A bad Host header
+# is one line, not a traceback (anybody can send them by the thousand).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"one_line": {"()": "surveys.logs.OneLine"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "one_line": {"class": "logging.StreamHandler", "filters": ["one_line"]},
+    },
     "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "django.security.DisallowedHost": {"handlers": ["one_line"], "level": "WARNING", "propagate": False},
+    },
 }
 
 SESSION_ENGINE = "surveys.sessions"  # the database backend, refusing malformed keys

@@ -34,6 +34,14 @@ from ..models import Question, Survey
 from . import views
 from .questions import QuestionInline
 
+# Invitations limit who may answer, not who may read: the page and the definition API serve the
+# questions to anyone with the slug (a token travels in the link's fragment, which the server never
+# sees before the respondent posts). Said where the access is chosen.
+ACCESS_HELP = gettext_lazy(
+    "Invitation links limit who can answer, not who can read: the questions are public. Anyone who knows or "
+    "guesses the slug can read them on the survey's page and in its API, with their mechanisms. If the "
+    "questions themselves are sensitive, choose a slug nobody can guess.")
+
 
 class InvitationForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=invitations.MAX_BATCH, initial=100,
@@ -62,6 +70,12 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
         (gettext_lazy("Results"), {"fields": ("researchers",)}),
     )
+
+    def formfield_for_dbfield(self, db_field: models.Field[Any, Any], request: HttpRequest,
+                              **kwargs: Any) -> forms.Field | None:
+        if db_field.name == "access":
+            kwargs["help_text"] = ACCESS_HELP
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
