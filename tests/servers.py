@@ -7,6 +7,7 @@ it does chromium; here a missing one is a failure that says how to install it.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -75,3 +76,39 @@ def redis_server(directory: Path) -> Iterator[str]:
                "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", str(directory)]
     with running(command, port, directory, "redis"):
         yield f"redis://{HOST}:{port}/0"
+
+
+NGINX_CONF = """\
+{user}worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    client_body_temp_path {dir}/client_body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    access_log off;
+    upstream surveys_app {{ server {host}:{upstream}; }}
+    server {{
+        listen {host}:{port};
+        include {include};
+    }}
+}}
+"""
+
+
+@contextmanager
+def nginx_server(directory: Path, upstream: int, include: Path) -> Iterator[int]:
+    """Debian's nginx on a free port, proxying to 127.0.0.1:`upstream` as the server block
+    `include` (a file of directives for inside `server { }`) says; yields its port."""
+    port = free_port()
+    user = "user root root;\n" if os.geteuid() == 0 else ""  # workers must reach the temporary directory
+    conf = directory / "nginx.conf"
+    conf.write_text(NGINX_CONF.format(user=user, dir=directory, host=HOST, upstream=upstream, port=port,
+                                      include=include))
+    command = [executable("nginx", "nginx"), "-p", str(directory), "-c", str(conf), "-e", str(directory / "error.log")]
+    with running(command, port, directory, "nginx"):
+        yield port
