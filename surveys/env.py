@@ -38,14 +38,17 @@ def choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def integer(name: str, default: int) -> int:
+def integer(name: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ImproperlyConfigured(f"{name} must be from {minimum} to {maximum}, got {raw!r}")
+    return value
 
 
 def listing(name: str, default: list[str]) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from . import env
+from . import cache_url, env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -22,7 +22,7 @@ ALLOWED_HOSTS = env.listing("DJANGO_ALLOWED_HOSTS", [] if PRODUCTION else ["loca
 CSRF_TRUSTED_ORIGINS = env.listing("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "surveys.accounts.admin_config.AdminConfig",  # django.contrib.admin with the site of surveys.accounts
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -30,8 +30,12 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "surveys.collection",
     "surveys.aggregation",
+    "surveys.accounts",  # after otp_totp: its admin replaces django-otp's
+    "surveys.history",
 ]
 
 MIDDLEWARE = [
@@ -42,6 +46,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): signed in with a second factor
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -110,6 +115,15 @@ STORAGES = {
     },
 }
 
+# Sign-in: DJANGO_LOGIN_LOCKOUT="COUNT/SECONDS" (default 5/900) or "off": after COUNT failed sign-ins
+# for one username from one address within SECONDS, that username is refused from that address
+# for SECONDS (surveys/accounts/throttle.py), on both login pages. DJANGO_STAFF_2FA: "optional"
+# (staff may enrol an authenticator app at /accounts/two-factor/; an enrolled account always
+# needs its code) or "required" (no staff member uses the admin before enrolling).
+LOGIN_LOCKOUT = env.rate("DJANGO_LOGIN_LOCKOUT", (5, 900))
+STAFF_TWO_FACTOR = env.choice("DJANGO_STAFF_2FA", "optional", ("optional", "required"))
+OTP_TOTP_ISSUER = env.text("DJANGO_OTP_ISSUER", "Private surveys")  # the name authenticator apps show
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/results/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -124,12 +138,20 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
-# Respondents' requests are never logged with bodies; only errors are reported.
+# Respondents' requests are never logged with bodies; only errors are reported. A bad Host header
+# is one line, not a traceback (anybody can send them by the thousand).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"one_line": {"()": "surveys.logs.OneLine"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "one_line": {"class": "logging.StreamHandler", "filters": ["one_line"]},
+    },
     "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "django.security.DisallowedHost": {"handlers": ["one_line"], "level": "WARNING", "propagate": False},
+    },
 }
 
 SESSION_ENGINE = "surveys.sessions"  # the database backend, refusing malformed keys
@@ -152,12 +174,18 @@ if PRODUCTION:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+# The rate limits count in the cache: DJANGO_CACHE_URL (redis://..., db://, default locmem://,
+# per process) shares the counts between every worker and server (surveys/cache_url.py).
+CACHES = {"default": cache_url.parse(env.text("DJANGO_CACHE_URL", "locmem://"))}
+
 # Flood protection for the anonymous submission endpoint: at most COUNT submissions per
-# SECONDS from one client network (IPv4 /24, IPv6 /64), counted in the cache (per process
-# with the default local-memory cache). It limits load; it does not identify anybody.
+# SECONDS from one client network (IPv4 /24, IPv6 /56 by default: a household's or a small
+# site's whole allocation), counted in the cache. It limits load; it does not identify anybody.
 # DJANGO_SUBMISSION_RATE="COUNT/SECONDS" (default 120/60) or "off". DJANGO_PROXY_COUNT: how
 # many reverse proxies append to X-Forwarded-For in front of the app (0: use the socket's peer).
 SUBMISSION_RATE = env.rate("DJANGO_SUBMISSION_RATE", (120, 60))
+NETWORK_PREFIX = {4: env.integer("DJANGO_RATE_IPV4_PREFIX", 24, 8, 32),
+                  6: env.integer("DJANGO_RATE_IPV6_PREFIX", 56, 16, 128)}
 PROXY_COUNT = env.integer("DJANGO_PROXY_COUNT", 0)
 
 # Several choice sets share the field name "kind" (a question's, each sampler's): name their enums.

@@ -8,6 +8,7 @@ import math
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.servers.basehttp import ThreadedWSGIServer
 
 from surveys.collection import builder
@@ -25,6 +26,12 @@ ThreadedWSGIServer.request_queue_size = 128
 def fast_password_hashing(settings):
     """Hashing with the production hasher costs ~0.3 s per user; the tests only need it to work."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Every test starts with no rate-limit or sign-in failure counts (the cache outlives a test)."""
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

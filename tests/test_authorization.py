@@ -50,6 +50,9 @@ MATRIX = {
     ("login", "GET", None):                                         (200,        200,        TO_RESULTS, TO_RESULTS, TO_RESULTS, TO_RESULTS, TO_RESULTS),
     ("logout", "GET", None):                                        (405,        405,        405,        405,        405,        405,        405),
     ("logout", "POST", None):                                       (LOGGED_OUT, LOGGED_OUT, LOGGED_OUT, LOGGED_OUT, LOGGED_OUT, LOGGED_OUT, LOGGED_OUT),
+    # Staff enrol an authenticator app (any staff member, for their own account); others learn nothing.
+    ("two-factor", "GET", None):                                    (ADMIN,      ADMIN,      404,        404,        200,        200,        200),
+    ("two-factor", "POST", None):                                   (ADMIN,      ADMIN,      404,        404,        200,        200,        200),
 
     # The respondent's page and API, for a survey in each state (subject). Same for everybody:
     # the token travels in the link's fragment, so only the submission differs.
@@ -150,6 +153,22 @@ MATRIX = {
     ("admin:auth_group_delete", "GET", None):                       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:auth_group_history", "GET", None):                      (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("/admin/auth/group/<path:object_id>/", "GET", None):           (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+    # Two-factor devices: listed and removed (a lost phone) by model permission; never added or edited here.
+    ("admin:app_list", "GET", "otp_totp"):                          (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        404,        200),
+    ("admin:otp_totp_totpdevice_changelist", "GET", None):          (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:otp_totp_totpdevice_add", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        403),
+    ("admin:otp_totp_totpdevice_change", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:otp_totp_totpdevice_delete", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:otp_totp_totpdevice_history", "GET", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("/admin/otp_totp/totpdevice/<path:object_id>/", "GET", None):  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+    # The configuration history: every staff member reads it; nobody adds, changes or deletes a row.
+    ("admin:app_list", "GET", "history"):                           (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:history_configurationchange_changelist", "GET", None):  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:history_configurationchange_add", "GET", None):         (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        403),
+    ("admin:history_configurationchange_change", "GET", None):      (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("admin:history_configurationchange_delete", "GET", None):      (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        403),
+    ("admin:history_configurationchange_history", "GET", None):     (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
+    ("/admin/history/configurationchange/<path:object_id>/", "GET", None): (ADMIN, ADMIN,    ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
 }
 
 # Admin actions (POSTed to a changelist), by model: the answer, and whether the action ran.
@@ -170,6 +189,8 @@ ACTIONS = {
     ("collection.question", "delete_selected", None):          (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
     ("auth.user", "delete_selected", None):                    (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
     ("auth.group", "delete_selected", None):                   (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
+    ("otp_totp.totpdevice", "delete_selected", None):          (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
+    ("history.configurationchange", "delete_selected", None):  (OUT, OUT, OUT, OUT, NOT_OFFERED, NOT_OFFERED, NOT_OFFERED),
 }
 
 

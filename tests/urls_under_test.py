@@ -26,9 +26,11 @@ from django.contrib.contenttypes.models import ContentType
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 from django.utils import timezone
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.collection import invitations, plan
 from surveys.collection.models import Question, Survey
+from surveys.history.models import ConfigurationChange
 from tests.factories import make_user, valid_payload
 
 # The roles, in the column order of the matrix.
@@ -66,6 +68,7 @@ METHODS = {
     "collection:api-responses": ("GET", "POST"),
     "admin:collection_survey_open": ("GET", "POST"),
     "admin:collection_survey_close": ("GET", "POST"),
+    "two-factor": ("GET", "POST"),
 }
 
 # Query strings a view needs to do its work (rather than refuse a malformed request); a function
@@ -238,6 +241,11 @@ class World:
             Question: survey.ordered_questions().first(),
             get_user_model(): owner,
             Group: Group.objects.create(name="analysts"),
+            TOTPDevice: TOTPDevice.objects.create(user=make_user("enrolled", is_staff=True), name="phone",
+                                                  confirmed=True),
+            ConfigurationChange: ConfigurationChange.objects.create(
+                who="super", survey_id=survey.pk, survey="Health (health)", action="changed",
+                changes=[{"field": "epsilon budget", "before": "6.0", "after": "9.0"}]),
         }
         return cls(users, Surveys(survey, owner), admin_objects)
 

@@ -1,13 +1,15 @@
 """Results API: the debiased estimates of one survey, as on its dashboard, and the cross-tab of two
 of its questions.
 
-Anonymous requests get 403 with the API's error shape (session authentication sends no
+Neither is ever cached (Cache-Control: private, no-store, like the dashboard): they are a survey's
+results. Anonymous requests get 403 with the API's error shape (session authentication sends no
 WWW-Authenticate challenge, so DRF answers 403, not 401); a researcher not assigned to
 the survey gets 404; bad query parameters get 400 naming the parameter; a survey whose stored
 configuration cannot be read gets 409.
 """
 
 from django.shortcuts import get_object_or_404
+from django.views.decorators.cache import never_cache
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import IsAuthenticated
@@ -35,6 +37,7 @@ PARAMETERS = [
 ]
 
 
+@never_cache
 @extend_schema(
     operation_id="survey_estimates", tags=["results"], parameters=PARAMETERS,
     summary="Debiased estimates with confidence intervals (assigned researchers and superusers)",
@@ -57,6 +60,7 @@ QUESTION_PARAMETERS = [
 ]
 
 
+@never_cache
 @extend_schema(
     operation_id="survey_crosstab", tags=["results"],
     parameters=[*QUESTION_PARAMETERS, *(p for p in PARAMETERS if p.name in params.CROSSTAB_FIELDS)],

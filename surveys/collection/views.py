@@ -15,6 +15,7 @@ from .models import Survey
 from .plan import Unavailable
 
 
+@never_cache  # the page embeds a per-visitor CSRF token: no shared or stored copy
 @no_referrer
 def respond(request: HttpRequest, slug: str) -> HttpResponse:
     survey = get_object_or_404(Survey.objects.published(), slug=slug)

@@ -105,3 +105,10 @@ def test_bad_parameters_are_a_400_naming_the_parameter(client, owner, survey, qu
     response = get(client, owner, survey, query.format(None, *[q[i] for i in range(1, 4)], theirs=theirs))
     assert response.status_code == 400
     assert response.json()["error"]["field"] == field
+
+
+def test_it_is_never_cached(client, owner, survey):
+    first, second = ids(survey)[1], ids(survey)[2]
+    cache_control = {part.strip() for part in get(client, owner, survey, f"?a={first}&b={second}")["Cache-Control"]
+                     .split(",")}
+    assert {"private", "no-store", "no-cache", "max-age=0"} <= cache_control

@@ -118,3 +118,8 @@ def test_its_q_equivalent_is_that_of_the_effective_epsilon_not_the_configured_on
         assert_q_of_the_effective_epsilon(by_order[order]["q_equivalent"], ldp.BitFlip(epsilon))
     assert by_order[1]["q_equivalent"] == pytest.approx(0.3, abs=4 * math.ulp(0.3))
     assert [by_order[order]["q_equivalent"] for order in (5, 6, 7)] == [None, None, None]
+
+
+def test_it_is_never_cached(client, owner, survey):
+    cache_control = {part.strip() for part in get(client, owner, survey)["Cache-Control"].split(",")}
+    assert {"private", "no-store", "no-cache", "max-age=0"} <= cache_control

@@ -304,3 +304,12 @@ def test_the_survey_page_tells_its_script_which_mechanisms_fit_which_kind(admin_
     assert config["figures_url"] == FIGURES
     assert config["mechanisms"] == {"yes_no": ["qrr", "bitflip"], "single_choice": ["krr", "sue", "oue", "direct"]}
     assert Question.objects.count() == 4
+
+
+@pytest.mark.parametrize("page", ["add", "change"])
+def test_the_access_field_says_plainly_that_the_questions_are_public(admin_client, invitation_only, page):
+    url = f"{SURVEYS}add/" if page == "add" else survey_url(invitation_only)
+    help_text = parse(admin_client.get(url).content).by_id("id_access_helptext")
+    assert help_text is not None
+    assert "Invitation links limit who can answer, not who can read: the questions are public." in help_text.text
+    assert "Anyone who knows or guesses the slug can read them on the survey's page and in its API" in help_text.text

@@ -71,6 +71,15 @@ def test_integer_refuses_a_non_integer(monkeypatch, raw):
         env.integer(VAR, 60)
 
 
+@pytest.mark.parametrize("raw", ["15", "129"])
+def test_integer_refuses_a_value_out_of_its_range(monkeypatch, raw):
+    monkeypatch.setenv(VAR, raw)
+    with pytest.raises(ImproperlyConfigured, match="from 16 to 128"):
+        env.integer(VAR, 56, 16, 128)
+    monkeypatch.setenv(VAR, "48")
+    assert env.integer(VAR, 56, 16, 128) == 48
+
+
 def test_text_without_a_default_must_be_set(monkeypatch):
     with pytest.raises(ImproperlyConfigured, match=VAR):
         env.text(VAR)

@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 from surveys.collection import invitations
 from surveys.collection.models import Invitation, Report, Response, Survey
 from surveys.collection.purge import preview
+from surveys.history.models import ConfigurationChange
 
 
 class Terminal(io.StringIO):
@@ -80,3 +81,10 @@ def test_an_unknown_slug_is_an_error(invited):
     with pytest.raises(CommandError, match="no such survey: nope"):
         call_command("purge", "nope", "--yes", stdout=io.StringIO())
     assert stored(invited) == (1, 4, 3)
+
+
+def test_closing_the_survey_is_in_the_configuration_history(invited):
+    call_command("purge", invited.slug, "--yes", stdout=io.StringIO())
+    change = ConfigurationChange.objects.get(survey_id=invited.pk)
+    assert (change.who, change.changes) == ("manage.py purge", [{"field": "status", "before": "Open",
+                                                                  "after": "Closed"}])

@@ -1,5 +1,5 @@
 """The per-network submission limit: a 429 with Retry-After beyond the configured rate,
-counted per /24 (IPv4) or /64 (IPv6), behind a configured number of proxies, and nothing stored."""
+counted per /24 (IPv4) or /56 (IPv6; both configurable), behind a configured number of proxies, and nothing stored."""
 
 import json
 
@@ -45,11 +45,20 @@ def test_addresses_in_one_network_share_a_budget_and_other_networks_do_not(clien
     assert post(client, survey, "198.51.101.1").status_code == 201
 
 
-def test_ipv6_addresses_are_counted_per_64(client, survey):
-    for host in ("::1", "::2", "::3"):
-        assert post(client, survey, f"2001:db8:0:1{host}").status_code == 201
-    assert post(client, survey, "2001:db8:0:1:ffff::9").status_code == 429
-    assert post(client, survey, "2001:db8:0:2::1").status_code == 201
+def test_ipv6_addresses_are_counted_per_56(client, survey):
+    """A household often holds a /56: its 256 /64s share one budget."""
+    for subnet in ("00", "01", "ff"):  # three /64s of 2001:db8:0:1200::/56
+        assert post(client, survey, f"2001:db8:0:12{subnet}::1").status_code == 201
+    assert post(client, survey, "2001:db8:0:1280:ffff::9").status_code == 429
+    assert post(client, survey, "2001:db8:0:1300::1").status_code == 201  # the next /56
+
+
+def test_the_networks_prefix_lengths_are_configurable(rf: RequestFactory, settings):
+    request = rf.post(URL, REMOTE_ADDR="2001:db8:0:12ab::1")
+    assert ratelimit.client_network(request) == "2001:db8:0:1200::/56"
+    settings.NETWORK_PREFIX = {4: 32, 6: 64}
+    assert ratelimit.client_network(request) == "2001:db8:0:12ab::/64"
+    assert ratelimit.client_network(rf.post(URL, REMOTE_ADDR="198.51.100.7")) == "198.51.100.7/32"
 
 
 def test_a_new_window_starts_a_new_budget(client, survey, monkeypatch):

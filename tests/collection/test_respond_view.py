@@ -212,3 +212,11 @@ def test_a_closed_survey_with_a_future_opening_date_says_it_is_closed(client, su
     response = client.get(URL)
     assert response.status_code == 410
     assert CLOSED in parse(response.content).find("p", **{"class": "notice"}).text
+
+
+@pytest.mark.parametrize("state", ["open", "closed"])
+def test_the_page_is_never_cached_it_carries_a_per_visitor_csrf_token(client, survey, state):
+    if state == "closed":
+        _set_window(survey, status=Survey.Status.CLOSED)
+    cache_control = {part.strip() for part in client.get(URL)["Cache-Control"].split(",")}
+    assert {"private", "no-store", "no-cache", "max-age=0"} <= cache_control

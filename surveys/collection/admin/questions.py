@@ -14,6 +14,8 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from surveys.history.hooks import RecordsConfigurationChanges
+
 from .. import figures
 from ..models import Option, Question, Survey
 from ..models.kinds import has_options
@@ -98,7 +100,7 @@ class OptionInline(FrozenAfterReports, admin.TabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     form = QuestionForm
     list_display = ("text", "survey", "order", "kind", "mechanism_name", "privacy")
     list_filter = ("survey",)
@@ -108,6 +110,11 @@ class QuestionAdmin(admin.ModelAdmin):
     @admin.display(description=gettext_lazy("What it means"))
     def privacy(self, question: Question) -> str:
         return describe(question) if question.pk else "-"
+
+    def surveys_of(self, question: Question) -> list[int | None]:
+        """Its survey, and the one it is stored in (a question can be moved to another survey)."""
+        stored = Question.objects.filter(pk=question.pk).values_list("survey_id", flat=True).first()
+        return [question.survey_id, stored]
 
     def has_change_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
         if obj is not None and obj.survey.has_reports():

@@ -23,11 +23,24 @@ from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from surveys.history import recorder
+from surveys.history.display import changes_table
+from surveys.history.hooks import RecordsConfigurationChanges
+from surveys.history.models import ConfigurationChange
+
 from .. import figures, invitations, lifecycle, plan, purge, sharing
 from ..models import KIND_MECHANISMS, Survey
 from ..models.kinds import kinds_config
 from . import views
 from .questions import QuestionInline
+
+# Invitations limit who may answer, not who may read: the page and the definition API serve the
+# questions to anyone with the slug (a token travels in the link's fragment, which the server never
+# sees before the respondent posts). Said where the access is chosen.
+ACCESS_HELP = gettext_lazy(
+    "Invitation links limit who can answer, not who can read: the questions are public. Anyone who knows or "
+    "guesses the slug can read them on the survey's page and in its API, with their mechanisms. If the "
+    "questions themselves are sensitive, choose a slug nobody can guess.")
 
 
 class InvitationForm(forms.Form):
@@ -36,7 +49,7 @@ class InvitationForm(forms.Form):
 
 
 @admin.register(Survey)
-class SurveyAdmin(admin.ModelAdmin):
+class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     list_display = ("title", "slug", "status", "epsilon_summary", "response_count", "opens_at", "closes_at")
     list_filter = ("status",)
     search_fields = ("title", "slug")
@@ -48,6 +61,7 @@ class SurveyAdmin(admin.ModelAdmin):
     # Status changes only through the open/close actions, which check the configuration first.
     readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary")
     inlines = [QuestionInline]
+    object_history_template = "admin/collection/survey/object_history.html"  # with the field-level history
     actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description")}),
@@ -56,6 +70,12 @@ class SurveyAdmin(admin.ModelAdmin):
         (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
         (gettext_lazy("Results"), {"fields": ("researchers",)}),
     )
+
+    def formfield_for_dbfield(self, db_field: models.Field[Any, Any], request: HttpRequest,
+                              **kwargs: Any) -> forms.Field | None:
+        if db_field.name == "access":
+            kwargs["help_text"] = ACCESS_HELP
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
@@ -77,6 +97,15 @@ class SurveyAdmin(admin.ModelAdmin):
             context.update(sharing.context(request, survey))
             context["can_transition"] = self.has_change_permission(request, survey)
         return super().change_view(request, object_id, form_url, context)
+
+    def history_view(self, request: HttpRequest, object_id: str,
+                     extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        found = ConfigurationChange.objects.filter(survey_id=int(object_id)) if object_id.isdigit() else []
+        changes = [(change, changes_table(change)) for change in found]
+        return super().history_view(request, object_id, {**(extra_context or {}), "configuration_changes": changes})
+
+    def surveys_of(self, survey: Survey) -> list[int | None]:
+        return [survey.pk]
 
     def add_view(self, request: HttpRequest, form_url: str = "",
                  extra_context: dict[str, Any] | None = None) -> HttpResponse:
@@ -169,8 +198,8 @@ class SurveyAdmin(admin.ModelAdmin):
                 "plans": [(survey, purge.preview(survey)) for survey in surveys], "opts": self.model._meta,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             })
-        with transaction.atomic():  # several surveys: all of them or none
-            done = [(survey, purge.purge(survey)) for survey in surveys]
+        with transaction.atomic(), recorder.recording(request.user, *(survey.pk for survey in surveys)):
+            done = [(survey, purge.purge(survey)) for survey in surveys]  # several surveys: all or none
         for survey, purged in done:
             self.message_user(request, f"{survey}: {purged}", messages.SUCCESS)
         return None
@@ -179,7 +208,8 @@ class SurveyAdmin(admin.ModelAdmin):
                     verb_name: str) -> None:
         for survey in queryset:
             try:
-                verb(survey)
+                with recorder.recording(request.user, survey.pk):
+                    verb(survey)
             except ValidationError as error:
                 self.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
             else:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 
 import ldp
 from surveys.errors import body
+from surveys.history import recorder
 
 from .. import figures, lifecycle, scales, sharing
 from ..models import MAX_OPTIONS, Question, Survey, build_mechanism
@@ -113,7 +114,8 @@ def transition(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: s
     change = reverse("admin:collection_survey_change", args=[survey.pk])
     act: Callable[[Survey], None] = lifecycle.open_survey if verb == "open" else lifecycle.close_survey
     try:
-        act(survey)
+        with recorder.recording(request.user, survey.pk):
+            act(survey)
     except ValidationError as error:
         model_admin.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
         return HttpResponseRedirect(change)

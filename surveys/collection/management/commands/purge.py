@@ -18,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from surveys.collection import purge
 from surveys.collection.models import Survey
+from surveys.history import recorder
 
 
 class Command(BaseCommand):
@@ -44,4 +45,6 @@ class Command(BaseCommand):
             if answer.strip() != slug:
                 self.stdout.write("Purge cancelled: nothing was removed.")
                 return
-        self.stdout.write(str(purge.purge(survey)))
+        with recorder.recording(None, survey.pk, who="manage.py purge"):  # closing it is a status change
+            removed = purge.purge(survey)
+        self.stdout.write(str(removed))

@@ -1,0 +1,31 @@
+"""The admin site: Django's, with the throttled login form that asks for the second factor, and
+a session let in only once the second factor is satisfied (surveys.accounts.two_factor)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.http import urlencode
+
+from . import two_factor
+from .forms import AdminSignInForm
+from .responses import with_lockout_status
+
+
+class AdminSite(admin.AdminSite):
+    login_form = AdminSignInForm
+    login_template = "accounts/admin_login.html"
+
+    def has_permission(self, request: HttpRequest) -> bool:
+        return super().has_permission(request) and two_factor.satisfied(request.user)
+
+    def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        """A signed-in staff member who must enrol first is sent to the enrolment page."""
+        if request.method == "GET" and request.user.is_staff and two_factor.must_enrol(request.user):
+            after = request.GET.get(REDIRECT_FIELD_NAME, reverse("admin:index", current_app=self.name))
+            return HttpResponseRedirect(f"{reverse('two-factor')}?{urlencode({REDIRECT_FIELD_NAME: after})}")
+        return with_lockout_status(super().login(request, extra_context))

@@ -1,0 +1,44 @@
+"""A survey's configuration as comparable text, and the field-level changes between two."""
+
+from surveys.collection.models import Option, Survey
+from surveys.history import snapshot
+from tests.collection.helpers import question
+
+
+def test_a_snapshot_holds_the_survey_its_researchers_its_questions_and_their_options(survey):
+    taken = snapshot.of(survey.pk)
+    assert taken["survey"] == {
+        "title": "Health", "slug": "health", "description": "", "status": "Open", "opens_at": "", "closes_at": "",
+        "access": "Anyone with the link", "epsilon_budget": "6.0", "researchers": "owner"}
+    drugs = taken["questions"][str(question(survey, 3).pk)]
+    assert drugs == {"order": "3", "text": "Drugs?", "kind": "Single choice",
+                     "mechanism_name": "k-ary randomized response (single choice)", "q": "", "epsilon": "1.0",
+                     "options": "Never | Sometimes | Often"}
+
+
+def test_an_unknown_survey_has_no_snapshot(db):
+    assert snapshot.of(10**9) is None
+
+
+def test_the_changes_name_each_field_with_its_value_before_and_after(survey):
+    before = snapshot.of(survey.pk)
+    Survey.objects.filter(pk=survey.pk).update(epsilon_budget=8.0)
+    drugs = question(survey, 3)
+    type(drugs).objects.filter(pk=drugs.pk).update(epsilon=2.0)
+    Option.objects.filter(question=drugs, label="Often").update(label="Daily")
+    assert snapshot.changes(before, snapshot.of(survey.pk)) == [
+        {"field": "epsilon budget", "before": "6.0", "after": "8.0"},
+        {"field": f"Question {drugs.pk} “Drugs?”: epsilon", "before": "1.0", "after": "2.0"},
+        {"field": f"Question {drugs.pk} “Drugs?”: options", "before": "Never | Sometimes | Often",
+         "after": "Never | Sometimes | Daily"},
+    ]
+
+
+def test_nothing_changed_is_no_change(survey):
+    assert snapshot.changes(snapshot.of(survey.pk), snapshot.of(survey.pk)) == []
+
+
+def test_a_new_survey_lists_every_value_it_was_made_with(survey):
+    found = snapshot.changes(None, snapshot.of(survey.pk))
+    assert {"field": "title", "before": None, "after": "Health"} in found
+    assert all(row["before"] is None for row in found)
