@@ -172,8 +172,10 @@ class DiscreteLaplace(GridMechanism):
         """r = i + G1 - G2 clamped to [-R, N + R]; G1, G2 geometric (numpy, for simulation)."""
         index = self._indexes(values)
         success = -math.expm1(-self.scale_den / self.scale_num)  # 1 - a
-        noise = rng.geometric(success, size=index.size) - rng.geometric(success, size=index.size)
-        return np.clip(index + noise, -self.bound, self.steps + self.bound).astype(np.int64)
+        report = rng.geometric(success, size=index.size).astype(np.int64, copy=False)
+        report -= rng.geometric(success, size=index.size)
+        report += index
+        return np.clip(report, -self.bound, self.steps + self.bound, out=report)
 
     # --- estimates -------------------------------------------------------------------------
 
