@@ -46,7 +46,7 @@ import csv
 import itertools
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from surveys.collection import plan
@@ -165,6 +165,18 @@ def described(mechanism: Any) -> dict[str, Any]:
     if not math.isfinite(found["effective_epsilon"]):
         found["effective_epsilon"] = None
     return found
+
+
+# A text cell a spreadsheet would run as a formula (OWASP "CSV injection"): question texts and
+# option labels are typed by staff, and the researcher who opens the file is someone else.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(rows: Iterable[list[Any]]) -> Iterator[list[Any]]:
+    """The rows with every text cell that starts like a formula prefixed with an apostrophe,
+    which spreadsheets show as text; numbers (negative ones too) are left alone."""
+    for row in rows:
+        yield [f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell for cell in row]
 
 
 def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:

@@ -68,7 +68,7 @@ def export_estimates(request: HttpRequest, slug: str) -> HttpResponse:
     except results.Unavailable as error:
         return _unavailable(request, survey, error)
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, "estimates.csv")
-    csv.writer(response).writerows(exports.estimate_rows(found))
+    csv.writer(response).writerows(exports.spreadsheet_safe(exports.estimate_rows(found)))
     return response
 
 
@@ -83,7 +83,7 @@ def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
         return _unavailable(request, survey, error)
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
                            f"crosstab-{table.a.key}-{table.b.key}.csv")
-    csv.writer(response).writerows(exports.crosstab_rows(table))
+    csv.writer(response).writerows(exports.spreadsheet_safe(exports.crosstab_rows(table)))
     return response
 
 
