@@ -12,8 +12,8 @@ def test_a_snapshot_holds_the_survey_its_researchers_its_questions_and_their_opt
         "access": "Anyone with the link", "epsilon_budget": "6.0", "researchers": "owner"}
     drugs = taken["questions"][str(question(survey, 3).pk)]
     assert drugs == {"order": "3", "text": "Drugs?", "kind": "Single choice",
-                     "mechanism_name": "k-ary randomized response (single choice, ordinal levels, numeric bins)", "q": "", "epsilon": "1.0",
-                     "options": "Never | Sometimes | Often"}
+                     "mechanism_name": "k-ary randomized response (single choice, ordinal levels, numeric bins)",
+                     "q": "", "epsilon": "1.0", "options": "Never | Sometimes | Often"}
 
 
 def test_an_unknown_survey_has_no_snapshot(db):
