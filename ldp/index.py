@@ -17,18 +17,15 @@ from .estimates import Estimate
 from .mechanism import (
     EPSILON_MAX,
     EPSILON_MIN,
+    IndexReports,
     IntArray,
-    Mechanism,
-    ReportError,
-    as_int_array,
     check_epsilon,
     check_k,
-    is_int,
     settle,
 )
 
 
-class IndexMechanism(Mechanism):
+class IndexMechanism(IndexReports):
     """Generalized randomized response on k options, from integers a, b, M = a + (k-1) b.
 
     p = a / M (report the truth); q_other = b / M (report one given other option).
@@ -57,25 +54,6 @@ class IndexMechanism(Mechanism):
     def sampler(self) -> dict[str, Any]:
         return {"kind": "grr", "k": self.k, "modulus": self.modulus, "keep": self.keep, "other": self.other}
 
-    def encode(self, report: Any) -> int:
-        if not (is_int(report) and 0 <= report < self.k):
-            raise ReportError(f"must be an option index from 0 to {self.k - 1}")
-        return int(report)
-
-    def decode(self, value: int) -> int:
-        return int(value)
-
-    def slots(self, value: int) -> tuple[int, ...]:
-        return (value,)
-
-    def encode_many(self, reports: npt.ArrayLike) -> IntArray:
-        return as_int_array(reports)
-
-    def tally(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> IntArray:
-        values, counts = as_int_array(values), as_int_array(counts)
-        if values.size and (values.min() < 0 or values.max() >= self.k):
-            raise ValueError("reports outside the question's options")
-        return np.bincount(values, weights=counts, minlength=self.k).astype(np.int64)
 
     def randomize(self, values: npt.ArrayLike, rng: np.random.Generator) -> IntArray:
         truth = self._values(values)

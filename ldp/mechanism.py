@@ -172,6 +172,33 @@ class Mechanism:
         return array.astype(np.int64, copy=False)
 
 
+class IndexReports(Mechanism):
+    """The report codec of mechanisms whose report is one index in [0, k): stored as itself and
+    counted in its own slot."""
+
+    report_rule: ClassVar[str] = "an option index from 0 to {last}"  # what a report must be
+
+    def encode(self, report: Any) -> int:
+        if not (is_int(report) and 0 <= report < self.k):
+            raise ReportError("must be " + self.report_rule.format(last=self.k - 1))
+        return int(report)
+
+    def decode(self, value: int) -> int:
+        return int(value)
+
+    def slots(self, value: int) -> tuple[int, ...]:
+        return (value,)
+
+    def encode_many(self, reports: npt.ArrayLike) -> IntArray:
+        return as_int_array(reports)
+
+    def tally(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> IntArray:
+        values, counts = as_int_array(values), as_int_array(counts)
+        if values.size and (values.min() < 0 or values.max() >= self.k):
+            raise ValueError("reports outside the question's options")
+        return np.bincount(values, weights=counts, minlength=self.k).astype(np.int64)
+
+
 def settle(mechanism: object, **values: Any) -> None:
     """Set a frozen dataclass's checked and derived fields, once, in __post_init__."""
     for name, value in values.items():

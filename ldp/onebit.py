@@ -31,11 +31,11 @@ from . import exact
 from .estimates import Estimate, MeanEstimate
 from .grid import GridMechanism, check_grid
 from .intervals import check_confidence, wilson
-from .mechanism import IntArray, ReportError, as_int_array, check_epsilon, is_int, settle
+from .mechanism import IndexReports, IntArray, check_epsilon, settle
 
 
 @dataclass(frozen=True, init=False)
-class OneBitMean(GridMechanism):
+class OneBitMean(IndexReports, GridMechanism):
     """The 1-bit mean on the grid lo, lo + step, ..., hi (see the module docstring).
 
     >>> m = OneBitMean(1.0, "0", "10", "1")
@@ -48,6 +48,7 @@ class OneBitMean(GridMechanism):
     """
 
     name: ClassVar[str] = "onebit"
+    report_rule: ClassVar[str] = "the bit 0 or 1"
     label: ClassVar[str] = "1-bit mean"
     encoding: ClassVar[str] = "index"
     sampler_rule: ClassVar[str] = (
@@ -85,27 +86,7 @@ class OneBitMean(GridMechanism):
         """`Mechanism.describe` and the grid: lo, hi, step (text) and steps."""
         return {**super().describe(), **self.grid_parameters(), "steps": self.steps}
 
-    # --- reports ---------------------------------------------------------------------------
-
-    def encode(self, report: Any) -> int:
-        if not (is_int(report) and report in (0, 1)):
-            raise ReportError("must be the bit 0 or 1")
-        return int(report)
-
-    def decode(self, value: int) -> int:
-        return int(value)
-
-    def slots(self, value: int) -> tuple[int, ...]:
-        return (value,)
-
-    def encode_many(self, reports: npt.ArrayLike) -> IntArray:
-        return as_int_array(reports)
-
-    def tally(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> IntArray:
-        values, counts = as_int_array(values), as_int_array(counts)
-        if values.size and (values.min() < 0 or values.max() > 1):
-            raise ValueError("1-bit mean reports are 0 or 1")
-        return np.bincount(values, weights=counts, minlength=2).astype(np.int64)
+    # --- reports (the index codec of `IndexReports`) --------------------------------------
 
     def counts(self, reports: npt.ArrayLike) -> IntArray:
         return np.bincount(np.asarray(reports, dtype=np.int64).reshape(-1), minlength=2).astype(np.int64)
