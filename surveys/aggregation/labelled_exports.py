@@ -97,10 +97,11 @@ def _measure(c: Column) -> str:
 
 
 def frame(cols: list[Column], rows: list[list[Any]]) -> Any:
-    """A pandas data frame of rows (report columns as nullable integers), as pyreadstat takes them."""
+    """A pandas data frame of rows (report columns as nullable 32-bit integers: discrete Laplace reports may
+    pass 127; pyreadstat writes the same file as for Int8), as pyreadstat takes them."""
     import pandas as pd  # type: ignore[import-untyped]  # no stubs; used only to hand pyreadstat its rows
 
-    return pd.DataFrame({c.name: pd.array([row[i] for row in rows], dtype="Int8") if c.kind == "report"
+    return pd.DataFrame({c.name: pd.array([row[i] for row in rows], dtype="Int32") if c.kind == "report"
                          else [row[i] for row in rows] for i, c in enumerate(cols)})
 
 
