@@ -11,6 +11,13 @@ Two inputs are read:
 - reports.json, which embeds its codebook: {"codebook": ..., "responses": [{"reports": {"q1": 0,
   "q4": [0, 1, 0, 0]}}]} (read whole).
 
+Every question kind: a multi-select is one bit per option (like a unary encoding; its fractions need
+not add up to 1), a 1-bit mean's report is the bit 0 or 1, discrete Laplace's the integer r as sent
+(from -bound to steps + bound), a numeric histogram's the bin, an ordinal question's the level. A
+numeric mean and an ordinal mean score are estimated as `ldp.analyze_means` says, and come as one more
+row per question, option_index "mean" or "mean_score" (count = n), after the options' rows (a numeric
+mean has none).
+
 Each question is debiased with the channel the reports were made with, the codebook's exact
 fractions of the browser's sampler integers (`p_exact`, `q_other_exact`), never with a channel
 recomputed from a configured epsilon:
@@ -23,18 +30,20 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .estimates import Estimate, debias
+from . import analyze_means
+from .estimates import Estimate, MeanEstimate, debias
 
 CODEBOOK_FORMAT = "ldp-survey-codebook/2"
-ENCODINGS = ("index", "bits")
+ENCODINGS = ("index", "bits", "integer")
 
 
 class ExportError(ValueError):
@@ -50,31 +59,46 @@ class Design:
     options: tuple[str, ...]
     mechanism: str
     randomized: bool
-    encoding: str  # "index" (one column: the option) or "bits" (one column per option)
+    encoding: str  # "index" (one column: the option), "bits" (one column per option) or "integer" (a number)
     columns: tuple[str, ...]
-    p_exact: str
-    q_other_exact: str
+    p_exact: str | None  # None for discrete Laplace (an integer report)
+    q_other_exact: str | None
+    described: dict[str, Any] = field(default_factory=dict, compare=False)  # the codebook's mechanism
+    scores: tuple[str | None, ...] | None = None  # an ordinal question's scores (None: not in the mean score)
 
     @property
     def k(self) -> int:
-        return len(self.options)
+        """The counters: one per option (a 1-bit mean: reports of 0 and of 1); none for discrete Laplace."""
+        if self.encoding == "integer":
+            return 0
+        return len(self.options) if self.options else 2
+
+    @property
+    def report_range(self) -> tuple[int, int]:
+        """The smallest and largest report one column may hold."""
+        if self.encoding == "integer":
+            bound, steps = self.described["bound"], self.described["steps"]
+            return -bound, steps + bound
+        return 0, (1 if self.encoding == "bits" else self.k - 1)
 
     @property
     def p(self) -> float:
         """P(report = truth) (unary: P(bit j = 1 | truth j)), from the sampler's integers."""
-        return float(Fraction(self.p_exact))
+        return float(Fraction(self.p_exact)) if self.p_exact is not None else math.nan
 
     @property
     def q_other(self) -> float:
         """P(report = one given other option) (unary: P(bit j = 1 | truth not j))."""
-        return float(Fraction(self.q_other_exact))
+        return float(Fraction(self.q_other_exact)) if self.q_other_exact is not None else math.nan
 
 
 @dataclass(frozen=True)
 class QuestionEstimate:
     design: Design
-    estimate: Estimate
+    estimate: Estimate | None  # per-option fractions; None for a numeric mean
     level: float  # each interval's own level: the confidence, or its Bonferroni share
+    mean: MeanEstimate | None = None  # a numeric mean, or an ordinal mean score
+    n: int = 0
 
 
 def designs(codebook: Any) -> list[Design]:
@@ -88,10 +112,13 @@ def designs(codebook: Any) -> list[Design]:
             design = Design(key=entry["key"], text=entry["text"], options=tuple(entry["options"]),
                             mechanism=mechanism["name"], randomized=bool(entry.get("randomized", True)),
                             encoding=report["encoding"], columns=tuple(report["csv_columns"]),
-                            p_exact=mechanism["p_exact"], q_other_exact=mechanism["q_other_exact"])
+                            p_exact=mechanism["p_exact"], q_other_exact=mechanism["q_other_exact"],
+                            described=mechanism, scores=_scores(entry.get("scores")))
             if design.encoding not in ENCODINGS:
                 raise ExportError(f"{design.key}: report encoding {design.encoding!r} is not one of {ENCODINGS}")
-            if not design.p > design.q_other:
+            if design.encoding == "integer":
+                design.report_range  # noqa: B018  # the bound and steps must be there
+            elif not design.p > design.q_other:
                 raise ExportError(f"{design.key}: p must exceed q_other")
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
             if isinstance(error, ExportError):
@@ -104,19 +131,38 @@ def designs(codebook: Any) -> list[Design]:
     return found
 
 
+def _scores(scores: Any) -> tuple[str | None, ...] | None:
+    if scores is None:
+        return None
+    if not isinstance(scores, list):
+        raise TypeError("scores must be a list")
+    for score in scores:
+        if score is not None:
+            float(score)
+    return tuple(scores)
+
+
 class Tally:
-    """Running counts per question: c_j (reports of option j, or 1-bits of option j) and n."""
+    """Running counts per question: c_j (reports of option j, or 1-bits of option j) and n; for discrete
+    Laplace, how often each report r occurred."""
 
     def __init__(self, questions: list[Design]):
         self.questions = questions
         self.counts = {q.key: [0] * q.k for q in questions}
+        self.values: dict[str, dict[int, int]] = {q.key: {} for q in questions}
         self.n = dict.fromkeys((q.key for q in questions), 0)
 
     def add(self, question: Design, report: int | list[int] | None, where: str) -> None:
-        """One report: an option index, or k bits; None is a missing report."""
+        """One report: an option index, k bits, or an integer r; None is a missing report."""
         if report is None:
             return
-        if question.encoding == "index":
+        if question.encoding == "integer":
+            low, high = question.report_range
+            if not isinstance(report, int) or isinstance(report, bool) or not low <= report <= high:
+                raise ExportError(f"{where}: {question.key} must be an integer from {low} to {high}")
+            values = self.values[question.key]
+            values[report] = values.get(report, 0) + 1
+        elif question.encoding == "index":
             if not isinstance(report, int) or isinstance(report, bool) or not 0 <= report < question.k:
                 raise ExportError(f"{where}: {question.key} must be an option index from 0 to {question.k - 1}")
             self.counts[question.key][report] += 1
@@ -156,7 +202,7 @@ def _cells(cells: list[str], question: Design, line: int) -> int | list[int] | N
         values = [int(cell) for cell in cells]
     except ValueError:
         raise ExportError(f"line {line}: {question.key} has a cell that is not a whole number") from None
-    return values[0] if question.encoding == "index" else values
+    return values if question.encoding == "bits" else values[0]
 
 
 def count_json(document: Any, questions: list[Design]) -> Tally:
@@ -173,13 +219,18 @@ def count_json(document: Any, questions: list[Design]) -> Tally:
 
 def estimate(tally: Tally, *, confidence: float = 0.95, interval: str = "wilson",
              simultaneous: bool = False) -> list[QuestionEstimate]:
-    """Every question's estimates from its counts, as `ldp.estimates.debias` gives them."""
+    """Every question's estimates from its counts, as `ldp.estimates.debias` gives them, and its mean or
+    mean score as `ldp.analyze_means` does (at `confidence`, never a Bonferroni share)."""
     found = []
     for q in tally.questions:
-        est = debias(tally.counts[q.key], tally.n[q.key], q.p, q.q_other, confidence=confidence,
-                     interval=interval, simultaneous=simultaneous)
+        counts, n = tally.counts[q.key], tally.n[q.key]
+        mean = analyze_means.mean_of(q, counts, tally.values[q.key], n, confidence)
+        if q.mechanism in analyze_means.MEAN_MECHANISMS:
+            found.append(QuestionEstimate(q, None, confidence, mean, n))
+            continue
+        est = debias(counts, n, q.p, q.q_other, confidence=confidence, interval=interval, simultaneous=simultaneous)
         level = 1.0 - (1.0 - confidence) / q.k if simultaneous else confidence
-        found.append(QuestionEstimate(q, est, level))
+        found.append(QuestionEstimate(q, est, level, mean, n))
     return found
 
 
@@ -225,14 +276,25 @@ ROW_COLUMNS = [
 
 
 def rows(found: list[QuestionEstimate]) -> Iterator[dict[str, Any]]:
-    """One record per (question, option), the columns of ROW_COLUMNS; undefined numbers (n = 0) are None."""
+    """One record per (question, option), the columns of ROW_COLUMNS, then a question's mean or mean score
+    (option_index and option_label "mean" or "mean_score", count = n, interval "wilson" for a 1-bit mean,
+    "normal" for discrete Laplace, "t" for a mean score); undefined numbers (n = 0, or no p) are None."""
     for item in found:
         q, e = item.design, item.estimate
+        channel = [q.randomized, _finite(q.p), _finite(q.q_other), item.n]
         for j, label in enumerate(q.options):
+            if e is None:
+                break
             numbers = [_finite(x) for x in (e.estimate[j], e.std_error[j], e.ci_low[j], e.ci_high[j])]
             yield dict(zip(ROW_COLUMNS, [
-                q.key, q.text, q.mechanism, q.randomized, q.p, q.q_other, e.n, j, label, e.counts[j], *numbers,
+                q.key, q.text, q.mechanism, *channel, j, label, e.counts[j], *numbers,
                 e.confidence, e.interval, e.simultaneous, item.level], strict=True))
+        if item.mean is not None:
+            m, name = item.mean, analyze_means.mean_label(q)
+            numbers = [_finite(x) for x in (m.mean, m.std_error, m.ci_low, m.ci_high)]
+            yield dict(zip(ROW_COLUMNS, [
+                q.key, q.text, q.mechanism, *channel, name, name, m.n, *numbers, m.confidence,
+                analyze_means.interval_name(q), False, m.confidence], strict=True))
 
 
 def _finite(x: float) -> float | None:

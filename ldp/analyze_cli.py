@@ -3,8 +3,9 @@
 
 EXPORT is a reports.csv (with its codebook: --codebook, or the <slug>-codebook.json beside it)
 or a reports.json (its codebook inside). Text is a table per question for reading; json and csv
-carry every number at full precision, one record per (question, option), in the columns of
-`ldp.analyze.ROW_COLUMNS` (undefined numbers, without reports, are null or an empty cell).
+carry every number at full precision, one record per (question, option), then one per numeric mean
+or ordinal mean score, in the columns of `ldp.analyze.ROW_COLUMNS` (undefined numbers, without
+reports, are null or an empty cell).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -80,12 +82,18 @@ def table(found: list[analyze.QuestionEstimate]) -> str:
 
 def _question_table(out: TextIO, item: analyze.QuestionEstimate) -> None:
     q, e = item.design, item.estimate
-    channel = (f"randomized ({q.mechanism}): p = {q.p_exact}, q_other = {q.q_other_exact}" if q.randomized
-               else "direct: not randomized")
-    out.write(f"{q.key}  {q.text}\n  {channel}; n = {e.n}; {e.interval} intervals at {item.level:.6g}\n")
+    if not q.randomized:
+        channel = "direct: not randomized"
+    elif q.p_exact is None:
+        d = q.described
+        channel = f"randomized ({q.mechanism}): noise scale {d.get('scale_exact')}, bound {d.get('bound')}"
+    else:
+        channel = f"randomized ({q.mechanism}): p = {q.p_exact}, q_other = {q.q_other_exact}"
+    how = f"{e.interval} intervals at {item.level:.6g}" if e is not None else f"intervals at {item.level:.6g}"
+    out.write(f"{q.key}  {q.text}\n  {channel}; n = {item.n}; {how}\n")
     out.write(f"  {'option':<24} {'count':>8} {'estimate':>10} {'std_error':>10} {'ci_low':>8} {'ci_high':>8}\n")
-    for j, label in enumerate(q.options):
-        numbers = (e.estimate[j], e.std_error[j], e.ci_low[j], e.ci_high[j])
+    for row in analyze.rows([item]):
+        numbers = [math.nan if row[c] is None else row[c] for c in ("estimate", "std_error", "ci_low", "ci_high")]
         cells = [f"{x:>10.4f}" if i < 2 else f"{x:>8.4f}" for i, x in enumerate(numbers)]
-        out.write(f"  {label[:24]:<24} {e.counts[j]:>8} {' '.join(cells)}\n")
+        out.write(f"  {str(row['option_label'])[:24]:<24} {row['count']:>8} {' '.join(cells)}\n")
     out.write("\n")

@@ -19,6 +19,7 @@ stays unbiased.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -93,4 +94,42 @@ def mean_score(mechanism: Mechanism, counts: npt.ArrayLike, n: int, scores: npt.
     std_error = math.sqrt(mean_score_variance(mechanism, project_to_simplex(pi_hat), n, v) * n / (n - 1))
     half = t_value(confidence, n - 1) * std_error
     return MeanEstimate(mean, std_error, min(max(mean - half, low), high), max(min(mean + half, high), low),
+                        confidence, n)
+
+
+def scored_mean(mechanism: Mechanism, counts: npt.ArrayLike, n: int, scores: Sequence[float | None],
+                confidence: float = 0.95) -> MeanEstimate | None:
+    """The mean score over the levels with a score (None: a level left out, such as "Prefer not to say");
+    None without a scored level. With every level scored this is `mean_score`. Otherwise it is the mean
+    among the respondents who chose a scored level, the ratio R = A / B with A = sum_S v_j pi_hat_j and
+    B = sum_S pi_hat_j (S the scored levels); by the delta method R_hat - R ~ sum_S (v_j - R)(pi_hat_j - pi_j) / B,
+    so its standard error is `mean_score`'s for the linear scores w_j = v_j - R_hat on S (0 elsewhere),
+    divided by B_hat, with the same Student t interval clipped to the scored levels' range.
+
+    >>> from ldp import Direct
+    >>> e = scored_mean(Direct(3), [50, 30, 20], 100, [1.0, 3.0, None])
+    >>> round(e.mean, 4), e.ci_low < e.mean < e.ci_high
+    (1.75, True)
+    """
+    scored = [score is not None for score in scores]
+    if not any(scored):
+        return None
+    values = [float(score) if score is not None else 0.0 for score in scores]
+    if all(scored):
+        return mean_score(mechanism, counts, n, values, confidence)
+    kept = [v for v, on in zip(values, scored, strict=True) if on]
+    low, high = min(kept), max(kept)
+    if n == 0:
+        return MeanEstimate(math.nan, math.nan, low, high, confidence, 0)
+    pi_hat = np.asarray(mechanism.estimate(counts, n).estimate)
+    share = float(pi_hat[np.asarray(scored)].sum())
+    if not share > 0:  # nobody (as far as the reports tell) chose a scored level
+        return MeanEstimate(math.nan, math.nan, low, high, confidence, n)
+    ratio = float(np.asarray(values) @ pi_hat) / share
+    if n == 1:  # no spread to judge from, as mean_score says
+        return MeanEstimate(ratio, math.nan, low, high, confidence, 1)
+    linear = [v - ratio if on else 0.0 for v, on in zip(values, scored, strict=True)]
+    std_error = mean_score(mechanism, counts, n, linear, confidence).std_error / share
+    half = t_value(confidence, n - 1) * std_error
+    return MeanEstimate(ratio, std_error, min(max(ratio - half, low), high), max(min(ratio + half, high), low),
                         confidence, n)

@@ -6,9 +6,15 @@ per option of a unary question (the reported bit). Each report column carries
 
 - a variable label: the question's text (and for a bit, its option), then what the column is:
   "randomized report: do not tabulate as answers", or "direct answer: not randomized";
-- value labels: the options for an index column, "not reported"/"reported" for a bit;
+- value labels: the options for an index column (a histogram's bins, an ordinal question's levels),
+  "not reported"/"reported" for a bit (a unary encoding's, or a multi-select's box), the ends of the
+  range for a 1-bit mean's bit ("leans toward lo = 0", "leans toward hi = 100"); none for discrete
+  Laplace, whose report is an integer r as sent, labelled with its scale ("value = lo + r * step");
 - the channel the reports were made with: the mechanism, its parameter and the exact p and q_other
-  (fractions of the browser's sampler integers, from `ldp.Mechanism.describe()`).
+  (fractions of the browser's sampler integers, from `ldp.Mechanism.describe()`), or for discrete
+  Laplace its exact noise scale and clamp bound;
+- what the values mean on the question's scale (`meaning`): a numeric question's grid and bins, an
+  ordinal question's scores (and which levels the mean score leaves out), a multi-select's bits.
 
 Each file format limits lengths (Stata: 80 characters per variable label; SPSS: 256 bytes per
 variable label, 120 per value label, 80 per line of its documents): `fit` shortens the question
@@ -59,7 +65,49 @@ class Column:
             return {}
         if self.option is not None:
             return dict(BIT_LABELS)
+        name = self.question.mechanism.name
+        if name == "onebit":
+            scale = self.question.mechanism.describe()
+            return {0: f"leans toward lo = {scale['lo']}", 1: f"leans toward hi = {scale['hi']}"}
         return dict(enumerate(self.question.options))
+
+    @property
+    def scale_note(self) -> str:
+        """How a discrete Laplace report maps to the question's units, e.g. "value = -5 + 0.5 r"."""
+        if self.question is None or self.question.mechanism.encoding != "integer":
+            return ""
+        d = self.question.mechanism.describe()
+        return f"value = {d['lo']} + {d['step']} r"
+
+    @property
+    def meaning(self) -> str:
+        """What the question's values mean on its scale, in words (empty for yes/no and single choice)."""
+        question = self.question
+        if question is None:
+            return ""
+        mechanism, d = question.mechanism, question.mechanism.describe()
+        if mechanism.name == "multiselect":
+            return (f"Multi-select: bit j is 1 if the report ticks option j (at most {d['parameters']['at_most']} "
+                    "ticked in a true answer)" if d["parameters"].get("at_most") else
+                    "Multi-select: bit j is 1 if the report ticks option j")
+        if mechanism.name == "onebit":
+            return (f"1-bit mean on {d['lo']} to {d['hi']} by {d['step']}: 1 leans toward hi = {d['hi']}, "
+                    f"0 toward lo = {d['lo']}")
+        if mechanism.encoding == "integer":
+            return (f"Discrete Laplace on {d['lo']} to {d['hi']} by {d['step']}: the report r is the grid index "
+                    f"plus noise, the value {d['lo']} + {d['step']} r; r from {-d['bound']} to "
+                    f"{d['steps'] + d['bound']} (it may fall outside the range)")
+        if question.edges:
+            return "Bins by lower edge: " + "; ".join(f"{edge} ({label})"
+                                                       for edge, label in zip(question.edges, question.options,
+                                                                              strict=True))
+        if question.scores:
+            scores = "; ".join(f"{label} = {'no score' if score is None else score}"
+                               for label, score in zip(question.options, question.scores, strict=True))
+            left_out = any(score is None for score in question.scores)
+            return f"Scores: {scores}" + (" (a level without a score is left out of the mean score)"
+                                          if left_out else "")
+        return ""
 
     @property
     def channel(self) -> str:
@@ -69,6 +117,9 @@ class Column:
         described = self.question.mechanism.describe()
         parameters = ", ".join(f"{key} = {value}" for key, value in described["parameters"].items()
                                if key != "mechanism")
+        if described["p_exact"] is None:  # discrete Laplace: an integer report, no p and q_other
+            return (f"{described['name']} ({parameters}), noise scale = {described['scale_exact']} grid steps, "
+                    f"bound = {described['bound']}")
         return f"{described['name']} ({parameters}), p = {described['p_exact']}, q_other = {described['q_other_exact']}"
 
     def label(self, limit: int, measure: Measure, with_channel: bool = False) -> str:
@@ -79,7 +130,8 @@ class Column:
         note = f"{self.status}; {self.channel}" if with_channel else self.status
         suffix = f" [{note}]"
         if self.option is None:
-            return fit(one_line(self.text), limit - measure(suffix), measure) + suffix
+            scale = f" ({self.scale_note})" if self.scale_note else ""
+            return fit(one_line(self.text), limit - measure(scale + suffix), measure) + scale + suffix
         option = f" = {one_line(self.question.options[self.option])}"
         budget = limit - measure(suffix)
         text = fit(one_line(self.question.text), max(budget - measure(option), budget // 2), measure)

@@ -6,7 +6,11 @@ submitted_on (a date), mechanism_version, then per question its report column(s)
 reported option index or bit; a missing report is a missing value. Labels as
 surveys.aggregation.export_labels describes them: every report column's variable label says
 whether it is a randomized report ("do not tabulate as answers") or a direct answer, its value
-labels are the options. The mechanism and the exact p and q_other: in Stata, each report
+labels are the options (a multi-select: one 0/1 variable per option; a 1-bit mean: 0/1 labelled
+with the ends lo and hi; discrete Laplace: the integer report r as sent, its label saying
+"value = lo + step r"; SPSS measures it as a scale and an ordinal question's levels as ordinal).
+A numeric question's grid and bins and an ordinal question's scores are in the notes and documents.
+The mechanism and the exact p and q_other: in Stata, each report
 variable's notes (with its full question; Stata's labels hold 80 characters), in SPSS the
 variable label itself, and the file's documents (DISPLAY DOCUMENTS) give every question's full
 text and channel.
@@ -80,16 +84,24 @@ def spss_writer(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Writ
             frame, path, file_label=fit(_file_label(survey), SPSS_FILE_LABEL, utf8_bytes),
             column_labels=[c.label(SPSS_LABEL, utf8_bytes, with_channel=True) for c in cols],
             variable_value_labels=_value_labels(cols, SPSS_VALUE_LABEL, utf8_bytes),
-            variable_measure={c.name: "scale" if c.kind == "day" else "nominal" for c in cols},
+            variable_measure={c.name: _measure(c) for c in cols},
             note=list(document(survey, current, cols)))
     return write
 
 
+def _measure(c: Column) -> str:
+    """SPSS's level of measurement: a day or a discrete Laplace report is a scale, an ordinal level ordinal."""
+    if c.kind == "day" or (c.question is not None and c.question.mechanism.encoding == "integer"):
+        return "scale"
+    return "ordinal" if c.question is not None and c.option is None and c.question.scores else "nominal"
+
+
 def frame(cols: list[Column], rows: list[list[Any]]) -> Any:
-    """A pandas data frame of rows (report columns as nullable integers), as pyreadstat takes them."""
+    """A pandas data frame of rows (report columns as nullable 32-bit integers: discrete Laplace reports may
+    pass 127; pyreadstat writes the same file as for Int8), as pyreadstat takes them."""
     import pandas as pd  # type: ignore[import-untyped]  # no stubs; used only to hand pyreadstat its rows
 
-    return pd.DataFrame({c.name: pd.array([row[i] for row in rows], dtype="Int8") if c.kind == "report"
+    return pd.DataFrame({c.name: pd.array([row[i] for row in rows], dtype="Int32") if c.kind == "report"
                          else [row[i] for row in rows] for i, c in enumerate(cols)})
 
 
@@ -104,8 +116,13 @@ def stata_notes(survey: Survey, current: SurveyPlan, cols: list[Column]) -> dict
         if c.option is not None:
             option = one_line(c.question.options[c.option])
             what.append(f"Bit of option {c.option} ({option}): 1 if the report marks it")
-        what.append(f"Channel: {c.channel} (p = P(report = truth), q_other = P(report = a given other option)"
-                    + (", per bit)" if c.option is not None else ")"))
+        if c.question.mechanism.encoding == "integer":
+            what.append(f"Channel: {c.channel}")
+        else:
+            what.append(f"Channel: {c.channel} (p = P(report = truth), q_other = P(report = a given other option)"
+                        + (", per bit)" if c.option is not None else ")"))
+        if c.meaning:
+            what.append(c.meaning)
         found[c.name] = what
     return found
 
@@ -115,7 +132,7 @@ def _preamble(survey: Survey, current: SurveyPlan) -> list[str]:
         f"Randomized reports of the survey {survey.title!r} ({survey.slug}), mechanism version {current.version}.",
         "Each report column holds what a respondent's browser sent after randomizing the answer: "
         "do not tabulate it as answers. Debias counts with pi_hat_j = (c_j / n - q_other) / (p - q_other); "
-        "the codebook and the analysis scripts do it.",
+        "a numeric mean and an ordinal mean score as the codebook's formulas say; the analysis scripts do it all.",
     ]
 
 
@@ -126,7 +143,8 @@ def document(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Iterato
         if c.question is not None and c.option in (None, 0):
             key, last = c.question.key, c.question.mechanism.k - 1
             names = c.name if c.option is None else f"{key}_0 to {key}_{last}"
-            paragraphs.append(f"{names}: {c.question.text} ({c.status}; {c.channel})")
+            meaning = f" {c.meaning}." if c.meaning else ""
+            paragraphs.append(f"{names}: {c.question.text} ({c.status}; {c.channel}).{meaning}")
     for paragraph in paragraphs:
         yield from wrap(paragraph, SPSS_DOCUMENT_LINE)
 

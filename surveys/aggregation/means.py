@@ -28,7 +28,8 @@ from django.db.models import Count
 import ldp
 import ldp.numeric
 import ldp.planning
-from ldp.intervals import t_value, z_value
+from ldp.intervals import z_value
+from ldp.ordinal import scored_mean
 from surveys.collection.models import Report
 from surveys.collection.plan import PlannedQuestion
 
@@ -84,28 +85,7 @@ def margin_at(question: PlannedQuestion, n: int, confidence: float) -> float:
 
 
 def mean_score(question: PlannedQuestion, counts: np.ndarray, n: int, confidence: float) -> ldp.MeanEstimate | None:
-    """An ordinal question's mean score over its scored levels (see the module docstring); None
-    without a scored level."""
-    scored = [score is not None for score in question.scores]
-    if not any(scored):
-        return None
-    scores = [float(score) if score is not None else 0.0 for score in question.scores]
-    mechanism = question.mechanism
-    if all(scored):
-        return ldp.mean_score(mechanism, counts, n, scores, confidence)
-    low, high = min(s for s, on in zip(scores, scored, strict=True) if on), max(
-        s for s, on in zip(scores, scored, strict=True) if on)
-    if n == 0:
-        return ldp.MeanEstimate(math.nan, math.nan, low, high, confidence, 0)
-    pi_hat = np.asarray(mechanism.estimate(counts, n).estimate)
-    share = float(pi_hat[np.asarray(scored)].sum())
-    if not share > 0:  # nobody (as far as the reports tell) chose a scored level
-        return ldp.MeanEstimate(math.nan, math.nan, low, high, confidence, n)
-    ratio = float(np.asarray(scores) @ pi_hat) / share
-    if n == 1:  # no spread to judge from, as ldp.mean_score says
-        return ldp.MeanEstimate(ratio, math.nan, low, high, confidence, 1)
-    linear = [s - ratio if on else 0.0 for s, on in zip(scores, scored, strict=True)]
-    std_error = ldp.mean_score(mechanism, counts, n, linear, confidence).std_error / share
-    half = t_value(confidence, n - 1) * std_error
-    return ldp.MeanEstimate(ratio, std_error, min(max(ratio - half, low), high), max(min(ratio + half, high), low),
-                            confidence, n)
+    """An ordinal question's mean score over its scored levels (see the module docstring and
+    `ldp.ordinal.scored_mean`); None without a scored level."""
+    scores = [None if score is None else float(score) for score in question.scores]
+    return scored_mean(question.mechanism, counts, n, scores, confidence)

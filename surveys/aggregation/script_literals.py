@@ -61,27 +61,60 @@ def r_design(current: SurveyPlan, slug: str, title: str) -> str:
     ])
 
 
+def r_number(x: object) -> str:
+    """A finite number as an R double literal (Python's shortest round-trip repr, which R reads back)."""
+    return repr(float(x))  # type: ignore[arg-type]
+
+
 def _r_question(column: Column) -> str:
     question = column.question
     assert question is not None
-    described = question.mechanism.describe()
-    p, p_of = described["p_exact"].split("/")
-    q, q_of = described["q_other_exact"].split("/")
-    names = ([f"{question.key}_{j}" for j in range(question.mechanism.k)] if question.mechanism.unary
-             else [question.key])
+    mechanism = question.mechanism
+    described = mechanism.describe()
+    names = [f"{question.key}_{j}" for j in range(mechanism.k)] if mechanism.unary else [question.key]
     fields: dict[str, Any] = {
         "key": r_string(question.key),
         "text": r_string(question.text),
+        "kind": r_string(question.kind),
         "options": r_strings(question.options),
         "randomized": "TRUE" if question.randomized else "FALSE",
         "status": r_string(column.status),
         "mechanism": r_string(described["name"]),
         "channel": r_string(column.channel),
-        "encoding": r_string(question.mechanism.encoding),
+        "meaning": r_string(column.meaning),
+        "encoding": r_string(mechanism.encoding),
         "columns": r_strings(names),
-        "value_labels": r_strings(BIT_LABELS.values()) if question.mechanism.unary else "NULL",
-        # Exact fractions of the browser's sampler integers (doubles hold them exactly).
-        "p": f"c({int(p)}, {int(p_of)})",
-        "q_other": f"c({int(q)}, {int(q_of)})",
+        # The reports a column may hold: bits 0..1, option indexes 0..k-1, discrete Laplace's -bound..steps + bound.
+        "report_range": _report_range(question.mechanism, described),
+        "value_labels": (r_strings(BIT_LABELS.values()) if mechanism.unary
+                         else r_strings(column.value_labels.values()) if mechanism.name == "onebit" else "NULL"),
+        # Exact fractions of the browser's sampler integers (doubles hold them exactly); NULL for discrete Laplace.
+        "p": _r_fraction(described["p_exact"]),
+        "q_other": _r_fraction(described["q_other_exact"]),
+        "scale": ("NULL" if "lo" not in described else
+                  f"c(lo = {r_number(described['lo'])}, hi = {r_number(described['hi'])}, "
+                  f"step = {r_number(described['step'])})"),
+        "scale_note": r_string(column.scale_note),
+        # Discrete Laplace: the clamp bound (reports are r, stored as r + bound) and Var(Z) in grid steps squared.
+        "bound": str(described["bound"]) if "bound" in described else "NULL",
+        "noise_variance": r_number(described["noise_variance"]) if "noise_variance" in described else "NULL",
+        # An ordinal question's scores, NA for a level left out of the mean score.
+        "scores": ("NULL" if not question.scores else
+                   "c(" + ", ".join("NA" if v is None else r_number(v) for v in question.scores) + ")"),
     }
     return "    list(" + ", ".join(f"{name} = {value}" for name, value in fields.items()) + ")"
+
+
+def _report_range(mechanism: Any, described: dict[str, Any]) -> str:
+    if mechanism.unary:
+        return "c(0L, 1L)"
+    if mechanism.encoding == "integer":
+        return f"c({-described['bound']}L, {described['steps'] + described['bound']}L)"
+    return f"c(0L, {mechanism.k - 1}L)"
+
+
+def _r_fraction(exact: str | None) -> str:
+    if exact is None:
+        return "NULL"
+    numerator, denominator = exact.split("/")
+    return f"c({int(numerator)}, {int(denominator)})"

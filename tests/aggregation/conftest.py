@@ -37,3 +37,34 @@ def every_kind_survey(db, owner):
     ], status=Survey.Status.OPEN, epsilon_budget=10.0)
     survey.researchers.add(owner)
     return survey
+
+
+@pytest.fixture
+def all_kinds_survey(db, owner):
+    """An open survey ("all") with every mechanism and every question kind: 1 qrr, 2 bitflip, 3 krr, 4 sue,
+    5 oue, 6 direct (as in every_kind_survey), 7 multi-select (at most 2), 8 numeric mean by the 1-bit mean
+    (0..100 by 1), 9 numeric mean by discrete Laplace (-5..5 by 0.5), 10 numeric histogram (krr over 3 bins),
+    11 ordinal by krr with an unscored "Prefer not to say", 12 ordinal by sue with every level scored, 13 ordinal
+    by oue with an unscored level."""
+    survey = builder.create_survey("all", "All «kinds»", [
+        QuestionSpec(TRICKY_TEXT, "qrr", q="0.3"),
+        QuestionSpec("Drove drunk?", "bitflip", epsilon=INEXACT_BITFLIP_EPSILONS[4]),
+        QuestionSpec("How often?", "krr", epsilon=1.3, options=["Never", "Sometimes", "Often"]),
+        QuestionSpec("Colour?", "sue", epsilon=0.7, options=["Rouge ‘vif’", 'Green "2"', "Blue\\Navy"]),
+        QuestionSpec("Party?", "oue", epsilon=1.3, options=["A", "B", "C", "D"]),
+        QuestionSpec("Age band?", "direct", options=["18-34", "35-54", "55+"]),
+        QuestionSpec("Which have you used this month?", "multiselect", epsilon=2.0, kind="multi_select",
+                     options=["Tobacco", "Alcohol", "Cannabis", "Prefer not to say"], at_most=2),
+        QuestionSpec("Hours online per week?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "100", "1")),
+        QuestionSpec('Change in "mood"?', "dlaplace", epsilon=2.0, kind="numeric", scale=("-5", "5", "0.5")),
+        QuestionSpec("Your age?", "krr", epsilon=1.0, kind="numeric", scale=("0", "120", "1"),
+                     options=["0 to 17", "18 to 64", "65 to 120"], edges=["0", "18", "65"]),
+        QuestionSpec("How often do you gamble?", "krr", epsilon=1.0, kind="ordinal",
+                     options=["Never", "Rarely", "Often", "Prefer not to say"], scores=["1", "2", "3", None]),
+        QuestionSpec("Agree?", "sue", epsilon=1.5, kind="ordinal",
+                     options=["Disagree", "Neutral", "Agree"], scores=["-1", "0", "2.5"]),
+        QuestionSpec("Trust?", "oue", epsilon=1.5, kind="ordinal",
+                     options=["None", "Some", "Full", "Prefer not to say"], scores=["0", "5", "10", None]),
+    ], status=Survey.Status.OPEN, epsilon_budget=40.0)
+    survey.researchers.add(owner)
+    return survey
