@@ -197,7 +197,15 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
-                   e.confidence, "wilson" if m.name == "onebit" else "normal", "false", e.confidence, "", ""]
+                   e.confidence, _mean_interval(r.is_mean, m.name), "false", e.confidence, "", ""]
+
+
+def _mean_interval(is_mean: bool, mechanism: str) -> str:
+    """How a mean's interval is made: Wilson mapped (1-bit mean), normal (discrete Laplace), or
+    Student t (an ordinal question's mean score, `ldp.mean_score`)."""
+    if not is_mean:
+        return "t"
+    return "wilson" if mechanism == "onebit" else "normal"
 
 
 CROSSTAB_COLUMNS = [

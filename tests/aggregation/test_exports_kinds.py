@@ -110,8 +110,8 @@ def test_the_estimates_csv_has_a_mean_row_and_a_mean_score_row(client, owner, an
     records = [dict(zip(header, row, strict=True)) for row in body]
     api = client.get(reverse("aggregation:api-estimates", args=[answered.slug])).json()["questions"]
     means = [r for r in records if r["option_index"] in ("mean", "mean_score")]
-    assert [(r["question_key"], r["option_index"]) for r in means] == [("q2", "mean"), ("q3", "mean"),
-                                                                     ("q5", "mean_score")]
+    assert [(r["question_key"], r["option_index"], r["mechanism"], r["interval"]) for r in means] == [
+        ("q2", "mean", "onebit", "wilson"), ("q3", "mean", "dlaplace", "normal"), ("q5", "mean_score", "krr", "t")]
     for record in means:
         found = next(q for q in api if q["key"] == record["question_key"])["mean"]
         assert float(record["estimate"]) == pytest.approx(found["mean"])
