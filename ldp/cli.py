@@ -92,9 +92,10 @@ def _simulate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
 def _plan(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     mechanism = _mechanism(parser, args)
     planned = cli_qtypes.plan(parser, args, mechanism)
-    print(json.dumps({
+    print(json.dumps(allow_nan=False, obj={
         "mechanism": mechanism.to_dict(),
-        "effective_epsilon": mechanism.effective_epsilon,
+        # null for a direct question (not randomized: no finite loss), as in the codebook
+        "effective_epsilon": mechanism.effective_epsilon if mechanism.randomized else None,
         "margin": args.margin,
         "confidence": args.confidence,
         **planned,

@@ -157,3 +157,10 @@ def test_out_of_range_values_that_reach_ldp_still_exit_2(args, argument):
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and argument in lines[0]
+
+
+def test_plan_of_a_direct_question_prints_strict_json_with_no_epsilon():
+    done = run("plan", "--mechanism", "direct", "--k", "3", "--margin", "0.05")
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout, parse_constant=lambda name: pytest.fail(f"not JSON: {name}"))
+    assert printed["effective_epsilon"] is None and printed["respondents"] == 385
