@@ -65,6 +65,7 @@ ESTIMATE_COLUMNS = [
     "question_id", "question_key", "question_order", "question_text", "mechanism", "effective_epsilon",
     "p", "q_other", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
     "confidence", "interval", "simultaneous", "interval_level", "clipped", "simplex",
+    "ci_low_unclipped", "ci_high_unclipped", "inconsistent",
 ]
 
 
@@ -192,12 +193,14 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
             yield [*fixed, row.index,
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
-                   _cell(row.clipped), _cell(row.simplex)]
+                   _cell(row.clipped), _cell(row.simplex), _cell(row.ci_low_unclipped), _cell(row.ci_high_unclipped),
+                   str(row.inconsistent).lower()]
         if r.mean is not None:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
-                   e.confidence, "wilson" if m.name == "onebit" else "normal", "false", e.confidence, "", ""]
+                   e.confidence, "wilson" if m.name == "onebit" else "normal", "false", e.confidence, "", "", "", "",
+                   "false"]
 
 
 CROSSTAB_COLUMNS = [
