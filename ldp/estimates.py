@@ -143,7 +143,7 @@ def _std_error(counts: npt.NDArray[np.int64], n: int, gap: float, z: float) -> n
     centre = (counts + z * z / 2.0) / (n + z * z)
     wilson = np.sqrt(centre * (1.0 - centre) / (n + z * z))
     edge = (counts == 0) | (counts == n)
-    return cast(npt.NDArray[np.float64], np.where(edge, wilson, plug_in) / gap)
+    return np.where(edge, wilson, plug_in) / gap
 
 
 def project_to_simplex(v: npt.ArrayLike) -> npt.NDArray[np.float64]:

@@ -26,7 +26,7 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
-from . import means
+from . import means, versions
 from .params import DEFAULTS, ResultOptions
 
 SAME = 1e-9  # a post-processed value this close to the unbiased one is not a different figure
@@ -164,6 +164,7 @@ def count_reports(questions: Iterable[PlannedQuestion]) -> tallies.Counted:
 def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyResults:
     """Debiased estimates, intervals and the sample-size planner for every question."""
     current = plan.of(survey)
+    versions.check(survey, current)
     counted = count_reports(current)
     found = means.histograms(current)
     questions = [_mean_result(q, *counted[q.id], found.get(q.id), options) if q.mean
