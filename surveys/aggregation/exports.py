@@ -49,7 +49,7 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from surveys.collection import plan
+from surveys.collection import integrity, plan
 from surveys.collection.models import Report, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
@@ -87,6 +87,7 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
         "survey": {"slug": survey.slug, "title": survey.title, "status": survey.status,
                    "mechanism_version": current.version, "epsilon_total": current.epsilon_total,
                    "epsilon_budget": survey.epsilon_budget},
+        "client_code": integrity.published(),  # the respondent page's modules and their hashes, as served now
         "debiasing": {
             "counts": "c_j = number of reports of option j (index encoding), or number of reports "
                       "whose bit j is 1 (bits encoding); n = number of reports of the question",
