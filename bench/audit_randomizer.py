@@ -10,8 +10,11 @@ given (probabilities 1 and 0); its claimed epsilon is infinite and it is marked 
 Multi-select, 1-bit mean and discrete Laplace questions are drawn for the true answers
 `ldp.audit.audit_truths` names and counted over the cells of `ldp.report_cells` (joint bit
 patterns, report values or ranges of them). Exits 1 if any question fails, 2 if the page cannot
-be audited. The page publishes its samplers in the `survey-data` JSON block; we import the very
-randomizer.js module the page loads and draw from it with the page's Web Crypto. Needs Debian's
+be audited. It prints the SHA-256 of every script the page loaded, and with `--expect NAME=SHA256`
+(repeatable) fails unless the page loaded NAME with exactly that hash (compare with the survey
+definition API's `client_code`, or a reviewed release). The page publishes its samplers in the
+`survey-data` JSON block; we import the very randomizer module the page loaded (its hashed name in
+production) and draw from it with the page's Web Crypto. Needs Debian's
 chromium and Playwright's Python package (development requirements); the browser tests use the
 same functions.
 """
@@ -19,11 +22,15 @@ same functions.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
+import re
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit
 
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the project, for `ldp`
 
@@ -44,9 +51,8 @@ CHROMIUM_ARGS = [
 
 # Per true answer: counts of each 1-bit (bit cells), or a histogram {report value: count} where a
 # report value is the option index, the bit, r, or for multi-select the bitmask of the bits.
-DRAW = """async ([sampler, truths, draws, bitCells]) => {
-  const script = document.querySelector('script[type="module"][src]');
-  const randomizer = await import(new URL("randomizer.js", script.src).href);
+DRAW = """async ([sampler, truths, draws, bitCells, randomizerUrl]) => {
+  const randomizer = await import(randomizerUrl);
   const nextWord = randomizer.cryptoSource();
   const multi = sampler.kind === "multiselect";
   const table = [];
@@ -85,11 +91,25 @@ def published_questions(page: Page) -> list[dict[str, Any]]:
     return page.evaluate("JSON.parse(document.getElementById('survey-data').textContent).questions")
 
 
+# The randomizer the page itself loaded (in production its hashed name, randomizer.<hash>.js, whose
+# imports the manifest storage rewrote), not a sibling "randomizer.js" that may differ from it.
+LOADED_RANDOMIZER = """() => performance.getEntriesByType("resource").map((entry) => entry.name)
+  .find((name) => /\\/randomizer(\\.[0-9a-f]+)?\\.js$/.test(new URL(name).pathname))"""
+HASHED_NAME = re.compile(r"\.[0-9a-f]{12}(?=\.js$)")
+
+
+def loaded_randomizer(page: Page) -> str:
+    url = page.evaluate(LOADED_RANDOMIZER)
+    if not url:
+        raise RuntimeError("the page loaded no randomizer module")
+    return str(url)
+
+
 def draw_table(page: Page, sampler: dict[str, Any], draws: int) -> dict[int, list[int]]:
     """{true answer: counts per cell} for the answers `audit_truths` names."""
     truths = audit_truths(sampler)
     bits = bit_cells(sampler)
-    raw = page.evaluate(DRAW, [sampler, truths, draws, bits])
+    raw = page.evaluate(DRAW, [sampler, truths, draws, bits, loaded_randomizer(page)])
     return {x: row if bits else tabulate(sampler, {int(value): count for value, count in row.items()})
             for x, row in zip(truths, raw, strict=True)}
 
@@ -104,19 +124,52 @@ def audit_page(page: Page, draws: int = 100_000, alpha: float = 1e-6) -> list[Qu
             for question, table in zip(questions, tables, strict=True)]
 
 
-def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6) -> list[QuestionAudit]:
+def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6,
+              scripts: dict[str, str] | None = None) -> list[QuestionAudit]:
+    """Audit the page at `url`; `scripts`, if given, receives {URL: SHA-256 hex} of every script it loaded."""
     from playwright.sync_api import sync_playwright
 
+    loaded = scripts if scripts is not None else {}
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
         try:
             page = browser.new_page()
+            page.on("response", lambda r: loaded.__setitem__(r.url, hashlib.sha256(r.body()).hexdigest())
+                    if r.request.resource_type == "script" and r.ok else None)
             response = page.goto(url)
             if response is None or response.status != 200:
                 raise RuntimeError(f"{url} answered {response.status if response else 'nothing'}")
+            page.wait_for_load_state("networkidle")
             return audit_page(page, draws, alpha)
         finally:
             browser.close()
+
+
+def script_name(url: str) -> str:
+    """A loaded script's file name without the manifest's hash: .../randomizer.0123456789ab.js -> randomizer.js."""
+    return HASHED_NAME.sub("", urlsplit(url).path.rsplit("/", 1)[-1])
+
+
+def check_scripts(scripts: dict[str, str], expected: list[str], out: TextIO) -> int:
+    """Print every loaded script's SHA-256; 1 if a script named in `expected` (NAME=SHA256) is missing or
+    differs from the hash given on the command line, else 0."""
+    for url, digest in sorted(scripts.items()):
+        out.write(f"script {digest}  {url}\n")
+    failed = 0
+    for item in expected:
+        name, _, digest = item.partition("=")
+        name = name.rsplit("/", 1)[-1]
+        found = {url: got for url, got in scripts.items() if script_name(url) == name}
+        if not found:
+            out.write(f"FAIL {name}: not loaded by the page\n")
+            failed = 1
+        for url, got in found.items():
+            if got != digest.strip().lower():
+                out.write(f"FAIL {name}: served {got}, expected {digest} ({url})\n")
+                failed = 1
+            else:
+                out.write(f"pass {name}: {got}\n")
+    return failed
 
 
 def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO) -> int:
@@ -141,13 +194,23 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument("url", help="a respondent page, e.g. https://survey.example.org/s/demo/")
     parser.add_argument("--draws", type=int, default=100_000, help="draws per true answer")
     parser.add_argument("--alpha", type=float, default=1e-6, help="family-wise false-alarm rate")
+    parser.add_argument("--expect", action="append", default=[], metavar="NAME=SHA256",
+                        help="a script the page must load with this SHA-256 (hex), e.g. randomizer.js=<hash> from "
+                             "a reviewed release; repeatable. The manifest's hash in a served name is ignored")
     args = parser.parse_args(argv)
+    scripts: dict[str, str] = {}
     try:
-        audits = audit_url(args.url, args.draws, args.alpha)
+        audits = audit_url(args.url, args.draws, args.alpha, scripts)
     except RuntimeError as error:
         out.write(f"error: {error}\n")
         return 2
-    return report(audits, args.draws, args.alpha, out)
+    table = io.StringIO()
+    verdict = report(audits, args.draws, args.alpha, table)
+    *rows, summary = table.getvalue().splitlines(keepends=True)
+    out.writelines(rows)  # the questions, then the scripts, then the one-line summary
+    pinned = check_scripts(scripts, args.expect, out)
+    out.write(summary)
+    return max(verdict, pinned)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ from scratch import Scratch, scratch_for  # noqa: E402
 
 from ldp import Mechanism  # noqa: E402
 from ldp.mechanism import IntArray  # noqa: E402
-from surveys.aggregation import results  # noqa: E402
+from surveys.aggregation import results, versions  # noqa: E402
 from surveys.collection import builder, plan, tallies  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
 from surveys.collection.models import Survey  # noqa: E402
@@ -119,8 +119,9 @@ class Command(BaseCommand):
         have = 0
         self.stdout.write("Medians of the wall-clock time and of this process's CPU time (robust to a busy machine).")
         self.stdout.write(f"{'responses':>11} {'reports':>12} {'fill s':>8} {'rebuild s':>9} {'service ms':>11}"
-                          f" {'(cpu)':>9} {'endpoint ms':>12} {'(cpu)':>9} {'scan ms':>9}")
-        questions = plan.of(survey).questions
+                          f" {'(cpu)':>9} {'endpoint ms':>12} {'(cpu)':>9} {'scan ms':>9} {'version ms':>10}")
+        current = plan.of(survey)
+        questions = current.questions
         for size in sizes:
             started = time.perf_counter()
             _fill(scratch, survey, size - have, rng)
@@ -133,10 +134,12 @@ class Command(BaseCommand):
             service = _median(lambda: results.survey_results(survey), repeat)
             endpoint = _median(lambda: _get(client, url), repeat)
             scan = _median(lambda: tallies.count_from_reports(questions), min(repeat, 3))
+            # the version check alone (part of the service's time)
+            version = _median(lambda: versions.stale_versions(survey, current), repeat)
             rows.append((size, service, endpoint, scan))
             self.stdout.write(f"{size:>11,} {size * len(QUESTIONS):>12,} {filled:>8.1f} {rebuilt:>9.2f}"
                               f" {service[0] * 1e3:>11.2f} {service[1] * 1e3:>9.2f} {endpoint[0] * 1e3:>12.2f}"
-                              f" {endpoint[1] * 1e3:>9.2f} {scan[0] * 1e3:>9.1f}")
+                              f" {endpoint[1] * 1e3:>9.2f} {scan[0] * 1e3:>9.1f} {version[0] * 1e3:>10.3f}")
         if len(rows) > 1:
             (small, s0, e0, c0), (large, s1, e1, c1) = rows[0], rows[-1]
             self.stdout.write(

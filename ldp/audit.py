@@ -10,6 +10,12 @@ answer x, the counts of reports observed over `draws` runs of the randomizer, we
   channels max over y, x, x' of ln(L[y|x] / U[y|x']); for unary encodings
   ln(L1 / U0) + ln((1 - U0) / (1 - L1)), where L and U are Clopper-Pearson bounds.
   A randomizer that leaks more than it claims shows a bound above the claimed epsilon.
+  Assumption behind the unary bound: the published unary channel randomizes each bit independently
+  given the truth, so the loss is the product of the bit-x and bit-x' ratios (the second factor is
+  bit x' under the same two truths, which by symmetry the bit-x figures stand for). Bit-by-bit counts
+  cannot see correlation between bits: a randomizer that leaks through joint patterns passes them.
+  Unary encodings are therefore counted per bit only as a marginal test; joint bit patterns are tested
+  for multi-select questions with k <= report_cells.JOINT_BITS_MAX_K.
 
 The multi-select, 1-bit mean and discrete Laplace samplers are audited over the cells of
 `ldp.report_cells` (joint bit patterns for small k, report values or ranges of them), for the

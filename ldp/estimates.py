@@ -1,11 +1,16 @@
 """Debiased frequency estimates from report counts.
 
-For every mechanism here the expected report rate of option (or bit) j is
-lambda_j = q + pi_j (p - q), so pi_hat_j = (lambda_hat_j - q) / (p - q) is unbiased with
-Var(pi_hat_j) = lambda_j (1 - lambda_j) / (n (p - q)^2). Intervals for lambda_j (Wilson with
-continuity correction by default, Clopper-Pearson as `exact`) are mapped through the same affine map and clipped
-to [0, 1]. Post-processing (clipping, projection onto the simplex) costs no privacy and
-is labelled; the unbiased estimate is always kept.
+For every mechanism here the expected report rate of option (or bit) j is lambda_j = q + pi_j (p - q), so
+pi_hat_j = (lambda_hat_j - q) / (p - q) is unbiased with Var(pi_hat_j) = lambda_j (1 - lambda_j) / (n (p -
+q)^2). Intervals for lambda_j (Wilson with continuity correction by default, Clopper-Pearson as `exact`) are
+mapped through the same affine map and clipped to [0, 1]; the unclipped bounds are kept too. When a whole
+interval lies outside [0, 1] (the report rate's interval outside [q, p], e.g. q-RR q = 0.5 with 30 of 30
+reports "no": every report rate below q is impossible under the mechanism) both ends clip to the same edge and
+[0, 0] would look certain: such an option is flagged `inconsistent` (the data do not fit the mechanism). At a
+count of 0 or n the plug-in standard error sqrt(lambda (1 - lambda) / n) is 0; there the Wilson-centred one,
+with lambda~ = (c + z^2 / 2) / (n + z^2) and n + z^2 reports, is used instead (never 0). Post-processing
+(clipping, projection onto the simplex) costs no privacy and is labelled; the unbiased estimate is always
+kept.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from .intervals import INTERVALS, check_confidence
+from .intervals import INTERVALS, check_confidence, z_value
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,9 @@ class Estimate:
     confidence: float
     interval: str
     simultaneous: bool
+    ci_low_unclipped: tuple[float, ...] = ()  # the interval mapped through the affine map, not clipped
+    ci_high_unclipped: tuple[float, ...] = ()
+    inconsistent: tuple[bool, ...] = ()  # the whole interval lies outside [0, 1]: data that do not fit the mechanism
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +57,9 @@ class Estimate:
             "confidence": self.confidence,
             "interval": self.interval,
             "simultaneous": self.simultaneous,
+            "ci_low_unclipped": list(self.ci_low_unclipped),
+            "ci_high_unclipped": list(self.ci_high_unclipped),
+            "inconsistent": list(self.inconsistent),
         }
 
 
@@ -94,14 +105,15 @@ def debias(counts: npt.ArrayLike, n: int, p: float, q: float, *, confidence: flo
     if n == 0:
         nan = (float("nan"),) * k
         return Estimate(0, tuple(int(c) for c in counts), nan, nan, (0.0,) * k, (1.0,) * k,
-                        nan, nan, confidence, interval, simultaneous)
+                        nan, nan, confidence, interval, simultaneous, (0.0,) * k, (1.0,) * k, (False,) * k)
     lam = counts / n
     est = (lam - q) / gap
-    se = np.sqrt(lam * (1.0 - lam) / n) / gap
     level = 1.0 - (1.0 - confidence) / k if simultaneous else confidence
+    se = _std_error(counts, n, gap, z_value(level))
     bounds = np.array([INTERVALS[interval](int(c), n, level) for c in counts])
-    low = np.clip((bounds[:, 0] - q) / gap, 0.0, 1.0)
-    high = np.clip((bounds[:, 1] - q) / gap, 0.0, 1.0)
+    raw_low, raw_high = (bounds[:, 0] - q) / gap, (bounds[:, 1] - q) / gap
+    low = np.clip(raw_low, 0.0, 1.0)
+    high = np.clip(raw_high, 0.0, 1.0)
     return Estimate(
         n=n,
         counts=tuple(int(c) for c in counts),
@@ -114,7 +126,24 @@ def debias(counts: npt.ArrayLike, n: int, p: float, q: float, *, confidence: flo
         confidence=confidence,
         interval=interval,
         simultaneous=simultaneous,
+        ci_low_unclipped=_floats(raw_low),
+        ci_high_unclipped=_floats(raw_high),
+        inconsistent=tuple(bool(b) for b in (raw_high < 0.0) | (raw_low > 1.0)),
     )
+
+
+def _std_error(counts: npt.NDArray[np.int64], n: int, gap: float, z: float) -> npt.NDArray[np.float64]:
+    """The plug-in standard error, or at a count of 0 or n (where it is 0) the Wilson-centred one.
+
+    >>> [round(float(s), 4) for s in _std_error(np.array([0, 5, 10]), 10, 1.0, 1.96)]
+    [0.0929, 0.1581, 0.0929]
+    """
+    lam = counts / n
+    plug_in = np.sqrt(lam * (1.0 - lam) / n)
+    centre = (counts + z * z / 2.0) / (n + z * z)
+    wilson = np.sqrt(centre * (1.0 - centre) / (n + z * z))
+    edge = (counts == 0) | (counts == n)
+    return np.where(edge, wilson, plug_in) / gap
 
 
 def project_to_simplex(v: npt.ArrayLike) -> npt.NDArray[np.float64]:

@@ -8,7 +8,8 @@ with errors and the admin actions' intermediate pages. For each response:
 - the Content-Security-Policy header (every response, HTML or not: a JSON or CSV answer
   opened in a tab is a page too) has script-src 'self' with no 'unsafe-inline',
   'unsafe-eval' or other source, object-src 'none', base-uri 'none', frame-ancestors 'none';
-- an HTML body has no inline <script> (data blocks of type application/json, as
+- an HTML body has no inline <script> but one the policy allows by its exact SHA-256 (the
+  respondent page's import map, which pins its modules' integrity; data blocks of type application/json, as
   json_script writes them, are not scripts), no script from another origin, no inline
   event handler attribute (on...=) and no javascript: URL;
 - the respondent's page /s/<slug>/ and its staff preview /s/<slug>/preview/, in every state of
@@ -16,6 +17,8 @@ with errors and the admin actions' intermediate pages. For each response:
   Referrer-Policy: no-referrer.
 """
 
+import base64
+import hashlib
 import re
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
@@ -71,10 +74,11 @@ def policy_problems(header: str | None) -> list[str]:
 class ScriptAudit(HTMLParser):
     """Everything in a page that a script-src 'self' policy would block (or should never see)."""
 
-    def __init__(self):
+    def __init__(self, allowed_hashes=frozenset()):
         super().__init__(convert_charrefs=True)
         self.problems = []
         self._inline_script = None
+        self.allowed_hashes = allowed_hashes  # 'sha256-...' sources of the page's script-src
 
     def handle_starttag(self, tag, attrs):
         named = dict(attrs)
@@ -93,7 +97,10 @@ class ScriptAudit(HTMLParser):
             self.problems.append(f"<script src={src!r}>: not from this site")
 
     def handle_data(self, data):
-        if self._inline_script and data.strip():
+        # An inline script the policy allows by its exact hash (the respondent page's import map) is
+        # allowed, as a browser would; anything else inline is a problem.
+        digest = "'sha256-" + base64.b64encode(hashlib.sha256(data.encode("utf-8")).digest()).decode() + "'"
+        if self._inline_script and data.strip() and digest not in self.allowed_hashes:
             self.problems.append(f"{self._inline_script}: inline script {data.strip()[:60]!r}")
             self._inline_script = None
 
@@ -107,7 +114,9 @@ def page_problems(response, survey_page: bool = False) -> list[str]:
     if survey_page and response.get("Referrer-Policy") != "no-referrer":
         problems.append(f"Referrer-Policy {response.get('Referrer-Policy')!r} on a survey page, not 'no-referrer'")
     if response.get("Content-Type", "").startswith("text/html"):
-        audit = ScriptAudit()
+        script_src = next((part.split()[1:] for part in response.get("Content-Security-Policy", "").split(";")
+                           if part.split()[:1] == ["script-src"]), [])
+        audit = ScriptAudit(frozenset(source for source in script_src if source.startswith("'sha256-")))
         audit.feed(response.body.decode(response.charset or "utf-8"))
         audit.close()
         problems += audit.problems

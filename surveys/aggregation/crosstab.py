@@ -29,6 +29,7 @@ from surveys.collection import plan
 from surveys.collection.models import REPORTS_BY_QUESTION, Report, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan, Unavailable
 
+from . import versions
 from .params import DEFAULTS, BadParameter, ResultOptions
 
 ALPHA = 0.05  # the level at which the independence test is put in words
@@ -174,6 +175,7 @@ def question(current: SurveyPlan, question_id: int | None, name: str) -> Planned
 def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyPlan | None = None) -> CrossTab:
     """The cross-tab of questions options.a and options.b of `survey` (both required, different)."""
     current = current or plan.of(survey)
+    versions.check(survey, current)
     a, b = question(current, options.a, "a"), question(current, options.b, "b")
     if a.id == b.id:
         raise BadParameter("b", "must be a different question from a")
@@ -231,6 +233,7 @@ class BreakDown:
 def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | None = None) -> BreakDown:
     """The break-down by question options.by: one grouped query per other question."""
     current = current or plan.of(survey)
+    versions.check(survey, current)
     by = question(current, options.by, "by")
     return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in current
                                     if other.id != by.id and other.relatable])

@@ -49,7 +49,7 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from surveys.collection import plan
+from surveys.collection import integrity, plan
 from surveys.collection.models import Report, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
@@ -65,6 +65,7 @@ ESTIMATE_COLUMNS = [
     "question_id", "question_key", "question_order", "question_text", "mechanism", "effective_epsilon",
     "p", "q_other", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
     "confidence", "interval", "simultaneous", "interval_level", "clipped", "simplex",
+    "ci_low_unclipped", "ci_high_unclipped", "inconsistent",
 ]
 
 
@@ -86,6 +87,7 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
         "survey": {"slug": survey.slug, "title": survey.title, "status": survey.status,
                    "mechanism_version": current.version, "epsilon_total": current.epsilon_total,
                    "epsilon_budget": survey.epsilon_budget},
+        "client_code": integrity.published(),  # the respondent page's modules and their hashes, as served now
         "debiasing": {
             "counts": "c_j = number of reports of option j (index encoding), or number of reports "
                       "whose bit j is 1 (bits encoding); n = number of reports of the question",
@@ -192,12 +194,14 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
             yield [*fixed, row.index,
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
-                   _cell(row.clipped), _cell(row.simplex)]
+                   _cell(row.clipped), _cell(row.simplex), _cell(row.ci_low_unclipped), _cell(row.ci_high_unclipped),
+                   str(row.inconsistent).lower()]
         if r.mean is not None:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
-                   e.confidence, _mean_interval(r.is_mean, m.name), "false", e.confidence, "", ""]
+                   e.confidence, _mean_interval(r.is_mean, m.name), "false", e.confidence, "", "", "", "",
+                   "false"]
 
 
 def _mean_interval(is_mean: bool, mechanism: str) -> str:

@@ -26,7 +26,7 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
-from . import means
+from . import means, versions
 from .params import DEFAULTS, ResultOptions
 
 SAME = 1e-9  # a post-processed value this close to the unbiased one is not a different figure
@@ -43,6 +43,9 @@ class OptionRow:
     ci_high: float
     clipped: float
     simplex: float
+    ci_low_unclipped: float
+    ci_high_unclipped: float
+    inconsistent: bool  # the whole interval lies outside [0, 1]: the reports do not fit the mechanism
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,11 @@ class QuestionResult:
                 and _differs(self.estimate.simplex, self.estimate.estimate))
 
     @property
+    def inconsistent(self) -> bool:
+        """Whether some option's whole interval lies outside 0-100%: data that do not fit the mechanism."""
+        return self.estimate is not None and any(self.estimate.inconsistent)
+
+    @property
     def counts_are(self) -> str:
         return "reports with a 1 in each option's bit" if self.mechanism.unary else "reports of each option"
 
@@ -110,7 +118,8 @@ class QuestionResult:
         if e is None:
             return []
         simplex = (math.nan,) * len(e.simplex) if self.mechanism.name == "multiselect" else e.simplex
-        columns = (self.question.options, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, simplex)
+        columns = (self.question.options, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, simplex,
+                   e.ci_low_unclipped, e.ci_high_unclipped, e.inconsistent)
         return [OptionRow(j, *values) for j, values in enumerate(zip(*columns, strict=True))]
 
 
@@ -155,6 +164,7 @@ def count_reports(questions: Iterable[PlannedQuestion]) -> tallies.Counted:
 def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyResults:
     """Debiased estimates, intervals and the sample-size planner for every question."""
     current = plan.of(survey)
+    versions.check(survey, current)
     counted = count_reports(current)
     found = means.histograms(current)
     questions = [_mean_result(q, *counted[q.id], found.get(q.id), options) if q.mean

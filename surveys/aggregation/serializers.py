@@ -33,9 +33,16 @@ class OptionEstimateSerializer(serializers.Serializer):
     label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     count = serializers.IntegerField(help_text="Randomized reports (or 1-bits) for this option.")
     estimate = FiniteFloatField(help_text="Unbiased; may lie outside [0, 1]. null without reports.")
-    std_error = FiniteFloatField()
-    ci_low = serializers.FloatField()
-    ci_high = serializers.FloatField()
+    std_error = FiniteFloatField(help_text=(
+        "At a count of 0 or n (where the plug-in one is 0), the Wilson-centred standard error."))
+    ci_low = serializers.FloatField(help_text="Clipped to [0, 1].")
+    ci_high = serializers.FloatField(help_text="Clipped to [0, 1].")
+    ci_low_unclipped = FiniteFloatField(help_text="The interval's lower end before clipping to [0, 1].")
+    ci_high_unclipped = FiniteFloatField(help_text="The interval's upper end before clipping to [0, 1].")
+    inconsistent = serializers.BooleanField(help_text=(
+        "The whole interval lies outside [0, 1] (the report rate's interval outside [q_other, p]): the reports "
+        "do not fit the mechanism, and the clipped interval ([0, 0] or [1, 1]) is not a certainty. See the "
+        "unclipped bounds."))
     post_processed = PostProcessedSerializer(source="*")
 
 

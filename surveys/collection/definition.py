@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import plan
+from . import integrity, plan
 from .models import Survey
 
 
@@ -16,6 +16,10 @@ class Definition:
     @property
     def accepting_responses(self) -> bool:
         return self.survey.is_accepting()
+
+    @property
+    def client_code(self) -> list[dict[str, str]]:
+        return integrity.published()
 
 
 def of(survey: Survey) -> Definition:

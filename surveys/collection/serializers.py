@@ -231,6 +231,13 @@ class QuestionDefinitionSerializer(serializers.Serializer):
         return scores_of(question)
 
 
+class ClientModuleSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="Its static name, e.g. js/randomizer.js.")
+    url = serializers.CharField(help_text="Where it is served (a hashed name in production).")
+    integrity = serializers.CharField(help_text="sha384-<base64> of the bytes served: the integrity the page pins.")
+    sha256 = serializers.CharField(help_text="SHA-256 of the same bytes, hex.")
+
+
 class SurveyDefinitionSerializer(serializers.Serializer):
     """A published survey as its respondents' browsers need it (`definition.Definition`)."""
 
@@ -244,6 +251,10 @@ class SurveyDefinitionSerializer(serializers.Serializer):
         "Sum of the randomized questions' effective epsilons; direct questions (sent as given) are not in it."))
     epsilon_budget = serializers.FloatField(source="survey.epsilon_budget")
     questions = QuestionDefinitionSerializer(source="plan.questions", many=True)
+    client_code = ClientModuleSerializer(many=True, help_text=(
+        "The respondent page's ES modules as this server sends them (entry first), with their subresource "
+        "integrity: the page refuses to run any other bytes. Compare with a reviewed release "
+        "(bench/audit_randomizer.py --expect NAME=SHA256)."))
 
 
 class SubmissionSerializer(serializers.Serializer):

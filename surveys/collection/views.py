@@ -10,7 +10,7 @@ from django.views.decorators.cache import never_cache
 
 from surveys.headers import no_referrer
 
-from . import page
+from . import integrity, page
 from .models import Survey
 from .plan import Unavailable
 
@@ -49,4 +49,8 @@ def _page(request: HttpRequest, survey: Survey, preview: bool) -> HttpResponse:
     if not preview:  # a preview has nowhere to post to and no token to post with
         client["endpoint"] = reverse("collection:api-responses", args=[survey.slug])
         client["csrfToken"] = get_token(request)
-    return render(request, "collection/respond.html", found)
+    found["entry_integrity"] = integrity.entry().integrity
+    found["importmap"] = integrity.import_map()
+    response = render(request, "collection/respond.html", found)
+    response.headers["Content-Security-Policy"] = integrity.content_security_policy()  # the import map's hash
+    return response

@@ -292,6 +292,10 @@ ESTIMATES_CSV_FROM_API = {
     "interval_level": ("question", "interval_level", float),
     "clipped": ("option", "post_processed.clipped", _number),
     "simplex": ("option", "post_processed.simplex", _number),
+    # Added deliberately (issue 14, item 5): an interval wholly outside [0, 1] is flagged, unclipped.
+    "ci_low_unclipped": ("option", "ci_low_unclipped", _number),
+    "ci_high_unclipped": ("option", "ci_high_unclipped", _number),
+    "inconsistent": ("option", "inconsistent", _flag),
 }
 
 # Reports per option (index questions) or 1-bits per option (unary ones), by question order in

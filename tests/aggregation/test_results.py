@@ -92,7 +92,10 @@ def report_queries(call):
 def test_it_reads_the_tallies_and_never_scans_reports_or_responses(survey):
     add_responses(survey, 50, seed=5)
     found = captured(lambda: results.survey_results(survey))
-    assert not [sql for sql in found if "collection_report" in sql or "collection_response" in sql]
+    assert not [sql for sql in found if "collection_report" in sql]
+    # The only reads of responses: the version check's two index seeks (issue 14, item 6), LIMIT 1 each.
+    responses = [sql for sql in found if "collection_response" in sql]
+    assert len(responses) == 2 and all("mechanism_version" in sql and sql.endswith("LIMIT 1") for sql in responses)
     tally = [sql for sql in found if "collection_tally" in sql]
     assert len(tally) == 1 and "GROUP BY" in tally[0]
 

@@ -1,6 +1,7 @@
 """Shared pieces of the privacy audit tests: a survey using every mechanism, tampering, recording."""
 
 import json
+import re
 from decimal import Decimal
 
 from surveys.collection import builder
@@ -33,11 +34,21 @@ def survey_with(mechanisms, slug="audit"):
     return builder.create_survey(slug, "Audit", questions, status=Survey.Status.OPEN, epsilon_budget=50)
 
 
-def serve_modified(page, path_suffix, *replacements):
+def serve_modified(page, path_suffix, *replacements, unpin=True):
     """Serve a static file with (original, replacement) text swaps, for negative controls.
 
-    The caller checks the served text afterwards: a failed swap must not pass silently.
+    The caller checks the served text afterwards: a failed swap must not pass silently. With `unpin` the
+    survey page is served without its subresource integrity pins (the entry's integrity attribute and the
+    import map) too, as a server that swaps the code would have to: else the browser refuses the module.
     """
+    if unpin:
+        def unpinned(route):
+            body = route.fetch().text()
+            body = re.sub(r' integrity="[^"]*"', "", body)
+            body = re.sub(r'<script type="importmap">.*?</script>', "", body, flags=re.S)
+            route.fulfill(body=body, content_type="text/html; charset=utf-8")
+        page.route(re.compile(r"/s/[^/]+/(preview/)?(\?.*)?$"), unpinned)
+
     def handle(route):
         body = route.fetch().text()
         for original, replacement in replacements:

@@ -42,3 +42,23 @@ def test_it_prints_each_questions_claim_bound_and_verdict(live_server):
 def test_it_fails_clearly_on_a_page_that_is_not_a_survey(live_server):
     done = audit(f"{live_server.url}/s/no-such-survey/", "--draws", "10")
     assert done.returncode == 2 and "answered 404" in done.stdout
+
+
+def test_it_prints_every_loaded_scripts_sha256_and_checks_a_hash_given_on_its_command_line(live_server):
+    """Pinned client code (issue 14, items 2 and 7): the audit compares what it was served with --expect."""
+    import hashlib
+
+    from django.contrib.staticfiles import finders
+
+    survey = survey_with(EVERY_MECHANISM[:2])
+    honest = hashlib.sha256(open(finders.find("js/randomizer.js"), "rb").read()).hexdigest()
+    url = f"{live_server.url}/s/{survey.slug}/"
+    done = audit(url, "--draws", "2000", "--expect", f"randomizer.js={honest}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"script {honest}  {live_server.url}/static/js/randomizer.js" in done.stdout
+    assert f"pass randomizer.js: {honest}" in done.stdout
+    assert "static/js/respond.js" in done.stdout and "static/js/answers.js" in done.stdout
+
+    wrong = audit(url, "--draws", "2000", "--expect", f"randomizer.js={'0' * 64}")
+    assert wrong.returncode == 1 and "FAIL randomizer.js: served " + honest in wrong.stdout
+    assert wrong.stdout.splitlines()[-1].startswith("2 of 2 questions pass")  # the hash alone fails it

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -25,6 +26,11 @@ def independent_estimate(counts, n, p, q, confidence, reference):
     lam = np.asarray(counts) / n
     est = (lam - q) / (p - q)
     se = np.sqrt(lam * (1 - lam) / n) / (p - q)
+    # At a count of 0 or n the plug-in error is 0: the Wilson-centred one instead (issue 14, item 5).
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    centre = (np.asarray(counts) + z * z / 2) / (n + z * z)
+    edge = (np.asarray(counts) == 0) | (np.asarray(counts) == n)
+    se = np.where(edge, np.sqrt(centre * (1 - centre) / (n + z * z)) / (p - q), se)
     bounds = np.array([reference(int(c), n, confidence) for c in counts])
     low = np.clip((bounds[:, 0] - q) / (p - q), 0, 1)
     high = np.clip((bounds[:, 1] - q) / (p - q), 0, 1)

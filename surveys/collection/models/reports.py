@@ -35,6 +35,9 @@ class Response(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["survey", "submission_key"], name="response_key_unique"),
         ]
+        # Results check that no response has another mechanism version than the current one with two
+        # seeks on this index (surveys.aggregation.versions), whatever the number of responses.
+        indexes = [models.Index(fields=["survey", "mechanism_version"], name="response_survey_version")]
 
 
 REPORTS_BY_QUESTION = "report_question_response"
