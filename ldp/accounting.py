@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .mechanisms import Mechanism
+from .rounding import loss_of
 
 
 class BudgetExceeded(ValueError):
@@ -60,15 +61,14 @@ def deniability(mechanism: Mechanism) -> dict[str, Any]:
     if not mechanism.randomized:
         return {"epsilon": eps, "odds": math.inf, "best_guess": 1.0,
                 "text": "Your answer to this question is sent as given: it is not randomized."}
-    odds = odds_factor(eps)
-    guess = best_guess(eps)
+    loss = loss_of(mechanism.sampler())  # the text rounds up from the integers, never to nearest
     return {
         "epsilon": eps,
-        "odds": odds,
-        "best_guess": guess,
+        "odds": odds_factor(eps),
+        "best_guess": best_guess(eps),
         "text": (
             f"Seeing what your browser sends changes anyone's odds between two answers by at "
-            f"most {odds:.2f} times; if both were equally likely beforehand, a guess of your "
-            f"answer from it is right at most {guess:.0%} of the time."
+            f"most {loss.odds_up(2)} times; if both were equally likely beforehand, a guess of your "
+            f"answer from it is right at most {loss.guess_up(0)}% of the time."
         ),
     }

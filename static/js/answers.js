@@ -3,7 +3,7 @@
 // Pure DOM reading: no network, no randomness.
 import { binOf, gridIndex, valueAt } from "./grid.js";
 
-const fill = (text, values) => text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
+export const fill = (text, values) => text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
 
 /** The inputs of a question's fieldset. */
 export function inputs(fieldset, type) {

@@ -3,15 +3,21 @@
 // True answers never leave this page: the inputs have no name and sit in no form. A numeric
 // answer off its grid, or too many ticks, is refused in words before anything is randomized.
 // A staff preview (config.preview) never posts: it has no endpoint and the button stays disabled.
-import { describeReport, numberProblem, readAnswer, ticksProblem } from "./answers.js";
+// Before anything is randomized, the privacy loss is computed from the samplers' own integers
+// (epsilon.js) and checked against the survey's stated total and 10 per question; a randomized
+// payload is kept until the server acknowledges it (pending.js) and resent as it is, never redone.
+import { describeReport, fill, numberProblem, readAnswer, ticksProblem } from "./answers.js";
+import { checkSurvey, millisText } from "./epsilon.js";
+import { forget, keep, kept } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
 
 const config = JSON.parse(document.getElementById("survey-data").textContent);
 const root = document.getElementById("survey");
-const sendButton = document.getElementById("send");
-const statusLine = document.getElementById("status");
+let sendButton = document.getElementById("send"); // a resend uses the notice's button and line
+let statusLine = document.getElementById("status");
 let nextWord = null;
 let pending = null; // the randomized payload; a retry resends it, never re-randomizes
+let checked = null; // the privacy loss computed here from the integers: {millis} or {problem, ...}
 const invitation = config.byInvitation && !config.preview ? takeInvitation() : null;
 const sentMark = `ldp-survey-sent:${config.slug}`; // this browser already responded (open links)
 const text = { choose: "Please choose an answer.", ...config.text };
@@ -115,7 +121,27 @@ function randomizedPayload(answers) {
   });
   const payload = { version: config.version, key: uuidFromWords(), reports };
   if (invitation) payload.invitation = invitation;
+  keep(config.slug, config.version, payload); // before it leaves: a lost answer is resent, not redone
   return payload;
+}
+
+// The samplers' loss against the stated total and the per-question maximum, in words.
+function checkLoss() {
+  checked = checkSurvey(config.questions.map((q) => q.sampler), config.epsilonTotal);
+  const epsilon = millisText(checked.millis);
+  if (checked.problem) {
+    const refusal = document.getElementById("refusal");
+    refusal.textContent = checked.problem === "question"
+      ? fill(text.refuse_question, { n: config.questions[checked.index].order, epsilon })
+      : fill(text.refuse_total, { epsilon, stated: millisText(checked.stated) });
+    refusal.hidden = false;
+    sendButton.disabled = true;
+    return false;
+  }
+  const line = document.getElementById("client-epsilon");
+  line.textContent = fill(text.computed, { epsilon });
+  line.hidden = false;
+  return true;
 }
 
 function lock() {
@@ -135,13 +161,17 @@ function showReceipt(payload) {
     item.querySelector(".report").textContent = describeReport(question, report, text, list.dataset.none);
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
+  const figure = document.getElementById("receipt-epsilon");
+  figure.textContent = fill(text.receipt_epsilon, { epsilon: millisText(checked.millis) });
+  figure.hidden = false;
+  document.getElementById("unsent").hidden = true;
   const receipt = document.getElementById("receipt");
   receipt.hidden = false;
   receipt.focus();
 }
 
 async function send() {
-  if (config.preview) return; // a preview sends nothing, whatever enables the button
+  if (config.preview || !checked || checked.problem) return; // nothing is randomized or sent
   if (!pending) {
     const answers = trueAnswers();
     if (!answers) return;
@@ -149,7 +179,7 @@ async function send() {
     lock();
   }
   sendButton.disabled = true;
-  say("Sending your randomized answers…");
+  say(text.sending);
   let response;
   try {
     response = await fetch(config.endpoint, {
@@ -160,24 +190,42 @@ async function send() {
     });
   } catch {
     sendButton.disabled = false;
-    say("Could not reach the server. Your randomized answers are kept; press the button to try again.");
+    say(text.unreachable);
     return;
   }
   if (response.ok) {
     say("");
-    if (!invitation) markSent();
+    forget(config.slug, config.version);
+    if (!pending.invitation) markSent();
     showReceipt(pending);
     return;
   }
   const body = await response.json().catch(() => ({}));
-  const reason = body.error ? body.error.reason : `the server answered ${response.status}`;
-  say(`Not sent: ${reason}.${response.status === 409 ? " Please reload the page." : ""}`);
+  const reason = body.error ? body.error.reason : fill(text.status, { status: response.status });
+  say(`${fill(text.not_sent, { reason })}${response.status === 409 ? ` ${text.reload}` : ""}`);
   sendButton.disabled = response.status < 500;
 }
 
 function start() {
   sendButton.disabled = false;
   sendButton.addEventListener("click", send);
+}
+
+// A payload randomized earlier and never acknowledged: offer to send it again as it is (same
+// key: the server stores it once), or to discard it. Answering again is offered only after that.
+function offerResend(payload) {
+  const notice = document.getElementById("unsent");
+  notice.hidden = false;
+  root.hidden = true;
+  pending = payload;
+  lock();
+  sendButton = document.getElementById("resend");
+  statusLine = document.getElementById("unsent-status");
+  sendButton.addEventListener("click", send);
+  document.getElementById("discard").addEventListener("click", () => {
+    forget(config.slug, config.version);
+    window.location.reload();
+  });
 }
 
 // Guards against sending twice by accident; the server's rate limit is the real defence.
@@ -193,14 +241,20 @@ function offerAgain() {
 
 try {
   nextWord = cryptoSource();
+  const unsent = config.preview ? null : kept(config.slug, config.version);
   if (config.preview) {
     sendButton.disabled = true; // answers can be chosen, as a respondent would; nothing is sent
+    checkLoss(); // the figure a respondent would see, or the refusal
+  } else if (!checkLoss()) {
+    // refused in words: nothing is randomized, nothing is sent
+  } else if (unsent) {
+    offerResend(unsent);
   } else if (config.byInvitation && !invitation) {
-    say("This survey is by invitation only. Please open the link from your invitation.");
+    say(text.invitation_only);
   } else {
     start();
     if (!config.byInvitation && alreadySent()) offerAgain();
   }
 } catch (error) {
-  say(`${error.message}. This browser cannot take part; please use an up-to-date browser.`);
+  say(fill(text.no_browser, { error: error.message }));
 }

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
+from ldp.rounding import loss_of
 
 from . import question_figures
 from .question_figures import MEANS
@@ -58,23 +59,27 @@ def of(mechanism: ldp.Mechanism) -> dict[str, Any]:
         "strength": strength(epsilon),
     }
     figures.update(question_figures.of(mechanism, MARGIN))
+    loss = loss_of(mechanism.sampler())  # what the summary says: rounded up from the integers, never to nearest
+    figures["shown"] = {"epsilon": str(loss.epsilon_up(4)), "odds": str(loss.odds_up(2)),
+                        "guess": str(loss.guess_up(1))}
     figures["summary"] = summary(figures) + question_figures.summary(figures)
     return figures
 
 
 def summary(figures: dict[str, Any]) -> str:
-    """The figures in one line of words (plain text: the caller escapes it)."""
+    """The figures in one line of words (plain text: the caller escapes it); epsilon, odds and the
+    best guess as `figures["shown"]` gives them, rounded up."""
+    shown = figures["shown"]
     q = "" if figures["q_equivalent"] is None else f" (q = {figures['q_equivalent']:.4f})"
     strengths = {"strong": _("strong"), "moderate": _("moderate"), "weak": _("weak")}
     if figures["respondents"] is None:  # a numeric mean: its planner is in units of the question
         return _("ε = {epsilon}; a report shifts the odds between any two answers at most {odds}:1; a guess from "
                  "one report is right at most {guess}% of the time ({strength} privacy)").format(
-            epsilon=f"{figures['epsilon']:.4f}", odds=f"{figures['odds']:.2f}",
-            guess=f"{figures['best_guess']:.1f}", strength=strengths[figures["strength"]])
+            epsilon=shown["epsilon"], odds=shown["odds"], guess=shown["guess"], strength=strengths[figures["strength"]])
     return _("ε = {epsilon}{q}; a report shifts the odds at most {odds}:1; {respondents} respondents for "
              "±5 points at 95%; a guess from one report is right at most {guess}% of the time "
              "({strength} privacy)").format(
-        epsilon=f"{figures['epsilon']:.4f}", q=q, odds=f"{figures['odds']:.2f}",
-        respondents=f"{figures['respondents']:,}", guess=f"{figures['best_guess']:.1f}",
+        epsilon=shown["epsilon"], q=q, odds=shown["odds"], respondents=f"{figures['respondents']:,}",
+        guess=shown["guess"],
         strength=strengths[figures["strength"]],
     )

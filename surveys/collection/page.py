@@ -10,6 +10,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from ldp.rounding import total_loss
+
 from . import definition, wording
 from .models import Survey
 from .serializers import SurveyDefinitionSerializer
@@ -25,6 +27,25 @@ def client_text() -> dict[str, str]:
         "too_many": _("Please tick at most {m} boxes."),
         "no_box": _("no box"),
         "bit": _("{bit} (leaning toward {end})"),
+        "sending": _("Sending your randomized answers…"),
+        "unreachable": _("Could not reach the server. Your randomized answers are kept; press the button to try "
+                         "again."),
+        "not_sent": _("Not sent: {reason}."),
+        "status": _("the server answered {status}"),
+        "reload": _("Please reload the page."),
+        "invitation_only": _("This survey is by invitation only. Please open the link from your invitation."),
+        "no_browser": _("{error}. This browser cannot take part; please use an up-to-date browser."),
+        # The privacy loss the browser computes from the integers it will use (epsilon.js):
+        "computed": _("Your browser computed the privacy loss from the numbers it will use to randomize: at most "
+                      "ε = {epsilon} for all questions together."),
+        "receipt_epsilon": _("Privacy loss of what was sent, computed by your browser from the numbers it used: "
+                             "at most ε = {epsilon}."),
+        "refuse_question": _("Your browser will not randomize your answers: the numbers it was given for question "
+                             "{n} allow a privacy loss of ε = {epsilon}, above the maximum of 10 for one question. "
+                             "Nothing has been sent."),
+        "refuse_total": _("Your browser will not randomize your answers: the numbers it was given allow a privacy "
+                          "loss of ε = {epsilon} in all, above the ε = {stated} this survey states. Nothing has "
+                          "been sent."),
     }
 
 
@@ -39,8 +60,9 @@ def input_mode(scale: dict[str, str]) -> str | None:
 
 def client_question(q: dict[str, Any]) -> dict[str, Any]:
     """One question as respond.js needs it: where its inputs are, its sampler, how to read an answer."""
-    found = {"id": q["id"], "kind": q["kind"], "options": q["options"], "sampler": q["mechanism"]["sampler"],
-             "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"], "q_other": q["mechanism"]["q_other"]}
+    found = {"id": q["id"], "order": q["order"], "kind": q["kind"], "options": q["options"],
+             "sampler": q["mechanism"]["sampler"], "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"],
+             "q_other": q["mechanism"]["q_other"]}
     if q["scale"] is not None:
         found["scale"] = q["scale"]
     if q["bins"] is not None:
@@ -58,6 +80,7 @@ def context(survey: Survey, preview: bool) -> tuple[dict[str, Any], dict[str, An
     client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler
         "preview": preview,
         "version": published["version"],
+        "epsilonTotal": published["epsilon_total"],  # the stated total the browser checks the integers against
         "slug": survey.slug,
         "byInvitation": survey.access == Survey.Access.INVITATION,
         "questions": [client_question(q) for q in published["questions"]],
@@ -65,9 +88,11 @@ def context(survey: Survey, preview: bool) -> tuple[dict[str, Any], dict[str, An
     }
     # Direct questions (not randomized) are named on the page; the total covers the randomized ones.
     direct = [q for q in questions if not q["mechanism"]["randomized"]]
+    total = total_loss(q["mechanism"]["sampler"] for q in published["questions"])
     return {
         "survey": survey, "definition": published, "questions": questions, "client": client, "preview": preview,
-        "total_odds": wording.odds_at_most(published["epsilon_total"]),
+        # Rounded up from the integers (ldp.rounding), never to nearest: the page never says less than the loss.
+        "total_odds": total.odds_up(2), "total_epsilon": total.epsilon_up(3),
         "direct": direct, "any_randomized": len(direct) < len(questions),
         "direct_numbers": ", ".join(str(q["order"]) for q in direct),
     }, client

@@ -212,10 +212,11 @@ def build(rows: Rows) -> SurveyPlan:
         if label is not None:
             options[pk].append((label, score, lower))
     questions = [_planned(pk, fields[pk], options[pk]) for pk in fields]
-    # The digest covers exactly what it always has, so stored responses keep matching; the new
-    # kinds add their scale, bins and scores.
-    definition = [[q.id, q.kind, q.mechanism.to_dict(), [label for label, *_ in options[q.id]], *_extra(q)]
-                  for q in questions]
+    # The digest covers the configured parameters, the sampler's integers themselves (what the
+    # browser randomizes with: a change of rounding between releases is a new version), the labels,
+    # and for the new kinds their scale, bins and scores.
+    definition = [[q.id, q.kind, q.mechanism.to_dict(), [label for label, *_ in options[q.id]], *_extra(q),
+                   {"sampler": q.mechanism.sampler()}] for q in questions]
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
     return SurveyPlan(digest[:16], tuple(questions))
 

@@ -7,11 +7,11 @@ template, marked for translation.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
-import ldp
+from ldp.rounding import loss_of
 
 # Denominators a reader knows, smallest first: the first that says p closely enough wins.
 DENOMINATORS = (2, 3, 4, 5, 10, 20, 100, 1000, 10000)
@@ -43,14 +43,17 @@ def about(probability: float) -> tuple[int, int]:
     return best[1], best[2]
 
 
-def odds_at_most(epsilon: float) -> float:
-    """e^epsilon rounded up to one decimal (never below the true factor), for "at most N to 1".
+def odds_at_most(sampler: dict[str, Any]) -> Decimal:
+    """e^epsilon of a sampler's integers rounded up to two decimals (never below the true factor,
+    never to nearest), for "at most N to 1".
 
-    >>> odds_at_most(math.log(3)), odds_at_most(1.0), odds_at_most(0.5)
-    (3.0, 2.8, 1.7)
+    >>> odds_at_most({"kind": "grr", "k": 2, "modulus": 4, "keep": 3, "other": 1})
+    Decimal('3.00')
+    >>> from ldp import BitFlip
+    >>> odds_at_most(BitFlip(1.1).sampler()), odds_at_most(BitFlip(1.0).sampler())
+    (Decimal('3.01'), Decimal('2.72'))
     """
-    factor = ldp.odds_factor(epsilon)
-    return math.ceil(round(factor * 10, 6)) / 10
+    return loss_of(sampler).odds_up(2)
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ class QuestionWording:
 
     A direct question (`randomized` False) is sent as given: it has no odds bound and no chances."""
 
-    odds: float | None  # anyone's odds on the true answer change by at most odds to 1
+    odds: Decimal | None  # anyone's odds on the true answer change by at most odds to 1
     unary: bool  # one mark per option (then `true` and `other` are per option)
     true: Chance | None  # index: P(report = truth); unary: P(the true answer's option is marked)
     other: Chance | None  # index: P(report = one given other option); unary: P(another option is marked)
@@ -83,7 +86,7 @@ def of(mechanism: dict[str, Any]) -> QuestionWording:
     sampler = mechanism["sampler"]
     if sampler["kind"] == "direct":  # sent as given
         return QuestionWording(odds=None, unary=False, true=None, other=None, randomized=False)
-    odds = odds_at_most(mechanism["effective_epsilon"])
+    odds = odds_at_most(sampler)
     if sampler["kind"] in KEPT:
         kept = sampler["keep"] / sampler["modulus"]
         return QuestionWording(odds=odds, unary=sampler["kind"] == "multiselect", true=Chance(*about(kept)),

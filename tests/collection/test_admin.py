@@ -261,8 +261,9 @@ def _what_it_means(mechanism):
     q = f" (q = {math.tanh(eps / 2):.4f})" if mechanism.name in ("qrr", "bitflip") else ""
     z = 1.959963984540054
     needed = math.ceil(z * z / (4 * 0.05**2 * (mechanism.p - mechanism.q_other) ** 2))
-    return (f"ε = {eps:.4f}{q}; a report shifts the odds at most "
-            f"{math.exp(eps):.2f}:1; {needed:,} respondents for ±5 points at 95%")
+    up = ldp.rounding.loss_of(mechanism.sampler())  # epsilon and the odds rounded up, never to nearest
+    return (f"ε = {up.epsilon_up(4)}{q}; a report shifts the odds at most "
+            f"{up.odds_up(2)}:1; {needed:,} respondents for ±5 points at 95%")
 
 
 EXPECTED_MECHANISMS = {1: ldp.QRandomizedResponse("0.5"), 2: ldp.BitFlip(math.log(3)), 3: ldp.KaryRR(1.0, 3),
@@ -274,7 +275,7 @@ def test_the_survey_page_explains_every_question_and_the_total_against_the_budge
     for mechanism in EXPECTED_MECHANISMS.values():
         assert _what_it_means(mechanism) in text
     total = math.fsum(m.effective_epsilon for m in EXPECTED_MECHANISMS.values())
-    assert f"{total:.4f} of 6" in text
+    assert f"{math.ceil(total * 10000) / 10000:.4f} of 6" in text  # rounded up: 4.19725 is said 4.1973
 
 
 @pytest.mark.parametrize("order", EXPECTED_MECHANISMS)
@@ -286,7 +287,7 @@ def test_the_question_page_explains_its_mechanism(admin_client, survey, order):
 def test_the_survey_list_shows_the_privacy_cost_and_response_count(admin_client, responded):
     text = parse(admin_client.get(SURVEYS).content).text
     total = math.fsum(m.effective_epsilon for m in EXPECTED_MECHANISMS.values())
-    assert f"{total:.4f} of 6" in text
+    assert f"{math.ceil(total * 10000) / 10000:.4f} of 6" in text  # rounded up: 4.19725 is said 4.1973
     row = [tr for tr in parse(admin_client.get(SURVEYS).content).find_all("tr") if "health" in tr.text][0]
     assert "1" in [td.text for td in row.find_all("td")]
 

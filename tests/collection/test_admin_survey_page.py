@@ -1,7 +1,6 @@
 """The survey page as a new admin uses it: options typed with the question, order by position,
 Open / Close buttons with the respondent link, the live privacy figures endpoint, View on site."""
 
-import math
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -260,7 +259,10 @@ def test_the_figures_endpoint_answers_what_ldp_computes(admin_client, query, mec
     assert figures["best_guess"] == 100 * ldp.best_guess(eps)
     assert figures["respondents"] == ldp.respondents_needed(mechanism, 0.05)
     assert figures["k"] == mechanism.k
-    assert f"ε = {eps:.4f}" in figures["summary"] and f"{math.exp(eps):.2f}:1" in figures["summary"]
+    up = ldp.rounding.loss_of(mechanism.sampler())  # rounded up from the integers, never to nearest
+    assert f"ε = {up.epsilon_up(4)}" in figures["summary"] and f"{up.odds_up(2)}:1" in figures["summary"]
+    assert figures["shown"] == {"epsilon": str(up.epsilon_up(4)), "odds": str(up.odds_up(2)),
+                                "guess": str(up.guess_up(1))}
 
 
 @pytest.mark.parametrize("epsilon,strength", [(1.0, "strong"), (3.0, "moderate"), (3.5, "weak")])
@@ -313,3 +315,11 @@ def test_the_access_field_says_plainly_that_the_questions_are_public(admin_clien
     assert help_text is not None
     assert "Invitation links limit who can answer, not who can read: the questions are public." in help_text.text
     assert "Anyone who knows or guesses the slug can read them on the survey's page and in its API" in help_text.text
+
+
+def test_the_admin_figures_round_epsilon_odds_and_guess_up_never_to_nearest():
+    from surveys.collection import figures
+
+    said = figures.of(ldp.BitFlip(1.1))  # epsilon 1.09999999997, e^eps 3.0042, guess 75.03%
+    assert said["shown"] == {"epsilon": "1.1000", "odds": "3.01", "guess": "75.1"}
+    assert "at most 3.01:1" in said["summary"] and "at most 75.1% of the time" in said["summary"]

@@ -9,15 +9,16 @@ from decimal import Decimal
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+import ldp
 from surveys.collection import plan, submission
 from surveys.collection.models import Question
 from tests.factories import valid_payload
 
 
 def version_from_models(survey) -> str:
-    """The digest as defined before the plan existed: what stored responses carry."""
-    definition = [[q.pk, q.kind, q.mechanism().to_dict(), [o.label for o in q.ordered_options()]]
-                  for q in survey.ordered_questions()]
+    """The digest from the models: parameters, labels and the sampler's integers themselves."""
+    definition = [[q.pk, q.kind, q.mechanism().to_dict(), [o.label for o in q.ordered_options()],
+                   {"sampler": q.mechanism().sampler()}] for q in survey.ordered_questions()]
     return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -99,3 +100,29 @@ def test_published_finds_a_survey_without_questions_but_never_a_draft(survey):
     assert found.pk == survey.pk and found_plan.questions == ()
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
     assert plan.published("health") is None and plan.published("nope") is None
+
+
+def test_the_version_covers_the_samplers_integers_not_only_the_parameters(survey, monkeypatch):
+    before = plan.of(survey).version
+    plan.build.cache_clear()
+    original = ldp.KaryRR.sampler
+
+    def rounded_otherwise(self):  # a release that rounds the same epsilon to other integers
+        found = dict(original(self))
+        found["keep"] -= 1
+        found["modulus"] -= 1
+        return found
+
+    monkeypatch.setattr(ldp.KaryRR, "sampler", rounded_otherwise)
+    after = plan.of(survey)
+    assert after.questions[2].mechanism.to_dict() == Question.objects.get(survey=survey, order=3).mechanism().to_dict()
+    assert after.version != before
+    plan.build.cache_clear()
+
+
+def test_the_version_of_an_unchanged_survey_is_the_same_on_every_request(survey, client):
+    first = client.get(f"/api/v1/surveys/{survey.slug}/").json()["version"]
+    plan.build.cache_clear()
+    plan._survey_values.cache_clear()
+    second = client.get(f"/api/v1/surveys/{survey.slug}/").json()["version"]
+    assert first == second == plan.of(survey).version

@@ -1,6 +1,7 @@
 """The respondent page /s/<slug>/: questions without named inputs, exact samplers, no inline script."""
 
 import json
+import math
 from datetime import timedelta
 
 import pytest
@@ -53,7 +54,7 @@ def test_no_true_answer_can_be_submitted_natively(page):
 
 # The fixture's questions: the odds bound (e^epsilon rounded up to a tenth) and how often a
 # report is the real answer (index) or an option is marked (unary: the real one, any other).
-ODDS = {"Cheated?": "3", "Drove drunk?": "3", "Drugs?": "2.8", "Party?": "2.8"}  # q .5, ln 3, eps 1, eps 1
+ODDS = {"Cheated?": "3", "Drove drunk?": "3", "Drugs?": "2.72", "Party?": "2.72"}  # q .5, ln 3, eps 1, eps 1
 RECEIPT = {
     "Cheated?": "This may or may not be your real answer; about 3 in 4 reports are.",  # p = 3/4
     "Drove drunk?": "This may or may not be your real answer; about 3 in 4 reports are.",  # p = 3/4
@@ -71,7 +72,8 @@ def test_a_short_summary_comes_first_and_the_explanation_is_behind_a_disclosure(
     (details,) = section.find_all("details")
     assert details.find("summary").text == "How does this work?"
     total = ldp.survey_epsilon(plan.of(survey).mechanisms)
-    assert f"ε = {total:.3f}" in details.text and "privacy loss" not in summary.text
+    up = math.ceil(total * 1000) / 1000  # rounded up, never to nearest (4.1974 is said 4.198)
+    assert f"ε = {up:.3f}" in details.text and "privacy loss" not in summary.text
 
 
 def test_each_question_says_its_deniability_in_plain_odds(survey, page):

@@ -71,7 +71,7 @@ def test_no_input_of_any_kind_has_a_name_or_sits_in_a_form(page):
 
 def test_each_kind_says_its_deniability_in_plain_odds(page, kinds_survey):
     odds = [page.by_id(f"note-{q.pk}").text.split("at most ")[1] for q in kinds_survey.ordered_questions()]
-    assert odds == ["7.4 to 1.", "2.8 to 1.", "2.8 to 1.", "2.8 to 1.", "2.8 to 1."]  # e^2, then e^1
+    assert odds == ["7.39 to 1.", "2.72 to 1.", "2.72 to 1.", "2.72 to 1.", "2.72 to 1."]  # e^2, then e^1, up
 
 
 RECEIPTS = [
@@ -104,7 +104,7 @@ def test_the_client_data_carries_each_kinds_sampler_scale_bins_limit_and_words(p
         {"lo": "0", "hi": "120", "step": "1"}]
     assert data["questions"][3]["edges"] == [0, 18, 35, 65] and "edges" not in data["questions"][1]
     assert data["questions"][0]["at_most"] == 2
-    assert set(data["text"]) == {"choose", "number", "range", "grid", "too_many", "no_box", "bit"}
+    assert {"choose", "number", "range", "grid", "too_many", "no_box", "bit"} <= set(data["text"])
     assert "{lo}" in data["text"]["range"] and "{below}" in data["text"]["grid"]
 
 

@@ -71,8 +71,13 @@ def test_deniability_tells_the_respondent_the_numbers(m):
     assert info["odds"] == pytest.approx(e, rel=1e-14)
     assert info["best_guess"] == pytest.approx(e / (1 + e), rel=1e-14)
     text = info["text"]
-    assert f"{e:.2f}" in text
-    assert f"{round(100 * e / (1 + e))}%" in text
+    assert f"{math.ceil(e * 100 - 1e-9) / 100:.2f} times" in text  # rounded up, never to nearest
+    assert f"{math.ceil(100 * e / (1 + e) - 1e-9)}%" in text
+
+
+def test_deniability_rounds_the_odds_and_the_guess_up_never_to_nearest():
+    text = ldp.deniability(ldp.BitFlip(1.1))["text"]  # e^1.1 = 3.0042, its guess 75.03%
+    assert "at most 3.01 times" in text and "at most 76% of the time" in text
 
 
 def test_deniability_at_ln3_says_three_times_and_75_percent():

@@ -23,6 +23,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from ldp.rounding import total_loss
 from surveys.history import recorder
 from surveys.history.display import changes_table
 from surveys.history.hooks import RecordsConfigurationChanges
@@ -142,8 +143,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
             current = plan.of(survey)
         except plan.Unavailable as error:
             return _("incomplete: %(reason)s") % {"reason": error.reason}
-        total = current.epsilon_total
-        found = _("{total} of {budget}").format(total=f"{total:.4f}", budget=f"{survey.epsilon_budget:g}")
+        total = total_loss(question.mechanism.sampler() for question in current).epsilon_up(4)  # rounded up
+        found = _("{total} of {budget}").format(total=str(total), budget=f"{survey.epsilon_budget:g}")
         direct = len(current.direct)
         if direct:
             found += " " + _("(randomized questions only; %(count)d not randomized, sent as given)") % {"count": direct}
