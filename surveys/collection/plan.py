@@ -204,21 +204,37 @@ def _survey_values(vendor: str, row: tuple) -> tuple:
 def build(rows: Rows) -> SurveyPlan:
     """The plan of (question id, order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most,
     option label, score, lower edge) rows."""
+    questions, options = _questions(rows)
+    return SurveyPlan(_digest(questions, options), tuple(questions))
+
+
+def version_before_samplers(rows: Rows) -> str:
+    """The version the same rows had before the digest covered the sampler's integers: what
+    responses stored until then carry (migration 0009 re-stamps them)."""
+    return _digest(*_questions(rows), samplers=False)
+
+
+Options = dict[int, list[tuple[str, Decimal | None, Decimal | None]]]
+
+
+def _questions(rows: Rows) -> tuple[list[PlannedQuestion], Options]:
     fields: dict[int, tuple] = {}
-    options: dict[int, list[tuple[str, Decimal | None, Decimal | None]]] = {}
+    options: Options = {}
     for pk, *question, label, score, lower in rows:
         fields.setdefault(pk, tuple(question))
         options.setdefault(pk, [])
         if label is not None:
             options[pk].append((label, score, lower))
-    questions = [_planned(pk, fields[pk], options[pk]) for pk in fields]
+    return [_planned(pk, fields[pk], options[pk]) for pk in fields], options
+
+
+def _digest(questions: list[PlannedQuestion], options: Options, samplers: bool = True) -> str:
     # The digest covers the configured parameters, the sampler's integers themselves (what the
     # browser randomizes with: a change of rounding between releases is a new version), the labels,
     # and for the new kinds their scale, bins and scores.
     definition = [[q.id, q.kind, q.mechanism.to_dict(), [label for label, *_ in options[q.id]], *_extra(q),
-                   {"sampler": q.mechanism.sampler()}] for q in questions]
-    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
-    return SurveyPlan(digest[:16], tuple(questions))
+                   *([{"sampler": q.mechanism.sampler()}] if samplers else [])] for q in questions]
+    return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, Decimal | None]]) -> PlannedQuestion:
