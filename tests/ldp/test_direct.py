@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -80,7 +81,12 @@ def test_estimates_are_the_observed_fractions_with_the_continuity_corrected_wils
     est = ldp.Direct(len(counts)).estimate(counts, n)
     assert est.estimate == tuple(c / n for c in counts)
     for j, c in enumerate(counts):
-        assert est.std_error[j] == pytest.approx(math.sqrt(c / n * (1 - c / n) / n), rel=1e-12)
+        if 0 < c < n:
+            assert est.std_error[j] == pytest.approx(math.sqrt(c / n * (1 - c / n) / n), rel=1e-12)
+        else:  # where the plug-in is 0: the Wilson-centred standard error (ldp.estimates)
+            z2 = NormalDist().inv_cdf(0.975) ** 2
+            centre = (c + z2 / 2) / (n + z2)
+            assert est.std_error[j] == pytest.approx(math.sqrt(centre * (1 - centre) / (n + z2)), rel=1e-12)
         low, high = wilson_cc_by_root_finding(c, n, 0.95)  # scipy root finding, not ldp's closed form
         assert est.ci_low[j] == pytest.approx(low, abs=1e-9) and est.ci_high[j] == pytest.approx(high, abs=1e-9)
 
