@@ -26,6 +26,7 @@ from django.db import connection, transaction
 
 from . import tallies
 from .models import Invitation, Report, Response, Survey
+from .models.keys import random_key
 from .plan import PlannedQuestion
 
 
@@ -104,11 +105,15 @@ def _in_one_transaction(new: NewResponse) -> None:
     # before the write lock is taken, so that it is held for the writes alone.
     table = {model: connection.ops.quote_name(model._meta.db_table) for model in (Response, Report)}
     response = _response_values(new)
+    # SQLite numbers the rows of a table without an INTEGER key (the response's is a UUID) in
+    # arrival order unless told otherwise: a random rowid stores them in no order.
+    rowid = ("rowid, ", [random_key()]) if connection.vendor == "sqlite" else ("", [])
     statements = [
-        (f"INSERT INTO {table[Response]} ({RESPONSE_COLUMNS}) VALUES (%s, %s, %s, %s, %s)", response),
-        (f"INSERT INTO {table[Report]} (response_id, question_id, value) VALUES "
-         + ", ".join(["(%s, %s, %s)"] * len(new.questions)),
-         [value for q in new.questions for value in (response[0], q.id, new.values[q.id])]),
+        (f"INSERT INTO {table[Response]} ({rowid[0]}{RESPONSE_COLUMNS}) VALUES ({'%s, ' * len(rowid[1])}"
+         "%s, %s, %s, %s, %s)", rowid[1] + response),
+        (f"INSERT INTO {table[Report]} (id, response_id, question_id, value) VALUES "
+         + ", ".join(["(%s, %s, %s, %s)"] * len(new.questions)),
+         [value for q in new.questions for value in (random_key(), response[0], q.id, new.values[q.id])]),
         tallies.count_sql(new.questions, new.values),
     ]
     if new.token_digest is not None:
@@ -147,8 +152,8 @@ def _in_one_statement(new: NewResponse) -> None:
     table = {model: connection.ops.quote_name(model._meta.db_table) for model in (Response, Report)}
     spent, params = ("SELECT 1", []) if new.token_digest is None else spend_sql(new)
     params += _response_values(new)
-    reports = ", ".join(["(%s, %s)"] * len(new.questions))
-    params += [value for q in new.questions for value in (q.id, new.values[q.id])]
+    reports = ", ".join(["(%s, %s, %s)"] * len(new.questions))
+    params += [value for q in new.questions for value in (random_key(), q.id, new.values[q.id])]
     keys = tallies.keys_of(new.questions, new.values)
     counts = ", ".join(["(%s, %s)"] * len(keys))
     params += [tallies.random_shard(), *[value for key in keys for value in key]]
@@ -158,9 +163,9 @@ def _in_one_statement(new: NewResponse) -> None:
         f"WITH spent AS ({spent}), "
         f"response AS (INSERT INTO {table[Response]} ({RESPONSE_COLUMNS}) "
         f"SELECT %s, %s, %s, %s, %s FROM spent RETURNING id), "
-        f"reports AS (INSERT INTO {table[Report]} (response_id, question_id, value) "
-        f"SELECT response.id, v.question_id, v.value FROM response CROSS JOIN (VALUES {reports}) "
-        f"AS v (question_id, value)), "
+        f"reports AS (INSERT INTO {table[Report]} (id, response_id, question_id, value) "
+        f"SELECT v.id, response.id, v.question_id, v.value FROM response CROSS JOIN (VALUES {reports}) "
+        f"AS v (id, question_id, value)), "
         f"counted AS ({counted}) "
         "SELECT count(*) FROM response"
     )

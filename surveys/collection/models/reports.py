@@ -11,11 +11,13 @@ import uuid
 
 from django.db import models
 
+from .keys import RandomKey
 from .survey import Question, Survey
 
 
 class Response(models.Model):
-    """One respondent's randomized reports. Deliberately nothing that identifies anyone.
+    """One respondent's randomized reports. Deliberately nothing that identifies anyone, nor when
+    it came: a random UUID, and on SQLite a random rowid (`store`), not arrival order.
 
     Deleting responses (directly or by CASCADE) leaves the Tally counters stale: run
     `manage.py rebuild_counts <slug>` (surveys.collection.tallies.rebuild) afterwards, or
@@ -44,8 +46,12 @@ REPORTS_BY_QUESTION = "report_question_response"
 
 
 class Report(models.Model):
-    """A randomized value: an option index, or for unary encodings a bitmask (bit j = option j)."""
+    """A randomized value: an option index, or for unary encodings a bitmask (bit j = option j).
 
+    Its key is random (`keys.RandomKey`), like the response's UUID: no key says which report came first.
+    """
+
+    id = RandomKey()
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="reports", db_index=False)
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="reports", db_index=False)
     value = models.BigIntegerField()
