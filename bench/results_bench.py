@@ -120,7 +120,8 @@ class Command(BaseCommand):
         rows: list[tuple[int, tuple[float, float], tuple[float, float], tuple[float, float]]] = []
         have = 0
         self.stdout.write("Medians of the wall-clock time and of this process's CPU time (robust to a busy machine).")
-        self.stdout.write(f"{'responses':>11} {'reports':>12} {'fill s':>8} {'rebuild s':>9} {'service ms':>11}"
+        self.stdout.write(f"{'responses':>11} {'reports':>12} {'fill s':>8} {'rebuild s':>9} {'reorder s':>9}"
+                          f" {'service ms':>11}"
                           f" {'(cpu)':>9} {'endpoint ms':>12} {'(cpu)':>9} {'scan ms':>9} {'version ms':>10}")
         current = plan.of(survey)
         questions = current.questions
