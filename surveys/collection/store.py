@@ -26,7 +26,7 @@ from django.db import connection, transaction
 
 from . import tallies
 from .models import Invitation, Report, Response, Survey
-from .models.keys import random_key
+from .models.keys import random_key, report_keys
 from .plan import PlannedQuestion
 
 
@@ -113,7 +113,8 @@ def _in_one_transaction(new: NewResponse) -> None:
          "%s, %s, %s, %s, %s)", rowid[1] + response),
         (f"INSERT INTO {table[Report]} (id, response_id, question_id, value) VALUES "
          + ", ".join(["(%s, %s, %s, %s)"] * len(new.questions)),
-         [value for q in new.questions for value in (random_key(), response[0], q.id, new.values[q.id])]),
+         [value for key, q in zip(report_keys(len(new.questions)), new.questions, strict=True)
+          for value in (key, response[0], q.id, new.values[q.id])]),
         tallies.count_sql(new.questions, new.values),
     ]
     if new.token_digest is not None:
@@ -153,7 +154,8 @@ def _in_one_statement(new: NewResponse) -> None:
     spent, params = ("SELECT 1", []) if new.token_digest is None else spend_sql(new)
     params += _response_values(new)
     reports = ", ".join(["(%s, %s, %s)"] * len(new.questions))
-    params += [value for q in new.questions for value in (random_key(), q.id, new.values[q.id])]
+    params += [value for key, q in zip(report_keys(len(new.questions)), new.questions, strict=True)
+               for value in (key, q.id, new.values[q.id])]
     keys = tallies.keys_of(new.questions, new.values)
     counts = ", ".join(["(%s, %s)"] * len(keys))
     params += [tallies.random_shard(), *[value for key in keys for value in key]]

@@ -17,7 +17,7 @@ from scipy.stats import spearmanr
 
 from surveys.collection import arrival_order, submission
 from surveys.collection.models import Report, Response
-from surveys.collection.models.keys import KEY_BITS
+from surveys.collection.models.keys import KEY_BITS, PER_RESPONSE_BITS, report_keys
 from tests.factories import valid_payload
 
 rekey = importlib.import_module("surveys.collection.migrations.0010_random_report_keys").rekey
@@ -102,3 +102,12 @@ def test_reorder_storage_keeps_every_row(transactional_db, survey):
     call_command("reorder_storage", verbosity=0)
     assert set(Report.objects.values_list("pk", "response", "question", "value")) == before
     assert arrival_order.TABLES == (Response._meta.db_table, Report._meta.db_table)
+
+
+def test_a_responses_report_keys_are_consecutive_from_a_random_base_above_the_old_keys():
+    keys = report_keys(5)
+    assert keys == list(range(keys[0], keys[0] + 5)) and keys[0] % (1 << PER_RESPONSE_BITS) == 0
+    assert 1 << KEY_BITS <= keys[0] and keys[-1] < 1 << 63
+    assert len({report_keys(1)[0] for _ in range(1000)}) == 1000
+    with pytest.raises(ValueError, match="at most 65535"):
+        report_keys(1 << PER_RESPONSE_BITS)
