@@ -28,7 +28,10 @@ def rewrite_in_key_order(using: BaseDatabaseWrapper = connection, tables: tuple[
             for table in tables:
                 cursor.execute(f"CLUSTER {using.ops.quote_name(table)} USING "
                                f"{using.ops.quote_name(primary_key_index(using, cursor, table))}")
-                cursor.execute(f"ANALYZE {using.ops.quote_name(table)}")
+                # VACUUM sets the visibility map, which CLUSTER leaves empty: without it the cross-tab's
+                # index-only scans would visit the table for every row. It cannot run in a transaction.
+                vacuum = "ANALYZE" if using.in_atomic_block else "VACUUM (ANALYZE)"
+                cursor.execute(f"{vacuum} {using.ops.quote_name(table)}")
     elif using.vendor == "sqlite" and not using.in_atomic_block:  # VACUUM cannot run in a transaction
         with using.cursor() as cursor:
             cursor.execute("VACUUM")
