@@ -55,7 +55,9 @@ def translation_links(survey: Survey) -> str:
             for row in survey.translations.all()]
     if not rows:
         return _("None yet: add a language below, save, then translate its questions here.")
-    return format_html("<ul>{}</ul>", format_html_join("", '<li><a href="{}">{}</a></li>', rows))
+    # One paragraph per link: apart enough for the target size minimum, and no text around them
+    # (the admin's links are not underlined).
+    return format_html_join("", '<p><a href="{}">{}</a></p>', rows)
 
 
 def _fields(survey: Survey, language: str) -> dict[str, tuple[Any, str, str]]:
