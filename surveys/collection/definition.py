@@ -8,6 +8,7 @@ from functools import cached_property
 
 from . import integrity, languages, plan
 from .models import Survey
+from .plan import PlannedQuestion
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Definition:
         return integrity.published()
 
     @cached_property
-    def questions(self) -> tuple[plan.PlannedQuestion, ...]:
+    def questions(self) -> tuple[PlannedQuestion, ...]:
         return languages.localized(self.plan.questions, self.texts)
 
 

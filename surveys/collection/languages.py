@@ -44,7 +44,7 @@ def choose(survey: Survey, asked: str | None, request: HttpRequest | None = None
     cookie, as LocaleMiddleware reads it) if offered, else the survey's default."""
     languages = offered(survey)
     if asked in languages:
-        return asked  # type: ignore[return-value]  # in the tuple, so a str
+        return asked
     preferred = translation.get_language_from_request(request) if request is not None else None
     return preferred if preferred in languages else survey.language
 
