@@ -98,10 +98,12 @@ def save(fields: dict[str, tuple[Any, str, str]], data: dict[str, str], language
 def translate_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, language: str) -> HttpResponse:
     """GET: every question's text and option's label in `language`, beside the default's; POST: save them."""
     survey = model_admin.get_object(request, object_id)
-    if survey is None or not survey.translations.filter(language=language).exists():
+    if survey is None:
         raise Http404
     if not model_admin.has_change_permission(request, survey):
         raise PermissionDenied
+    if not survey.translations.filter(language=language).exists():
+        raise Http404  # not a language the survey offers
     fields = _fields(survey, language)
     form = TranslationForm(fields, request.POST if request.method == "POST" else None)
     if form.is_valid():
