@@ -68,6 +68,7 @@ METHODS = {
     "collection:api-responses": ("GET", "POST"),
     "admin:collection_survey_open": ("GET", "POST"),
     "admin:collection_survey_close": ("GET", "POST"),
+    "admin:collection_survey_translate": ("GET", "POST"),
     "two-factor": ("GET", "POST"),
 }
 
@@ -279,6 +280,8 @@ class World:
                 return case.subject
             if name == "url":
                 return CATCH_ALL_PATH
+            if name == "language":  # admin:collection_survey_translate (404 unless the survey offers it)
+                return "es"
             if name == "content_type_id":  # admin:view_on_site
                 return str(ContentType.objects.get_for_model(Survey).pk)
             if name == "object_id" and route.startswith("admin/r/"):

@@ -6,6 +6,9 @@
 // Before anything is randomized, the privacy loss is computed from the samplers' own integers
 // (epsilon.js) and checked against the survey's stated total and 10 per question; a randomized
 // payload is kept until the server acknowledges it (pending.js) and resent as it is, never redone.
+// A survey with a consent text shows it first: the questions stay hidden, and nothing is read,
+// randomized or sent, until the respondent agrees. The agreement is never sent: a response exists
+// only if they agreed. A kept payload was randomized after agreeing, so its resend does not ask again.
 import { describeReport, fill, numberProblem, readAnswer, ticksProblem } from "./answers.js";
 import { checkSurvey, millisText } from "./epsilon.js";
 import { forget, keep, kept } from "./pending.js";
@@ -21,6 +24,8 @@ let checked = null; // the privacy loss computed here from the integers: {millis
 const invitation = config.byInvitation && !config.preview ? takeInvitation() : null;
 const sentMark = `ldp-survey-sent:${config.slug}`; // this browser already responded (open links)
 const text = { choose: "Please choose an answer.", ...config.text };
+const consent = document.getElementById("consent"); // null: the survey asks for no agreement
+let agreed = !consent;
 
 function say(text) {
   statusLine.textContent = text;
@@ -173,6 +178,7 @@ function showReceipt(payload) {
 async function send() {
   if (config.preview || !checked || checked.problem) return; // nothing is randomized or sent
   if (!pending) {
+    if (!agreed) return; // only a kept payload (randomized after agreeing) goes without a new agreement
     const answers = trueAnswers();
     if (!answers) return;
     pending = randomizedPayload(answers);
@@ -211,12 +217,46 @@ function start() {
   sendButton.addEventListener("click", send);
 }
 
+// The consent text first, then the questions; `then` runs once the respondent has agreed.
+function askConsent(then) {
+  if (!consent) {
+    then();
+    return;
+  }
+  const agree = document.getElementById("agree");
+  agree.disabled = false;
+  agree.addEventListener("click", () => {
+    agreed = true;
+    agree.hidden = true;
+    document.getElementById("agreed").hidden = false;
+    root.hidden = false;
+    then();
+    const first = root.querySelector("input");
+    if (first) first.focus();
+  }, { once: true });
+}
+
+// Words said in the questions' area (a refusal, a missing invitation) need it shown, not the consent.
+function skipConsent() {
+  if (consent) consent.hidden = true;
+  root.hidden = false;
+}
+
+// The language picker reloads the page: an invitation's token (taken out of the address) goes along
+// in the fragment again, never to the server.
+function keepInvitationInPicker() {
+  for (const link of document.querySelectorAll("nav.languages a")) {
+    link.hash = new URLSearchParams({ invitation }).toString();
+  }
+}
+
 // A payload randomized earlier and never acknowledged: offer to send it again as it is (same
 // key: the server stores it once), or to discard it. Answering again is offered only after that.
 function offerResend(payload) {
   const notice = document.getElementById("unsent");
   notice.hidden = false;
   root.hidden = true;
+  if (consent) consent.hidden = true;
   pending = payload;
   lock();
   sendButton = document.getElementById("resend");
@@ -233,28 +273,34 @@ function offerAgain() {
   const notice = document.getElementById("already-sent");
   notice.hidden = false;
   root.hidden = true;
+  if (consent) consent.hidden = true;
   document.getElementById("respond-again").addEventListener("click", () => {
     notice.hidden = true;
-    root.hidden = false;
+    if (consent) consent.hidden = false; // another person agrees for themselves
+    else root.hidden = false;
   });
 }
 
 try {
   nextWord = cryptoSource();
+  if (invitation) keepInvitationInPicker();
   const unsent = config.preview ? null : kept(config.slug, config.version);
   if (config.preview) {
     sendButton.disabled = true; // answers can be chosen, as a respondent would; nothing is sent
-    checkLoss(); // the figure a respondent would see, or the refusal
+    if (checkLoss()) askConsent(() => {}); // the figure a respondent would see, or the refusal
+    else skipConsent();
   } else if (!checkLoss()) {
-    // refused in words: nothing is randomized, nothing is sent
+    skipConsent(); // refused in words: nothing is randomized, nothing is sent
   } else if (unsent) {
     offerResend(unsent);
   } else if (config.byInvitation && !invitation) {
+    skipConsent();
     say(text.invitation_only);
   } else {
-    start();
+    askConsent(start);
     if (!config.byInvitation && alreadySent()) offerAgain();
   }
 } catch (error) {
+  skipConsent();
   say(fill(text.no_browser, { error: error.message }));
 }

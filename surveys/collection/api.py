@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import api_view, authentication_classes, permission_classes, throttle_classes
@@ -15,7 +16,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from . import definition, plan, schema, submission
+from surveys.errors import ApiError
+
+from . import definition, languages, plan, schema, submission
 from .models import Survey
 from .ratelimit import SubmissionThrottle
 from .serializers import ReceiptSerializer, SurveyDefinitionSerializer
@@ -36,9 +39,13 @@ class CsrfForEveryone(SessionAuthentication):
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def survey_detail(request: Request, slug: str) -> Response:
-    """The survey's questions with each mechanism's exact integer parameters."""
+    """The survey's questions with each mechanism's exact integer parameters, in the survey's own
+    language or the one ?lang= names (one it offers: anything else is refused, never guessed)."""
     survey = get_object_or_404(Survey.objects.published(), slug=slug)
-    return Response(SurveyDefinitionSerializer(definition.of(survey)).data)
+    asked = request.query_params.get("lang")
+    if asked is not None and asked not in languages.offered(survey):
+        raise ApiError(400, "lang", _("this survey is not offered in that language"))
+    return Response(SurveyDefinitionSerializer(definition.of(survey, asked)).data)
 
 
 @schema.submission

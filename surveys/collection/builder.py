@@ -18,7 +18,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import plan, tallies
-from .models import Option, Question, Report, Response, Survey
+from .models import (
+    Option,
+    OptionTranslation,
+    Question,
+    QuestionTranslation,
+    Report,
+    Response,
+    Survey,
+    SurveyTranslation,
+)
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,32 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
         question.save()
         Option.objects.bulk_create(_option(question, j, label, spec) for j, label in enumerate(spec.options))
     return survey
+
+
+@dataclass(frozen=True)
+class TranslationSpec:
+    """A survey's texts in another language: its questions' texts in order, and the options' labels
+    of the questions that have options (by question order)."""
+
+    language: str
+    title: str
+    questions: Sequence[str]
+    options: Mapping[int, Sequence[str]]
+    description: str = ""
+    consent: str = ""
+
+
+@transaction.atomic
+def translate(survey: Survey, spec: TranslationSpec) -> None:
+    """Offer `survey` in `spec.language` with these texts."""
+    SurveyTranslation.objects.create(survey=survey, language=spec.language, title=spec.title,
+                                     description=spec.description, consent=spec.consent)
+    for question, text in zip(survey.ordered_questions(), spec.questions, strict=True):
+        QuestionTranslation.objects.create(question=question, language=spec.language, text=text)
+        labels = spec.options.get(question.order, ())
+        OptionTranslation.objects.bulk_create(
+            OptionTranslation(option=option, language=spec.language, label=label)
+            for option, label in zip(question.ordered_options(), labels, strict=True))
 
 
 def _option(question: Question, order: int, label: str, spec: QuestionSpec) -> Option:

@@ -8,6 +8,7 @@ from django.db import transaction
 
 from . import builder
 from .builder import QuestionSpec
+from .demo_languages import CONSENT, TRANSLATIONS
 from .models import Survey
 
 SLUG = "demo"
@@ -34,7 +35,9 @@ def create_demo_survey() -> tuple[Survey, bool]:
     survey = builder.create_survey(
         SLUG, "Health and behaviour (demo)", QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=3.5,
         description="A demonstration survey with sensitive questions. Please answer honestly: "
-                    "your browser randomizes every answer before it is sent.")
+                    "your browser randomizes every answer before it is sent.", consent=CONSENT)
+    for translation in TRANSLATIONS:
+        builder.translate(survey, translation)
     return survey, True
 
 

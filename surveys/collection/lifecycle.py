@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 
 import ldp
 
-from . import plan, scales
+from . import languages, plan, scales
 from .models import MAX_OPTIONS, Question, Survey
 from .models.kinds import has_options
 
@@ -34,6 +34,7 @@ def problems(survey: Survey) -> list[str]:
             question.full_clean(exclude=["survey"])
         except ValidationError as error:
             found.append(f"question {question.order}: {' '.join(error.messages)}")
+    found += languages.missing(survey)  # every offered language complete: no respondent sees a gap
     if not found:
         total = plan.of(survey).epsilon_total
         if total > survey.epsilon_budget:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 
 from ldp.rounding import total_loss
@@ -72,9 +73,20 @@ def client_question(q: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def context(survey: Survey, preview: bool) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the template's context, the client's data without where to post) for the page of `survey`."""
-    published = SurveyDefinitionSerializer(definition.of(survey)).data
+def picker(offered: list[str], current: str) -> list[dict[str, Any]]:
+    """The survey's languages for its picker: each named in itself (with its own lang and dir)."""
+    found = []
+    for code in offered:
+        info = get_language_info(code)
+        found.append({"code": code, "name": info["name_local"], "dir": "rtl" if info["bidi"] else "ltr",
+                      "current": code == current})
+    return found
+
+
+def context(survey: Survey, preview: bool, language: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the template's context, the client's data without where to post) for the page of `survey`,
+    its texts in `language` (one it offers; default: its own)."""
+    published = SurveyDefinitionSerializer(definition.of(survey, language)).data
     questions = [{**q, "wording": wording.of(q["mechanism"]),
                   "input_mode": input_mode(q["scale"]) if q["scale"] else None} for q in published["questions"]]
     client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler
@@ -91,6 +103,8 @@ def context(survey: Survey, preview: bool) -> tuple[dict[str, Any], dict[str, An
     total = total_loss(q["mechanism"]["sampler"] for q in published["questions"])
     return {
         "survey": survey, "definition": published, "questions": questions, "client": client, "preview": preview,
+        "language": published["language"], "languages": picker(published["languages"], published["language"]),
+        "direction": "rtl" if get_language_info(published["language"])["bidi"] else "ltr",
         # Rounded up from the integers (ldp.rounding), never to nearest: the page never says less than the loss.
         "total_odds": total.odds_up(2), "total_epsilon": total.epsilon_up(3),
         "direct": direct, "any_randomized": len(direct) < len(questions),

@@ -9,7 +9,7 @@ from .serializers import ReceiptSerializer, SubmissionSerializer, SurveyDefiniti
 definition = extend_schema(
     operation_id="survey_definition", tags=["respondents"],
     summary="A published survey's questions with each mechanism's exact integer parameters",
-    responses={200: SurveyDefinitionSerializer, 404: ErrorSerializer},
+    responses={200: SurveyDefinitionSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
 )
 
 submission = extend_schema(

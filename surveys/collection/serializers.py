@@ -242,15 +242,23 @@ class SurveyDefinitionSerializer(serializers.Serializer):
     """A published survey as its respondents' browsers need it (`definition.Definition`)."""
 
     slug = serializers.SlugField(source="survey.slug")
-    title = serializers.CharField(source="survey.title")
-    description = serializers.CharField(source="survey.description")
+    title = serializers.CharField(source="texts.title")
+    description = serializers.CharField(source="texts.description")
+    consent = serializers.CharField(source="texts.consent", help_text=(
+        "Shown before the questions; empty: none. Respondents answer only after agreeing; nothing about the "
+        "agreement is sent or stored."))
+    language = serializers.CharField(source="texts.language", help_text=(
+        "The language of the texts (?lang=, one of `languages`; default: the survey's own). The mechanisms and the "
+        "version are the same in every language, and a submission carries no language."))
+    languages = serializers.ListField(source="texts.languages", child=serializers.CharField(),
+                                      help_text="The languages offered, the survey's own first.")
     accepting_responses = serializers.BooleanField()
     version = serializers.CharField(source="plan.version", help_text="Mechanism version; send it back with "
                                                                      "the reports.")
     epsilon_total = serializers.FloatField(source="plan.epsilon_total", help_text=(
         "Sum of the randomized questions' effective epsilons; direct questions (sent as given) are not in it."))
     epsilon_budget = serializers.FloatField(source="survey.epsilon_budget")
-    questions = QuestionDefinitionSerializer(source="plan.questions", many=True)
+    questions = QuestionDefinitionSerializer(many=True)
     client_code = ClientModuleSerializer(many=True, help_text=(
         "The respondent page's ES modules as this server sends them (entry first), with their subresource "
         "integrity: the page refuses to run any other bytes. Compare with a reviewed release "

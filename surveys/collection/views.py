@@ -5,12 +5,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.views.decorators.cache import never_cache
 
 from surveys.headers import no_referrer
 
-from . import integrity, page
+from . import integrity, languages, page
 from .models import Survey
 from .plan import Unavailable
 
@@ -45,7 +45,18 @@ def preview(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _page(request: HttpRequest, survey: Survey, preview: bool) -> HttpResponse:
-    found, client = page.context(survey, preview)
+    """The page in the language chosen (languages.choose), its interface in the same language, so
+    the words around the questions agree with them. The language is in the address only: the
+    page never sends it."""
+    language = languages.choose(survey, request.GET.get("lang"), request)
+    with translation.override(language):
+        response = _render(request, survey, preview, language)
+    response.headers["Content-Language"] = language
+    return response
+
+
+def _render(request: HttpRequest, survey: Survey, preview: bool, language: str) -> HttpResponse:
+    found, client = page.context(survey, preview, language)
     if not preview:  # a preview has nowhere to post to and no token to post with
         client["endpoint"] = reverse("collection:api-responses", args=[survey.slug])
         client["csrfToken"] = get_token(request)

@@ -15,7 +15,9 @@ from django.utils.translation import gettext as _
 
 from surveys.collection.models import Question, Survey
 
-SURVEY_FIELDS = ("title", "slug", "description", "status", "opens_at", "closes_at", "access", "epsilon_budget")
+SURVEY_FIELDS = ("title", "slug", "description", "language", "consent", "status", "opens_at", "closes_at", "access",
+                 "epsilon_budget")
+TRANSLATED_FIELDS = ("title", "description", "consent")  # a survey's texts in another language: "title:es"
 QUESTION_FIELDS = ("order", "text", "kind", "mechanism_name", "q", "epsilon")
 
 Snapshot = dict[str, Any]  # {"survey": {field: text}, "questions": {id: {field: text}}}
@@ -23,17 +25,33 @@ Snapshot = dict[str, Any]  # {"survey": {field: text}, "questions": {id: {field:
 
 def of(survey_id: int) -> Snapshot | None:
     """The survey's configuration now, or None if there is no such survey."""
-    survey = Survey.objects.filter(pk=survey_id).prefetch_related("researchers", "questions__options").first()
+    survey = Survey.objects.filter(pk=survey_id).prefetch_related(
+        "researchers", "translations", "questions__translations", "questions__options__translations").first()
     if survey is None:
         return None
     fields = {name: _text(survey, name) for name in SURVEY_FIELDS}
     fields["researchers"] = ", ".join(sorted(user.get_username() for user in survey.researchers.all()))
+    for row in survey.translations.all():
+        fields.update({f"{name}:{row.language}": getattr(row, name) for name in TRANSLATED_FIELDS})
     questions = {}
     for question in survey.questions.all():
         questions[str(question.pk)] = {name: _text(question, name) for name in QUESTION_FIELDS}
-        labels = [option.label for option in sorted(question.options.all(), key=lambda option: option.order)]
-        questions[str(question.pk)]["options"] = " | ".join(labels)
+        options = sorted(question.options.all(), key=lambda option: option.order)
+        questions[str(question.pk)]["options"] = " | ".join(option.label for option in options)
+        questions[str(question.pk)].update(_translated(question, options))
     return {"survey": fields, "questions": questions}
+
+
+def _translated(question: Question, options: list[Any]) -> dict[str, str]:
+    """A question's texts in other languages: "text:es", and its labels in each as "options:es"."""
+    found = {f"text:{t.language}": t.text for t in question.translations.all()}
+    labels: dict[str, dict[int, str]] = {}
+    for option in options:
+        for t in option.translations.all():
+            labels.setdefault(t.language, {})[option.pk] = t.label
+    for language, by_option in labels.items():
+        found[f"options:{language}"] = " | ".join(by_option.get(option.pk, "") for option in options)
+    return found
 
 
 def title(snapshot: Snapshot) -> str:
@@ -59,11 +77,21 @@ def _differences(label: Any, old: dict[str, str], new: dict[str, str]) -> list[d
 
 
 def _label_survey(field: str) -> str:
-    return _("researchers") if field == "researchers" else str(_field(Survey, field).verbose_name)
+    field, language = _language_of(field)
+    found = _("researchers") if field == "researchers" else str(_field(Survey, field).verbose_name)
+    return f"{found} ({language})" if language else found
 
 
 def _label_question(field: str) -> str:
-    return _("options") if field == "options" else str(_field(Question, field).verbose_name)
+    field, language = _language_of(field)
+    found = _("options") if field == "options" else str(_field(Question, field).verbose_name)
+    return f"{found} ({language})" if language else found
+
+
+def _language_of(field: str) -> tuple[str, str]:
+    """("title", "es") from "title:es"; ("title", "") from "title"."""
+    name, _colon, language = field.partition(":")
+    return name, language
 
 
 def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:

@@ -53,3 +53,9 @@ def axe_violations(page) -> list[dict]:
                           ".violations", WCAG_22_AA)
     return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
              "nodes": [node["target"] for node in v["nodes"]]} for v in found]
+
+
+def agree(page):
+    """Agree to a survey's consent text (the demo has one), which shows its questions."""
+    page.click("#agree")
+    page.wait_for_selector("#survey:not([hidden])")

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from surveys.collection import demo
 from surveys.collection.models import Report, Response
-from tests.e2e.conftest import axe_violations
+from tests.e2e.conftest import agree, axe_violations
 
 pytestmark = pytest.mark.django_db(transaction=True)
 DATA = re.compile(r'(<script id="survey-data" type="application/json">)(.*?)(</script>)', re.S)
@@ -43,6 +43,8 @@ def open_demo(live_server, page, forge=None):
     if forge:
         serve_forged(page, url, forge)
     page.goto(url)
+    if not forge:  # a forged page is refused before any consent is asked
+        agree(page)
     return survey, posts
 
 
@@ -140,6 +142,6 @@ def test_kept_reports_can_be_discarded_and_only_then_answered_again(live_server,
     assert page.locator("#respond-again").is_hidden()
     page.click("#discard")
     page.wait_for_load_state()
-    page.locator("#survey").wait_for()
+    agree(page)  # answering afresh: the consent is asked again
     assert page.locator("#unsent").is_hidden() and not page.locator("#send").is_disabled()
     assert Response.objects.count() == 0

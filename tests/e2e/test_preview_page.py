@@ -4,6 +4,7 @@ import pytest
 
 from surveys.collection import demo
 from surveys.collection.models import Response, Survey
+from tests.e2e.conftest import agree
 from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,6 +20,7 @@ def preview_as_staff(live_server, page):
     page.click("[type=submit]")
     page.wait_for_load_state()
     assert page.url == f"{live_server.url}/s/{survey.slug}/preview/"
+    agree(page)  # as a respondent would
     posts = []
     page.on("request", lambda request: posts.append(request) if request.method == "POST" else None)
     return survey, posts

@@ -6,6 +6,7 @@ import pytest
 
 from surveys.collection import demo
 from surveys.collection.models import Report, Response
+from tests.e2e.conftest import agree
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,11 +17,13 @@ def answer_every_question(page):
         fieldset.locator("input[type=radio]").last.check()
 
 
-def open_demo(live_server, page):
+def open_demo(live_server, page, agreeing=True):
     survey, _ = demo.create_demo_survey()
     posts = []
     page.on("request", lambda request: posts.append(request) if request.method == "POST" else None)
     page.goto(f"{live_server.url}/s/{survey.slug}/")
+    if agreeing:
+        agree(page)
     return survey, posts
 
 
@@ -75,7 +78,7 @@ def test_it_asks_for_every_answer_and_sends_nothing_until_then(live_server, page
 
 def test_it_refuses_to_submit_without_web_crypto(live_server, page):
     page.add_init_script("Object.defineProperty(globalThis, 'crypto', {value: undefined});")
-    survey, posts = open_demo(live_server, page)
+    survey, posts = open_demo(live_server, page, agreeing=False)  # refused before any consent is asked
     assert page.locator("#send").is_disabled()
     assert "Web Crypto" in page.locator("#status").text_content()
     assert posts == [] and Response.objects.count() == 0
@@ -84,7 +87,10 @@ def test_it_refuses_to_submit_without_web_crypto(live_server, page):
 def test_without_javascript_nothing_can_be_submitted(live_server, browser):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    survey, posts = open_demo(live_server, page)
+    survey, _ = demo.create_demo_survey()
+    survey.consent = ""  # its questions shown (with a consent text, they stay hidden without JavaScript)
+    survey.save(update_fields=["consent"])
+    survey, posts = open_demo(live_server, page, agreeing=False)
     assert page.locator("noscript").count() == 1
     answer_every_question(page)
     page.locator("#send").click(force=True)

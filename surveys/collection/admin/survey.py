@@ -34,6 +34,7 @@ from ..models import KIND_MECHANISMS, Survey
 from ..models.kinds import kinds_config
 from . import views
 from .questions import QuestionInline
+from .translations import SurveyTranslationInline, translate_view, translation_links
 
 # Invitations limit who may answer, not who may read: the page and the definition API serve the
 # questions to anyone with the slug (a token travels in the link's fragment, which the server never
@@ -60,12 +61,12 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     formfield_overrides = {models.DateTimeField: {"widget": forms.DateTimeInput(
         attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}}
     # Status changes only through the open/close actions, which check the configuration first.
-    readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary")
-    inlines = [QuestionInline]
+    readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary", "translations")
+    inlines = [QuestionInline, SurveyTranslationInline]
     object_history_template = "admin/collection/survey/object_history.html"  # with the field-level history
     actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
     fieldsets = (
-        (None, {"fields": ("title", "slug", "description")}),
+        (None, {"fields": ("title", "slug", "description", "language", "consent", "translations")}),
         (gettext_lazy("Collection"), {"fields": ("status", "opens_at", "closes_at", "access", "response_count",
                                    "invitation_summary")}),
         (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
@@ -83,6 +84,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         return [
             path("privacy-figures/", wrap(lambda request: views.privacy_figures(self, request)),
                  name="collection_survey_privacy_figures"),
+            path("<path:object_id>/translate/<str:language>/", wrap(lambda request, object_id, language: translate_view(
+                self, request, unquote(object_id), language)), name="collection_survey_translate"),
             path("<path:object_id>/open/", wrap(lambda request, object_id: views.transition(
                 self, request, unquote(object_id), "open")), name="collection_survey_open"),
             path("<path:object_id>/close/", wrap(lambda request, object_id: views.transition(
@@ -149,6 +152,10 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         if direct:
             found += " " + _("(randomized questions only; %(count)d not randomized, sent as given)") % {"count": direct}
         return found
+
+    @admin.display(description=gettext_lazy("Questions in other languages"))
+    def translations(self, survey: Survey) -> str:
+        return translation_links(survey)
 
     @admin.display(description=gettext_lazy("Invitations"))
     def invitation_summary(self, survey: Survey) -> str:

@@ -3,9 +3,11 @@
 from .kinds import KIND_MECHANISMS, MAX_OPTIONS, build_mechanism
 from .reports import REPORTS_BY_QUESTION, TALLY_N_SLOT, TALLY_SHARDS, Invitation, Report, Response, Tally
 from .survey import YES_NO_LABELS, FrozenMechanism, Option, Question, Survey, SurveyQuerySet
+from .translations import OptionTranslation, QuestionTranslation, SurveyTranslation
 
 __all__ = [
     "KIND_MECHANISMS", "MAX_OPTIONS", "REPORTS_BY_QUESTION", "TALLY_N_SLOT", "TALLY_SHARDS", "YES_NO_LABELS",
-    "FrozenMechanism", "Invitation", "Option", "Question", "Report", "Response", "Survey", "SurveyQuerySet", "Tally",
+    "FrozenMechanism", "Invitation", "Option", "OptionTranslation", "Question", "QuestionTranslation", "Report",
+    "Response", "Survey", "SurveyQuerySet", "SurveyTranslation", "Tally",
     "build_mechanism",
 ]

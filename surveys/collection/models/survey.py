@@ -45,6 +45,11 @@ class SurveyQuerySet(models.QuerySet):
         return self if user.is_superuser else self.filter(researchers=user)
 
 
+def interface_languages() -> list[tuple[str, str]]:
+    """The languages a survey can be in: the interface's own (a callable, so a migration does not copy the list)."""
+    return list(settings.LANGUAGES)
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -58,6 +63,10 @@ class Survey(models.Model):
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    language = models.CharField(max_length=10, choices=interface_languages, default="en",
+                                help_text="The language of the texts on this page; other languages are translations.")
+    consent = models.TextField(blank=True, help_text="Optional: shown before the questions; nobody can answer "
+                                                     "before agreeing to it. Nothing about the agreement is stored.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     opens_at = models.DateTimeField(null=True, blank=True, help_text="Optional; UTC.")
     closes_at = models.DateTimeField(null=True, blank=True, help_text="Optional; UTC.")

@@ -1,0 +1,124 @@
+"""A survey's languages: which one a respondent reads it in, its texts in that language, and
+what an offered language still lacks (the Open action refuses until nothing does).
+
+Texts are read beside the plan, never into it: the plan (its memo, its version digest) is the
+same in every language, and the chosen language is never sent back or stored with a report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from .models import Option, OptionTranslation, QuestionTranslation, Survey, SurveyTranslation
+from .models.kinds import has_options
+from .plan import PlannedQuestion
+
+
+@dataclass(frozen=True)
+class Texts:
+    """A survey's words in one language (questions and options by id; absent: the default's)."""
+
+    language: str
+    languages: tuple[str, ...]  # offered: the default first
+    title: str
+    description: str
+    consent: str
+    questions: dict[int, str]
+    options: dict[int, str]
+
+
+def offered(survey: Survey) -> tuple[str, ...]:
+    """The survey's default language, then its translations' in code order."""
+    others = sorted(row.language for row in survey.translations.all() if row.language != survey.language)
+    return (survey.language, *others)
+
+
+def choose(survey: Survey, asked: str | None, request: HttpRequest | None = None) -> str:
+    """`asked` (?lang=) if offered, else the browser's preference (Accept-Language or the language
+    cookie, as LocaleMiddleware reads it) if offered, else the survey's default."""
+    languages = offered(survey)
+    if asked in languages:
+        return asked
+    preferred = translation.get_language_from_request(request) if request is not None else None
+    return preferred if preferred in languages else survey.language
+
+
+def texts(survey: Survey, language: str) -> Texts:
+    """The survey's texts in `language` (one of `offered`)."""
+    languages = offered(survey)
+    if language == survey.language:
+        return Texts(language, languages, survey.title, survey.description, survey.consent, {}, {})
+    row = SurveyTranslation.objects.get(survey=survey, language=language)
+    questions = dict(QuestionTranslation.objects.filter(question__survey=survey, language=language)
+                     .values_list("question_id", "text"))
+    options = dict(OptionTranslation.objects.filter(option__question__survey=survey, language=language)
+                   .values_list("option_id", "label"))
+    return Texts(language, languages, row.title, row.description, row.consent, questions, options)
+
+
+def localized(questions: tuple[PlannedQuestion, ...], found: Texts) -> tuple[PlannedQuestion, ...]:
+    """The plan's questions with their text and labels in `found`'s language (the mechanisms untouched)."""
+    option_ids = _option_ids([question.id for question in questions]) if found.options else {}
+    with translation.override(found.language):
+        yes_no = (_("No"), _("Yes"))  # Django's own catalog says these in every interface language
+    result = []
+    for question in questions:
+        options = question.options
+        if question.kind == "yes_no":
+            options = yes_no
+        elif options and question.id in option_ids:
+            options = tuple(found.options.get(pk, label) for pk, label in zip(option_ids[question.id], options,
+                                                                               strict=True))
+        result.append(dataclasses.replace(question, text=found.questions.get(question.id, question.text),
+                                          options=options))
+    return tuple(result)
+
+
+def _option_ids(question_ids: list[int]) -> dict[int, list[int]]:
+    found: dict[int, list[int]] = {}
+    for pk, question_id in (Option.objects.filter(question_id__in=question_ids).order_by("question_id", "order")
+                            .values_list("id", "question_id")):
+        found.setdefault(question_id, []).append(pk)
+    return found
+
+
+def name(code: str) -> str:
+    """A language's name in the interface's language, with its code: “Spanish (es)”."""
+    return f"{_(dict(settings.LANGUAGES).get(code, code))} ({code})"
+
+
+def missing(survey: Survey) -> list[str]:
+    """Every offered language's missing texts, in words an admin can act on (empty: none)."""
+    found = []
+    questions = list(survey.ordered_questions().prefetch_related("translations", "options__translations"))
+    for row in survey.translations.all():
+        if row.language == survey.language or row.language not in dict(settings.LANGUAGES):
+            found.append(_("%(language)s cannot be a translation of this survey") % {"language": name(row.language)})
+            continue
+        lacking = _lacking(survey, row, questions)
+        if lacking:
+            found.append(_("no %(language)s text for %(what)s") % {"language": name(row.language),
+                                                                  "what": ", ".join(lacking)})
+    return found
+
+
+def _lacking(survey: Survey, row: SurveyTranslation, questions: list) -> list[str]:
+    lacking = [what for what, default, text in (
+        (_("the title"), survey.title, row.title), (_("the description"), survey.description, row.description),
+        (_("the consent text"), survey.consent, row.consent)) if default.strip() and not text.strip()]
+    for question in questions:
+        if not any(t.language == row.language and t.text.strip() for t in question.translations.all()):
+            lacking.append(_("question %(n)d") % {"n": question.order})
+        if not has_options(question.kind, question.mechanism_name):
+            continue
+        for i, option in enumerate(question.ordered_options(), start=1):
+            if not any(t.language == row.language and t.label.strip() for t in option.translations.all()):
+                lacking.append(_("question %(n)d option %(i)d “%(label)s”") % {"n": question.order, "i": i,
+                                                                               "label": option.label})
+    return lacking
