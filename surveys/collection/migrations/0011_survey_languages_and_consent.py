@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('collection', '0009_restamp_versions_with_sampler_integers'),
+        ('collection', '0010_random_report_keys'),
     ]
 
     operations = [
