@@ -38,6 +38,34 @@ def page(context):
     return page
 
 
+# The languages the accessibility tests show every page in (Playwright's `locale`: the
+# Accept-Language header and navigator.language). Extend it here, and every such test runs per language.
+LANGUAGES_UNDER_TEST = ["en"]
+
+
+@pytest.fixture(params=LANGUAGES_UNDER_TEST)
+def language(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def page_in_language(browser, language):
+    """Opens a page in a fresh context whose locale is `language`, with any other context options
+    (viewport, device_scale_factor...); every context is closed after the test."""
+    contexts = []
+
+    def open_page(**options):
+        context = browser.new_context(locale=language, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
 AXE = Path(__file__).resolve().parents[1] / "js" / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 
