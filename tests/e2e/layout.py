@@ -12,6 +12,11 @@ _SHARED = """
     const text = (el.innerText || el.value || el.getAttribute("aria-label") || "").trim().slice(0, 40);
     return `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""} "${text}"`;
   };
+  const key = (el) => {  // an option by its question and index, anything else by id or name
+    const question = el.closest("fieldset[data-question]");
+    if (question && el.dataset.option !== undefined) return `${question.dataset.question}/${el.dataset.option}`;
+    return el.id || name(el);
+  };
 """
 
 HORIZONTAL_OVERFLOW = "() => document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
@@ -105,11 +110,19 @@ FOCUS = """() => {""" + _SHARED + """
   };
   const box = el.getBoundingClientRect();
   return {
-    name: name(el), id: el.id, tag: el.tagName.toLowerCase(), kind: el.type || null,
+    key: key(el), name: name(el), id: el.id, tag: el.tagName.toLowerCase(), kind: el.type || null,
     question: el.closest("fieldset")?.dataset.question || null, option: el.dataset.option ?? null,
     indicator: drawn(el) || Boolean(el.closest("label") && drawn(el.closest("label"))),
     box: { left: box.left + scrollX, top: box.top + scrollY, right: box.right + scrollX, bottom: box.bottom + scrollY },
   };
+}"""
+
+
+# Every control a Tab can reach, in document order (no positive tabindex reorders this page).
+TABBABLE = """() => {""" + _SHARED + """
+  return [...document.querySelectorAll(
+    "a[href], button:not(:disabled), input:not(:disabled):not([type=hidden]), select, textarea, summary")]
+    .filter((el) => el.checkVisibility({ visibilityProperty: true }) && el.tabIndex >= 0).map(key);
 }"""
 
 
@@ -126,9 +139,15 @@ def text_problems(page) -> list[str]:
 
 
 def focused(page) -> dict[str, Any]:
-    """The focused element: its name, id, tag, question and option, whether a focus indicator is
-    drawn, and its box in page coordinates."""
+    """The focused element: its key ("question id/option index" for an option, else its id or name),
+    name, id, tag, input type, question and option, whether a focus indicator is drawn, and its box
+    in page coordinates."""
     return page.evaluate(FOCUS)
+
+
+def tabbable(page) -> list[str]:
+    """The keys (see `focused`) of every control that Tab reaches, in document order."""
+    return page.evaluate(TABBABLE)
 
 
 def layout_problems(page) -> list[str]:
