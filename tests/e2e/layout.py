@@ -53,8 +53,8 @@ TARGET_PROBLEMS = """() => {""" + _SHARED + """
   return problems;
 }"""
 
-# Every visible piece of text: within the viewport horizontally, not cut off by a box that clips or
-# scrolls, in a block no wider than its box, and overlapping no other piece of text.
+# Every visible piece of text: within the viewport horizontally, not cut off (either way) by a box
+# that clips or scrolls, in a block no wider than its box, and overlapping no other piece of text.
 TEXT_PROBLEMS = """() => {""" + _SHARED + """
   const width = document.documentElement.clientWidth;
   const problems = [];
@@ -77,9 +77,10 @@ TEXT_PROBLEMS = """() => {""" + _SHARED + """
         problems.push(`${words} is outside the viewport: ${r.left}..${r.right} of ${width}`);
       }
       for (let up = el; up && up !== document.body; up = up.parentElement) {
-        if (getComputedStyle(up).overflowX === "visible") continue;
-        const box = up.getBoundingClientRect();
-        if (r.left < box.left - 1 || r.right > box.right + 1) problems.push(`${words} is cut off by ${name(up)}`);
+        const style = getComputedStyle(up), box = up.getBoundingClientRect();
+        const across = style.overflowX !== "visible" && (r.left < box.left - 1 || r.right > box.right + 1);
+        const down = style.overflowY !== "visible" && (r.top < box.top - 1 || r.bottom > box.bottom + 1);
+        if (across || down) problems.push(`${words} is cut off by ${name(up)}`);
       }
     }
     const block = getComputedStyle(el).display === "inline" ? null : el;
