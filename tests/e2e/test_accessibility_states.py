@@ -179,3 +179,18 @@ def test_the_researchers_list_and_dashboards_have_no_violations_in_any_state(liv
     response = page.goto(f"{live_server.url}/results/enough/?margin=abc")
     assert response.status == 400 and visible(page, "[role=alert]")
     assert axe_violations(page) == [], "a bad parameter"
+
+
+def test_the_probe_sees_a_wcag_22_violation(live_server, page):
+    """axe runs the rules of WCAG 2.2 AA too: two tiny buttons side by side break 2.5.8 (target size)."""
+    demo.create_demo_survey()
+    page.goto(f"{live_server.url}/s/demo/")
+    page.evaluate("""() => {
+      for (const word of ["a", "b"]) {
+        const button = document.createElement("button");
+        button.textContent = word;
+        Object.assign(button.style, { width: "10px", height: "10px", padding: "0", margin: "0", fontSize: "6px" });
+        document.querySelector("h1").after(button);
+      }
+    }""")  # styled through the CSSOM: the page's CSP refuses style attributes
+    assert "target-size" in [v["id"] for v in axe_violations(page)]
