@@ -4,6 +4,7 @@ Playwright's own browser download cannot work here; we launch the system `chromi
 """
 
 import os
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -70,13 +71,19 @@ AXE = Path(__file__).resolve().parents[1] / "js" / "node_modules" / "axe-core" /
 WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 
 
+@cache
+def _axe_source() -> str:
+    return AXE.read_text()
+
+
 def axe_violations(page) -> list[dict]:
     """axe-core's WCAG 2.2 A and AA violations on the page as it is now (id, impact, help,
     nodes' selectors). Evaluated through the DevTools protocol, so the page's CSP (which allows
     no inline script) does not stop it; `npm ci --prefix tests/js` installs it (make test)."""
     if not AXE.exists():
         raise RuntimeError(f"{AXE} is missing: run `npm ci --prefix tests/js` (make test does)")
-    page.evaluate(AXE.read_text())
+    if not page.evaluate("typeof window.axe === 'object'"):  # once per document, not once per check
+        page.evaluate(_axe_source())
     found = page.evaluate("async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))"
                           ".violations", WCAG_22_AA)
     return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
