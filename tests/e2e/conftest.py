@@ -4,6 +4,7 @@ Playwright's own browser download cannot work here; we launch the system `chromi
 """
 
 import os
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -38,8 +39,41 @@ def page(context):
     return page
 
 
+# The languages the accessibility tests show every page in (Playwright's `locale`: the
+# Accept-Language header and navigator.language). Extend it here, and every such test runs per language.
+LANGUAGES_UNDER_TEST = ["en"]
+
+
+@pytest.fixture(params=LANGUAGES_UNDER_TEST)
+def language(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def page_in_language(browser, language):
+    """Opens a page in a fresh context whose locale is `language`, with any other context options
+    (viewport, device_scale_factor...); every context is closed after the test."""
+    contexts = []
+
+    def open_page(**options):
+        context = browser.new_context(locale=language, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
 AXE = Path(__file__).resolve().parents[1] / "js" / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+@cache
+def _axe_source() -> str:
+    return AXE.read_text()
 
 
 def axe_violations(page) -> list[dict]:
@@ -48,7 +82,8 @@ def axe_violations(page) -> list[dict]:
     no inline script) does not stop it; `npm ci --prefix tests/js` installs it (make test)."""
     if not AXE.exists():
         raise RuntimeError(f"{AXE} is missing: run `npm ci --prefix tests/js` (make test does)")
-    page.evaluate(AXE.read_text())
+    if not page.evaluate("typeof window.axe === 'object'"):  # once per document, not once per check
+        page.evaluate(_axe_source())
     found = page.evaluate("async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))"
                           ".violations", WCAG_22_AA)
     return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
