@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 
 from surveys.collection import builder, demo, plan
 from surveys.collection.models import Response, Survey
-from tests.e2e.conftest import axe_violations
+from tests.e2e.conftest import agree, axe_violations
 from tests.e2e.kinds import answer
 from tests.e2e.test_accessibility import log_in
 from tests.e2e.test_dashboard_early_results import small_survey
@@ -37,8 +37,11 @@ def test_the_demo_respondent_page_has_no_violations_in_any_state(live_server, pa
     survey, _ = demo.create_demo_survey()
     page = page_in_language()
     page.goto(f"{live_server.url}/s/demo/")
-    page.wait_for_selector("#send:enabled")
+    page.wait_for_selector("#agree:enabled")
     in_language(page, language)
+    assert axe_violations(page) == [], "asking for consent"
+    agree(page)
+    page.wait_for_selector("#send:enabled")
     assert axe_violations(page) == [], "answering"
 
     page.locator("fieldset.question").first.locator("input[type=radio]").first.check()
@@ -69,6 +72,7 @@ def test_the_demo_respondent_page_has_no_violations_in_any_state(live_server, pa
     assert visible(page, "#already-sent") and page.locator("#survey").is_hidden()
     assert axe_violations(page) == [], "already sent"
     page.click("#respond-again")
+    agree(page)  # another person agrees for themselves
     assert visible(page, "#survey")
     page.locator(".protection summary").click()  # how it works, open
     assert axe_violations(page) == [], "answering again, the explanation open"

@@ -75,9 +75,14 @@ def test_the_demo_survey_is_answered_and_sent_with_the_keyboard_alone(live_serve
     demo.create_demo_survey()
     page = page_in_language()
     page.goto(f"{live_server.url}/s/demo/")
+    page.wait_for_selector("#agree:enabled")
+    Keyboard(page).tab_to("agree")  # the consent text comes first; agreeing takes focus to the first option
+    page.keyboard.press("Enter")
     page.wait_for_selector("#send:enabled")
     first, second, third = questions = question_ids(page)
+    assert focused(page)["key"] == f"{first}/0"
     expected = tabbable(page)
+    expected = expected[expected.index(f"{first}/0") + 1:]
     keyboard = Keyboard(page)
 
     # One pass, top to bottom: the first two questions answered, the third left, then Enter on send.

@@ -9,6 +9,7 @@ import pytest
 
 from surveys.collection import builder, demo, plan
 from surveys.collection.models import Response
+from tests.e2e.conftest import agree
 from tests.e2e.layout import layout_problems
 from tests.e2e.test_accessibility import log_in
 from tests.e2e.test_dashboard_early_results import small_survey
@@ -58,6 +59,10 @@ def answer_every_question(page):
 def test_the_respondent_page_reflows_and_can_be_answered_and_sent(live_server, page_in_language, layout, which):
     survey, _ = demo.create_demo_survey() if which == "demo" else demo.create_types_survey()
     page = open_in(page_in_language, layout, f"{live_server.url}/s/{survey.slug}/")
+    if survey.consent:
+        page.wait_for_selector("#agree:enabled")
+        assert layout_problems(page) == [], "asking for consent"
+        agree(page)
     page.wait_for_selector("#send:enabled")
     assert layout_problems(page) == [], "answering"
     page.locator(".protection summary").click()
