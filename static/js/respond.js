@@ -7,7 +7,7 @@
 // (epsilon.js) and checked against the survey's stated total and 10 per question; a randomized
 // payload is kept until the server acknowledges it (pending.js) and resent as it is, never redone.
 import { describeReport, fill, numberProblem, readAnswer, ticksProblem } from "./answers.js";
-import { checkSurvey, millisText } from "./epsilon.js";
+import { checkSurvey, localMillisText } from "./epsilon.js";
 import { forget, keep, kept } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
 
@@ -125,15 +125,18 @@ function randomizedPayload(answers) {
   return payload;
 }
 
+// A loss in thousandths as the page's language writes numbers (the server's figures too: "1,099" in French).
+const figure = (millis) => localMillisText(millis, document.documentElement.lang || "en");
+
 // The samplers' loss against the stated total and the per-question maximum, in words.
 function checkLoss() {
   checked = checkSurvey(config.questions.map((q) => q.sampler), config.epsilonTotal);
-  const epsilon = millisText(checked.millis);
+  const epsilon = figure(checked.millis);
   if (checked.problem) {
     const refusal = document.getElementById("refusal");
     refusal.textContent = checked.problem === "question"
       ? fill(text.refuse_question, { n: config.questions[checked.index].order, epsilon })
-      : fill(text.refuse_total, { epsilon, stated: millisText(checked.stated) });
+      : fill(text.refuse_total, { epsilon, stated: figure(checked.stated) });
     refusal.hidden = false;
     sendButton.disabled = true;
     return false;
@@ -162,7 +165,7 @@ function showReceipt(payload) {
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
   const figure = document.getElementById("receipt-epsilon");
-  figure.textContent = fill(text.receipt_epsilon, { epsilon: millisText(checked.millis) });
+  figure.textContent = fill(text.receipt_epsilon, { epsilon: figure(checked.millis) });
   figure.hidden = false;
   document.getElementById("unsent").hidden = true;
   const receipt = document.getElementById("receipt");

@@ -58,9 +58,15 @@ def input_mode(scale: dict[str, str]) -> str | None:
     return "numeric" if whole else "decimal"
 
 
+def shown_options(q: dict[str, Any]) -> list[str]:
+    """A question's options in the page's language: yes/no's two are the app's words (the plan, and the
+    version that covers it, keep the English labels); the others are the survey's own."""
+    return [_("No"), _("Yes")] if q["kind"] == "yes_no" else q["options"]
+
+
 def client_question(q: dict[str, Any]) -> dict[str, Any]:
     """One question as respond.js needs it: where its inputs are, its sampler, how to read an answer."""
-    found = {"id": q["id"], "order": q["order"], "kind": q["kind"], "options": q["options"],
+    found = {"id": q["id"], "order": q["order"], "kind": q["kind"], "options": shown_options(q),
              "sampler": q["mechanism"]["sampler"], "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"],
              "q_other": q["mechanism"]["q_other"]}
     if q["scale"] is not None:
@@ -75,7 +81,7 @@ def client_question(q: dict[str, Any]) -> dict[str, Any]:
 def context(survey: Survey, preview: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the template's context, the client's data without where to post) for the page of `survey`."""
     published = SurveyDefinitionSerializer(definition.of(survey)).data
-    questions = [{**q, "wording": wording.of(q["mechanism"]),
+    questions = [{**q, "options": shown_options(q), "wording": wording.of(q["mechanism"]),
                   "input_mode": input_mode(q["scale"]) if q["scale"] else None} for q in published["questions"]]
     client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler
         "preview": preview,
