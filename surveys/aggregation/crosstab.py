@@ -49,7 +49,8 @@ class Relation:
 
     @property
     def statement(self) -> str:
-        values = {"p": _p_text(self.test.p_value), "alpha": point(f"{self.alpha:g}"), "v": point(f"{self.test.cramers_v:.2f}")}
+        values = {"p": _p_text(self.test.p_value), "alpha": point(f"{self.alpha:g}"),
+                  "v": point(f"{self.test.cramers_v:.2f}")}
         if self.related:
             return _("The answers are related: a relation this strong in the randomized reports would be rare "
                      "if they were independent (p = %(p)s < %(alpha)s). Estimated strength (Cramér's V, "

@@ -50,7 +50,8 @@ def option_problems(question: Question) -> list[str]:
     options = question.ordered_options()
     k = len(options)
     if not 2 <= k <= MAX_OPTIONS:
-        return [_("question %(n)s needs 2 to %(max)s options, has %(k)s") % {"n": question.order, "max": MAX_OPTIONS, "k": k}]
+        return [_("question %(n)s needs 2 to %(max)s options, has %(k)s")
+                % {"n": question.order, "max": MAX_OPTIONS, "k": k}]
     found = []
     if question.kind == Question.Kind.MULTI_SELECT and question.at_most is not None and question.at_most >= k:
         found.append(_("question %(n)s: its at-most limit (%(m)s) must be below its number of options (%(k)s)")
