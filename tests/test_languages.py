@@ -42,13 +42,13 @@ def test_the_respondent_page_speaks_the_browser_language(client, survey, header,
 def test_the_spanish_page_gives_its_odds_receipt_and_script_words_in_spanish(client, survey):
     page = parse(client.get(PAGE, **ES).content)
     notes = [page.by_id(f"note-{q.pk}").text for q in survey.ordered_questions()]
-    # q = .5 and ln 3 give at most 3 to 1, epsilon 1 gives e = 2.718... rounded UP to 2.72: "2,72" in Spanish
+    # q = .5 and ln 3: at most 3 to 1; epsilon 1: e = 2.718... rounded UP to 2.72, "2,72" in Spanish
     odds = ["3", "3", "2,72", "2,72"]
     assert notes == [f"Su respuesta sigue siendo negable: las probabilidades que cualquiera asigne a su respuesta "
                      f"verdadera cambian como mucho {o} a 1." for o in odds]
     first = page.find("li", **{"data-question": str(survey.ordered_questions()[0].pk)})
-    assert first.find("span", **{"class": "receipt-chance"}).text == ("Puede ser o no su respuesta real; unos 3 de cada 4 "
-                                                         "informes lo son.")
+    chance = first.find("span", **{"class": "receipt-chance"}).text
+    assert chance == "Puede ser o no su respuesta real; unos 3 de cada 4 informes lo son."
     assert [label.text for label in page.find("fieldset").find_all("label")] == ["No", "Sí"]
     client_data = json.loads(page.by_id("survey-data").raw_text)
     assert client_data["text"]["not_sent"] == "No enviado: {reason}."

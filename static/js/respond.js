@@ -126,17 +126,17 @@ function randomizedPayload(answers) {
 }
 
 // A loss in thousandths as the page's language writes numbers (the server's figures too: "1,099" in French).
-const figure = (millis) => localMillisText(millis, document.documentElement.lang || "en");
+const inPageLanguage = (millis) => localMillisText(millis, document.documentElement.lang || "en");
 
 // The samplers' loss against the stated total and the per-question maximum, in words.
 function checkLoss() {
   checked = checkSurvey(config.questions.map((q) => q.sampler), config.epsilonTotal);
-  const epsilon = figure(checked.millis);
+  const epsilon = inPageLanguage(checked.millis);
   if (checked.problem) {
     const refusal = document.getElementById("refusal");
     refusal.textContent = checked.problem === "question"
       ? fill(text.refuse_question, { n: config.questions[checked.index].order, epsilon })
-      : fill(text.refuse_total, { epsilon, stated: figure(checked.stated) });
+      : fill(text.refuse_total, { epsilon, stated: inPageLanguage(checked.stated) });
     refusal.hidden = false;
     sendButton.disabled = true;
     return false;
@@ -165,7 +165,7 @@ function showReceipt(payload) {
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
   const figure = document.getElementById("receipt-epsilon");
-  figure.textContent = fill(text.receipt_epsilon, { epsilon: figure(checked.millis) });
+  figure.textContent = fill(text.receipt_epsilon, { epsilon: inPageLanguage(checked.millis) });
   figure.hidden = false;
   document.getElementById("unsent").hidden = true;
   const receipt = document.getElementById("receipt");
