@@ -22,8 +22,9 @@ test-deps: $(PY)
 # Debian's chromium for the browser tests, Node.js for the JavaScript tests, npm for axe-core, R
 # (r-base-core) to run the generated R scripts and R's readstata13 to read the Stata export with
 # a reader that shares no code with pyreadstat, redis-server for the shared rate-limit counters and
-# nginx for the reverse-proxy test (the tests start their own Redis and nginx on free ports); needs
-# root; each only if missing.
+# nginx for the reverse-proxy test (the tests start their own Redis and nginx on free ports), gettext
+# (xgettext, msgfmt, msgattrib) for makemessages and the translation catalogs' test; needs root; each
+# only if missing.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
@@ -33,6 +34,7 @@ system-deps:
 	command -v npm >/dev/null || missing="$$missing npm"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	PATH="$$PATH:/usr/sbin" command -v nginx >/dev/null || missing="$$missing nginx"; \
+	command -v msgfmt >/dev/null || missing="$$missing gettext"; \
 	if [ -n "$$missing" ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi

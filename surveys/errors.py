@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
 from django.views import defaults
 from rest_framework import serializers
 from rest_framework.exceptions import APIException, ParseError, Throttled, UnsupportedMediaType
@@ -62,8 +63,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, ApiError):
         response.data = exc.as_dict()
     elif isinstance(exc, Throttled):
-        response.data = body("request", f"too many submissions from your network; try again in "
-                                        f"{response['Retry-After']} seconds")
+        response.data = body("request", _("too many submissions from your network; try again in "
+                                          "%(seconds)s seconds") % {"seconds": response["Retry-After"]})
     else:
         # The body fails to parse in the view or, first, in the CSRF check, which reads it.
         field = "body" if isinstance(exc, (ParseError, UnsupportedMediaType, TooLarge)) else "request"
@@ -75,5 +76,5 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler404: an address under /api/ that no route matches gets the API's error shape."""
     if request.path.startswith("/api/"):
-        return JsonResponse(body("request", "not found"), status=404)
+        return JsonResponse(body("request", _("not found")), status=404)
     return defaults.page_not_found(request, exception)

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.utils.translation import gettext_lazy as _
 
 from . import cache_url, env
 
@@ -43,6 +44,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "surveys.headers.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions, before common (Django's documented place): the language from Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -98,7 +101,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
+# The interface's languages, chosen from the browser's Accept-Language (LocaleMiddleware); English
+# when it names none of them. Catalogs in surveys/locale (make messages; the .mo files are committed).
 LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("es", _("Spanish")), ("fr", _("French")), ("ar", _("Arabic"))]
+LOCALE_PATHS = [BASE_DIR / "surveys" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -103,6 +103,16 @@ export function millisText(m) {
   return `${Math.floor(m / 1000)}.${String(m % 1000).padStart(3, "0")}`;
 }
 
+/**
+ * m / 1000 with three decimals in the page's language (`locale`, e.g. "fr": "1,099"): the same
+ * figure as millisText, only the separators change. m / 1000 as a double is within 1e-13 of the
+ * decimal, so formatting it to three places gives back m's own digits (never rounds them).
+ */
+export function localMillisText(m, locale) {
+  const format = new Intl.NumberFormat(locale, { minimumFractionDigits: 3, maximumFractionDigits: 3, useGrouping: false });
+  return format.format(m / 1000);
+}
+
 /** A stated epsilon (a float) as the page states it: rounded up to thousandths. */
 export function statedMillis(epsilon) {
   return Math.ceil(epsilon * 1000);

@@ -10,7 +10,7 @@
 // randomized or sent, until the respondent agrees. The agreement is never sent: a response exists
 // only if they agreed. A kept payload was randomized after agreeing, so its resend does not ask again.
 import { describeReport, fill, numberProblem, readAnswer, ticksProblem } from "./answers.js";
-import { checkSurvey, millisText } from "./epsilon.js";
+import { checkSurvey, localMillisText } from "./epsilon.js";
 import { forget, keep, kept } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
 
@@ -130,15 +130,18 @@ function randomizedPayload(answers) {
   return payload;
 }
 
+// A loss in thousandths as the page's language writes numbers (the server's figures too: "1,099" in French).
+const inPageLanguage = (millis) => localMillisText(millis, document.documentElement.lang || "en");
+
 // The samplers' loss against the stated total and the per-question maximum, in words.
 function checkLoss() {
   checked = checkSurvey(config.questions.map((q) => q.sampler), config.epsilonTotal);
-  const epsilon = millisText(checked.millis);
+  const epsilon = inPageLanguage(checked.millis);
   if (checked.problem) {
     const refusal = document.getElementById("refusal");
     refusal.textContent = checked.problem === "question"
       ? fill(text.refuse_question, { n: config.questions[checked.index].order, epsilon })
-      : fill(text.refuse_total, { epsilon, stated: millisText(checked.stated) });
+      : fill(text.refuse_total, { epsilon, stated: inPageLanguage(checked.stated) });
     refusal.hidden = false;
     sendButton.disabled = true;
     return false;
@@ -167,7 +170,7 @@ function showReceipt(payload) {
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
   const figure = document.getElementById("receipt-epsilon");
-  figure.textContent = fill(text.receipt_epsilon, { epsilon: millisText(checked.millis) });
+  figure.textContent = fill(text.receipt_epsilon, { epsilon: inPageLanguage(checked.millis) });
   figure.hidden = false;
   document.getElementById("unsent").hidden = true;
   const receipt = document.getElementById("receipt");

@@ -133,8 +133,10 @@ function updateTotal() {
   const randomized = live.filter((row) => row.dataset.randomized !== "false");
   const direct = live.length - randomized.length;
   const sum = randomized.reduce((acc, row) => acc + Number(row.dataset.epsilon), 0);
+  const local = (value, digits) => new Intl.NumberFormat(document.documentElement.lang || "en",
+    { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(value);
   const over = Number.isFinite(budget) && sum > budget;
-  total.textContent = config.text.total.replace("{total}", sum.toFixed(4)).replace("{budget}", String(budget))
+  total.textContent = config.text.total.replace("{total}", local(sum, 4)).replace("{budget}", String(budget))
     + (direct ? ` ${config.text.direct.replace("{count}", String(direct))}` : "")
     + (over ? ` ${config.text.over}` : "");
   total.classList.toggle("over", over);

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
+from surveys.localized import point
+
 from .progress import Day
 from .results import QuestionResult
 
@@ -77,14 +79,14 @@ def percent_ticks() -> list[Tick]:
 
 
 def percent(value: float) -> str:
-    return "–" if not math.isfinite(value) else f"{value * 100:.1f}%".replace("-", "−")
+    return "–" if not math.isfinite(value) else point(f"{value * 100:.1f}%".replace("-", "−"))
 
 
 def estimate_chart(result: QuestionResult) -> Chart | None:
     """A bar chart of one question's clipped estimates with interval whiskers; None before any report."""
     if result.n == 0:
         return None
-    level = f"{result.level * 100:g}%"
+    level = point(f"{result.level * 100:g}%")
     bars, words = [], []
     for i, row in enumerate(result.rows):
         top = TOP + i * ROW

@@ -28,6 +28,7 @@ import ldp
 from surveys.collection import plan
 from surveys.collection.models import REPORTS_BY_QUESTION, Report, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan, Unavailable
+from surveys.localized import point
 
 from . import versions
 from .params import DEFAULTS, BadParameter, ResultOptions
@@ -48,7 +49,8 @@ class Relation:
 
     @property
     def statement(self) -> str:
-        values = {"p": _p_text(self.test.p_value), "alpha": f"{self.alpha:g}", "v": f"{self.test.cramers_v:.2f}"}
+        values = {"p": _p_text(self.test.p_value), "alpha": point(f"{self.alpha:g}"),
+                  "v": point(f"{self.test.cramers_v:.2f}")}
         if self.related:
             return _("The answers are related: a relation this strong in the randomized reports would be rare "
                      "if they were independent (p = %(p)s < %(alpha)s). Estimated strength (Cramér's V, "
@@ -142,7 +144,7 @@ class CrossTab:
 
 
 def _p_text(p: float) -> str:
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}".rstrip("0").rstrip(".")
+    return point("< 0.0001" if p < 1e-4 else f"{p:.4f}".rstrip("0").rstrip("."))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
+from surveys.localized import point
+
 from .charts import AXIS, LEFT, RIGHT, WIDTH, Frame, Tick, estimate_chart, percent
 from .results import QuestionResult
 
@@ -22,7 +24,7 @@ LABEL_PX = 6.5  # roughly one character of a 11px label
 
 def number(value: float) -> str:
     """A mean or an end of a scale, short: 4 significant digits, a true minus sign."""
-    return "–" if not math.isfinite(value) else f"{value:.4g}".replace("-", "−")
+    return "–" if not math.isfinite(value) else point(f"{value:.4g}".replace("-", "−"))
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def mean_chart(result: QuestionResult) -> MeanChart | None:
     def at(value: float) -> float:
         return round(LEFT + (RIGHT - LEFT) * min(1.0, max(0.0, (value - low) / span)), 2)
 
-    level = f"{mean.confidence * 100:g}%"
+    level = point(f"{mean.confidence * 100:g}%")
     what = _("mean") if result.is_mean else _("mean score")
     value_text = _("%(what)s %(mean)s (%(level)s interval %(low)s to %(high)s)") % {
         "what": what, "mean": number(mean.mean), "level": level, "low": number(mean.ci_low),
@@ -109,7 +111,7 @@ def histogram(result: QuestionResult) -> Histogram | None:
     axis_y = TOP + HISTOGRAM_HEIGHT
     slot = (RIGHT - LEFT) / len(rows)
     chars = max(3, int(slot / LABEL_PX))
-    level = f"{result.level * 100:g}%"
+    level = point(f"{result.level * 100:g}%")
 
     def y(fraction: float) -> float:
         return round(axis_y - HISTOGRAM_HEIGHT * min(1.0, max(0.0, fraction / top)), 2)

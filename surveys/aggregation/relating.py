@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
+from surveys.localized import point
 
 from . import crosstab
 from .charts import LEFT, RIGHT, WIDTH, Bar, Frame, percent, percent_ticks, x
@@ -54,7 +55,7 @@ def conditional_chart(table: crosstab.CrossTab) -> ConditionalChart | None:
     cond = table.b_given_a
     if cond is None:
         return None
-    level = f"{table.confidence * 100:g}%"
+    level = point(f"{table.confidence * 100:g}%")
     groups, words, top = [], [], TOP
     for i, group_label in enumerate(table.a.options):
         bars, heading = [], top + GROUP - 8

@@ -42,6 +42,7 @@ def of(mechanism: ldp.Mechanism) -> dict[str, Any]:
             "q_equivalent": None, "odds": None, "best_guess": None,
             "respondents": ldp.respondents_needed(mechanism, MARGIN), "strength": None,
         }
+        # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)
         figures["summary"] = _("not randomized: sent as given, with no deniability; not counted in the "
                                "survey's privacy budget; {respondents} respondents for ±5 points at 95%").format(
             respondents=f"{figures['respondents']:,}")
@@ -73,9 +74,11 @@ def summary(figures: dict[str, Any]) -> str:
     q = "" if figures["q_equivalent"] is None else f" (q = {figures['q_equivalent']:.4f})"
     strengths = {"strong": _("strong"), "moderate": _("moderate"), "weak": _("weak")}
     if figures["respondents"] is None:  # a numeric mean: its planner is in units of the question
+        # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)
         return _("ε = {epsilon}; a report shifts the odds between any two answers at most {odds}:1; a guess from "
                  "one report is right at most {guess}% of the time ({strength} privacy)").format(
             epsilon=shown["epsilon"], odds=shown["odds"], guess=shown["guess"], strength=strengths[figures["strength"]])
+    # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)
     return _("ε = {epsilon}{q}; a report shifts the odds at most {odds}:1; {respondents} respondents for "
              "±5 points at 95%; a guess from one report is right at most {guess}% of the time "
              "({strength} privacy)").format(

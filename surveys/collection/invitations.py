@@ -16,6 +16,7 @@ import secrets
 
 from django.db import transaction
 from django.db.models import Count, Q
+from django.utils.translation import gettext as _
 
 from .models import Invitation, Survey
 
@@ -60,5 +61,5 @@ def counts(survey: Survey) -> tuple[int, int]:
 def refusal(survey: Survey, token: str) -> str:
     """Why a token could not be spent, for the respondent's message."""
     if Invitation.objects.filter(survey=survey, token_digest=digest(token)).exists():
-        return "this invitation link has already been used"
-    return "this invitation link is not valid for this survey"
+        return _("this invitation link has already been used")
+    return _("this invitation link is not valid for this survey")

@@ -90,7 +90,7 @@ def _option_ids(question_ids: list[int]) -> dict[int, list[int]]:
 
 def name(code: str) -> str:
     """A language's name in the interface's language, with its code: “Spanish (es)”."""
-    return f"{_(dict(settings.LANGUAGES).get(code, code))} ({code})"
+    return f"{dict(settings.LANGUAGES).get(code, code)} ({code})"  # the names are lazily translated
 
 
 def missing(survey: Survey) -> list[str]:

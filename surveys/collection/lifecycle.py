@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 import ldp
 
@@ -19,26 +20,27 @@ def check_budget_with(survey: Survey, question: Question) -> float:
     try:
         return ldp.check_budget(mechanisms, survey.epsilon_budget)
     except ldp.BudgetExceeded as error:
-        raise ValidationError(f"Over the survey's privacy budget: {error}.") from None
+        raise ValidationError(_("Over the survey's privacy budget: %(error)s.") % {"error": error}) from None
 
 
 def problems(survey: Survey) -> list[str]:
     """What stops a survey from collecting responses, in words an admin can act on."""
     questions = list(survey.ordered_questions())
     if not questions:
-        return ["it has no questions"]
+        return [_("it has no questions")]
     found = []
     for question in questions:
         found += option_problems(question)
         try:
             question.full_clean(exclude=["survey"])
         except ValidationError as error:
-            found.append(f"question {question.order}: {' '.join(error.messages)}")
+            found.append(_("question %(n)s: %(problem)s") % {"n": question.order, "problem": " ".join(error.messages)})
     found += languages.missing(survey)  # every offered language complete: no respondent sees a gap
     if not found:
         total = plan.of(survey).epsilon_total
         if total > survey.epsilon_budget:
-            found.append(f"its questions cost ε = {total:.4f}, over the budget {survey.epsilon_budget:g}")
+            found.append(_("its questions cost ε = %(total)s, over the budget %(budget)s")
+                         % {"total": f"{total:.4f}", "budget": f"{survey.epsilon_budget:g}"})
     return found
 
 
@@ -49,24 +51,25 @@ def option_problems(question: Question) -> list[str]:
     options = question.ordered_options()
     k = len(options)
     if not 2 <= k <= MAX_OPTIONS:
-        return [f"question {question.order} needs 2 to {MAX_OPTIONS} options, has {k}"]
+        return [_("question %(n)s needs 2 to %(max)s options, has %(k)s")
+                % {"n": question.order, "max": MAX_OPTIONS, "k": k}]
     found = []
     if question.kind == Question.Kind.MULTI_SELECT and question.at_most is not None and question.at_most >= k:
-        found.append(f"question {question.order}: its at-most limit ({question.at_most}) must be below its "
-                     f"number of options ({k})")
+        found.append(_("question %(n)s: its at-most limit (%(m)s) must be below its number of options (%(k)s)")
+                     % {"n": question.order, "m": question.at_most, "k": k})
     scale = question.scale()
     if scale is not None:
-        found += [f"question {question.order}: {problem}"
+        found += [_("question %(n)s: %(problem)s") % {"n": question.order, "problem": problem}
                   for problem in scales.bin_problems(scale, [o.lower and scales.exact(o.lower) for o in options])]
     if question.kind == Question.Kind.ORDINAL and all(o.score is None for o in options):
-        found.append(f"question {question.order}: its levels need scores")
+        found.append(_("question %(n)s: its levels need scores") % {"n": question.order})
     return found
 
 
 def open_survey(survey: Survey) -> None:
     found = problems(survey)
     if found:
-        raise ValidationError(f"cannot open: {'; '.join(found)}")
+        raise ValidationError(_("cannot open: %(problems)s") % {"problems": "; ".join(found)})
     survey.status = Survey.Status.OPEN
     survey.save(update_fields=["status"])
 

@@ -67,6 +67,7 @@ def summary(figures: dict[str, Any]) -> str:
     if "variances" in figures:
         v = figures["variances"]
         lower = {"onebit": _("the 1-bit mean"), "dlaplace": _("discrete Laplace")}[figures["lower_variance"]]
+        # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)
         return _("; {respondents} respondents for ±{margin} (5% of the range) on the mean at 95%; variance of one "
                  "report: 1-bit mean {onebit}, discrete Laplace {dlaplace}: {lower} is lower at this ε and "
                  "range").format(respondents=f"{figures['mean_respondents']:,}", margin=f"{figures['mean_margin']:g}",

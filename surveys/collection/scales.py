@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from django.utils.translation import gettext as _
+
 MAX_STEPS = 10**6  # the ldp contract's limit on the grid
 
 
@@ -119,19 +121,19 @@ def parse_line(line: str, separator: str) -> tuple[str, Decimal | None]:
 def bin_problems(scale: Scale, edges: Sequence[Decimal | None]) -> list[str]:
     """What is wrong with a histogram's lower edges (empty if nothing)."""
     if len(edges) < 2:
-        return ["A numeric question with bins needs at least two bins, one lower edge per line."]
+        return [_("A numeric question with bins needs at least two bins, one lower edge per line.")]
     if any(edge is None for edge in edges):
-        return ["Each bin's line starts with its lower edge, a number (e.g. “18” or “18: Adults”)."]
+        return [_("Each bin's line starts with its lower edge, a number (e.g. “18” or “18: Adults”).")]
     problems = []
     found = [edge for edge in edges if edge is not None]
     if found[0] != scale.lo:
-        problems.append(f"The first bin must start at the smallest answer, {scale.lo}.")
+        problems.append(_("The first bin must start at the smallest answer, %(lo)s.") % {"lo": scale.lo})
     off = [str(edge) for edge in found if scale.index(edge) is None]
     if off:
-        problems.append(f"Each lower edge must be an answer on the grid ({scale.lo} to {scale.hi} in steps of "
-                        f"{scale.step}): not {', '.join(off)}.")
+        problems.append(_("Each lower edge must be an answer on the grid (%(lo)s to %(hi)s in steps of %(step)s): "
+                          "not %(off)s.") % {"lo": scale.lo, "hi": scale.hi, "step": scale.step, "off": ", ".join(off)})
     if any(b <= a for a, b in zip(found, found[1:], strict=False)):
-        problems.append("The lower edges must increase from one bin to the next.")
+        problems.append(_("The lower edges must increase from one bin to the next."))
     return problems
 
 

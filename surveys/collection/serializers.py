@@ -16,6 +16,7 @@ from rest_framework.fields import SkipField
 
 import ldp
 
+from . import wording
 from .plan import PlannedQuestion
 
 
@@ -216,7 +217,9 @@ class QuestionDefinitionSerializer(serializers.Serializer):
 
     @extend_schema_field(DeniabilitySerializer)
     def get_deniability(self, question: PlannedQuestion) -> dict[str, Any]:
-        return DeniabilitySerializer(ldp.deniability(question.mechanism)).data  # a direct question's inf as null
+        told = ldp.deniability(question.mechanism)  # its words in the respondent's language, same figures:
+        told["text"] = wording.deniability_text(question.mechanism.sampler())
+        return DeniabilitySerializer(told).data  # a direct question's inf as null
 
     @extend_schema_field(SCALE_SCHEMA)
     def get_scale(self, question: PlannedQuestion) -> dict[str, str] | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import IntegrityError
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 import ldp
 from surveys.errors import ApiError
@@ -44,9 +45,9 @@ class Receipt:
 
 def check_accepting(survey: Survey) -> None:
     if survey.status == Survey.Status.DRAFT:
-        raise SubmissionError(404, "survey", "no such survey")
+        raise SubmissionError(404, "survey", _("no such survey"))
     if not survey.is_accepting():
-        raise SubmissionError(410, "survey", "this survey is not accepting responses")
+        raise SubmissionError(410, "survey", _("this survey is not accepting responses"))
 
 
 def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None) -> Receipt:
@@ -57,9 +58,9 @@ def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None)
     key, version, raw_reports, token = _envelope(survey, payload)
     current = current or plan.of(survey)
     if version != current.version:
-        raise SubmissionError(409, "version", "the survey changed since this form was loaded; reload it")
+        raise SubmissionError(409, "version", _("the survey changed since this form was loaded; reload it"))
     if not current.questions:  # its questions were deleted while it was open
-        raise SubmissionError(410, "survey", "this survey has no questions")
+        raise SubmissionError(410, "survey", _("this survey has no questions"))
     values = _values(current.questions, raw_reports)
     digest = None if token is None else invitations.digest(token)
     response_id = uuid.uuid4()
@@ -80,37 +81,37 @@ def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None)
 
 def _envelope(survey: Survey, payload: Any) -> tuple[uuid.UUID, str, dict[str, Any], str | None]:
     if not isinstance(payload, dict):
-        raise SubmissionError(400, "body", "expected a JSON object")
+        raise SubmissionError(400, "body", _("expected a JSON object"))
     by_invitation = survey.access == Survey.Access.INVITATION
     fields = PAYLOAD_FIELDS | {INVITATION_FIELD} if by_invitation else PAYLOAD_FIELDS
     unknown = sorted(set(payload) - fields)
     if unknown:
-        reason = "this survey does not use invitations" if unknown[0] == INVITATION_FIELD else "unknown field"
+        reason = _("this survey does not use invitations") if unknown[0] == INVITATION_FIELD else _("unknown field")
         raise SubmissionError(400, unknown[0], reason)
     for name in sorted(PAYLOAD_FIELDS):
         if name not in payload:
-            raise SubmissionError(400, name, "this field is required")
+            raise SubmissionError(400, name, _("this field is required"))
     try:
         key = uuid.UUID(payload["key"]) if isinstance(payload["key"], str) else None
     except ValueError:
         key = None
     if key is None:
-        raise SubmissionError(400, "key", "must be a UUID string")
+        raise SubmissionError(400, "key", _("must be a UUID string"))
     if not isinstance(payload["version"], str):
-        raise SubmissionError(400, "version", "must be a string")
+        raise SubmissionError(400, "version", _("must be a string"))
     if not isinstance(payload["reports"], dict):
-        raise SubmissionError(400, "reports", "must be an object keyed by question id")
+        raise SubmissionError(400, "reports", _("must be an object keyed by question id"))
     return key, payload["version"], payload["reports"], _token(payload) if by_invitation else None
 
 
 def _token(payload: dict) -> str:
     if INVITATION_FIELD not in payload:
-        raise SubmissionError(403, INVITATION_FIELD, "this survey is by invitation only: open the link "
-                                                     "from your invitation")
+        raise SubmissionError(403, INVITATION_FIELD, _("this survey is by invitation only: open the link "
+                                                       "from your invitation"))
     token = payload[INVITATION_FIELD]
     if not (isinstance(token, str) and TOKEN_PATTERN.fullmatch(token)):
-        raise SubmissionError(400, INVITATION_FIELD, f"must be the token from the invitation link "
-                                                     f"(at most {TOKEN_MAX_LENGTH} characters)")
+        raise SubmissionError(400, INVITATION_FIELD, _("must be the token from the invitation link "
+                                                       "(at most %(n)s characters)") % {"n": TOKEN_MAX_LENGTH})
     return token
 
 
@@ -119,12 +120,12 @@ def _values(questions: tuple[PlannedQuestion, ...], reports: dict) -> dict[int, 
     expected = {str(q.id): q for q in questions}
     for name in reports:
         if name not in expected:
-            raise SubmissionError(400, f"reports.{name}", "no such question in this survey")
+            raise SubmissionError(400, f"reports.{name}", _("no such question in this survey"))
     values = {}
     for name, question in expected.items():
         field = f"reports.{name}"
         if name not in reports:
-            raise SubmissionError(400, field, "a report for every question is required")
+            raise SubmissionError(400, field, _("a report for every question is required"))
         try:
             values[question.id] = question.mechanism.encode(reports[name])
         except ldp.ReportError as error:
@@ -138,5 +139,5 @@ def _earlier_receipt(survey: Survey, key: uuid.UUID, values: dict[int, int], rep
         return None
     stored = dict(response.reports.values_list("question_id", "value"))
     if stored != values:
-        raise SubmissionError(409, "key", "this key was already used for different reports")
+        raise SubmissionError(409, "key", _("this key was already used for different reports"))
     return Receipt(response.pk, False, reports)

@@ -2,7 +2,9 @@
 
 The probabilities come from the mechanism's own description (`p`, `q_other`, from the sampler's
 integers); this module only rounds them for reading. The sentences around them are in the
-template, marked for translation.
+template, marked for translation, except the definition API's one-sentence explanation, built here
+with gettext from ldp's numbers: ldp stays a library without Django and keeps its English sentence
+for its own users; the app says the same figures in the respondent's language.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 
 from ldp.rounding import loss_of
 
@@ -99,3 +104,19 @@ def of(mechanism: dict[str, Any]) -> QuestionWording:
         true=Chance(*about(mechanism["p"])),
         other=Chance(*about(mechanism["q_other"])),
     )
+
+
+def deniability_text(sampler: dict[str, Any]) -> str:
+    """What `ldp.deniability` says about one question, in the active language, from the same figures
+    (rounded up from the sampler's integers, never to nearest; only the decimal separator changes).
+
+    >>> deniability_text({"kind": "grr", "k": 2, "modulus": 4, "keep": 3, "other": 1})
+    "Seeing what your browser sends changes anyone's odds between two answers by at most 3.00 times; \
+if both were equally likely beforehand, a guess of your answer from it is right at most 75% of the time."
+    """
+    if sampler["kind"] == "direct":
+        return _("Your answer to this question is sent as given: it is not randomized.")
+    loss = loss_of(sampler)
+    return _("Seeing what your browser sends changes anyone's odds between two answers by at most %(odds)s times; "
+             "if both were equally likely beforehand, a guess of your answer from it is right at most "
+             "%(guess)s%% of the time.") % {"odds": number_format(loss.odds_up(2), 2), "guess": loss.guess_up(0)}

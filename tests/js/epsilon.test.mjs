@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  checkSurvey, expBounds, lossAtMost, millisText, millisUp, samplerLoss, statedMillis, totalLoss,
+  checkSurvey, expBounds, localMillisText, lossAtMost, millisText, millisUp, samplerLoss, statedMillis, totalLoss,
 } from "../../static/js/epsilon.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/epsilon.json", import.meta.url)));
@@ -92,4 +92,12 @@ test("stated totals round up to thousandths and figures print with three decimal
   assert.equal(millisText(1099), "1.099");
   assert.equal(millisText(22181), "22.181");
   assert.equal(millisText(50), "0.050");
+});
+
+test("figures print in the page's language: only the decimal separator changes, never the digits", () => {
+  assert.equal(localMillisText(1099, "en"), "1.099");
+  assert.equal(localMillisText(1099, "fr"), "1,099");
+  assert.equal(localMillisText(1099, "es"), "1,099");
+  assert.equal(localMillisText(50, "fr"), "0,050");
+  for (let m = 0; m < 30000; m += 7) assert.equal(localMillisText(m, "en"), millisText(m)); // never rounded
 });

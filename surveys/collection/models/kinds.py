@@ -19,6 +19,8 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
+from django.utils.translation import gettext as _
+
 import ldp
 
 from .. import scales
@@ -123,14 +125,14 @@ def mechanism_errors(kind: str, name: str, q: Decimal | None, epsilon: float | N
         errors["mechanism_name"] = KIND_WORDS[kind][0].upper() + KIND_WORDS[kind][1:] + "."
     if name == "qrr":
         if q is None:
-            errors["q"] = "q-randomized response needs q."
+            errors["q"] = _("q-randomized response needs q.")
         if epsilon is not None:
-            errors["epsilon"] = "Leave epsilon empty for q-randomized response; q sets it."
+            errors["epsilon"] = _("Leave epsilon empty for q-randomized response; q sets it.")
     else:
         if epsilon is None:
-            errors["epsilon"] = "This mechanism needs epsilon."
+            errors["epsilon"] = _("This mechanism needs epsilon.")
         if q is not None:
-            errors["q"] = "q is only for q-randomized response."
+            errors["q"] = _("q is only for q-randomized response.")
     return errors
 
 
@@ -145,5 +147,5 @@ def shape_errors(kind: str, lo: Decimal | None, hi: Decimal | None, step: Decima
         errors.update({name: "Only numeric questions have lo, hi and step." for name, value in given.items()
                        if value is not None})
     if at_most is not None and kind != MULTI_SELECT:
-        errors["at_most"] = "Only multi-select questions have an at-most limit."
+        errors["at_most"] = _("Only multi-select questions have an at-most limit.")
     return errors

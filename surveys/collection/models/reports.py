@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from .keys import RandomKey
 from .survey import Question, Survey
@@ -29,7 +30,7 @@ class Response(models.Model):
     # constraint or index, which serves its lookups; one index fewer to write per submission.
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="responses", db_index=False)
     mechanism_version = models.CharField(max_length=16)
-    submitted_on = models.DateField(help_text="Day only: a precise time could link a report to a visit.")
+    submitted_on = models.DateField(help_text=_("Day only: a precise time could link a report to a visit."))
     # A random key the browser makes per submission, so a retry never stores twice.
     submission_key = models.UUIDField()
 

@@ -17,6 +17,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 import ldp
 
@@ -47,18 +48,18 @@ class SurveyQuerySet(models.QuerySet):
 
 def interface_languages() -> list[tuple[str, str]]:
     """The languages a survey can be in: the interface's own (a callable, so a migration does not copy the list)."""
-    return list(settings.LANGUAGES)
+    return [(code, str(name)) for code, name in settings.LANGUAGES]
 
 
 class Survey(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        OPEN = "open", "Open"
-        CLOSED = "closed", "Closed"
+        DRAFT = "draft", _("Draft")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
 
     class Access(models.TextChoices):
-        LINK = "link", "Anyone with the link"
-        INVITATION = "invitation", "Invitation links only (each works once)"
+        LINK = "link", _("Anyone with the link")
+        INVITATION = "invitation", _("Invitation links only (each works once)")
 
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
@@ -68,18 +69,18 @@ class Survey(models.Model):
     consent = models.TextField(blank=True, help_text="Optional: shown before the questions; nobody can answer "
                                                      "before agreeing to it. Nothing about the agreement is stored.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    opens_at = models.DateTimeField(null=True, blank=True, help_text="Optional; UTC.")
-    closes_at = models.DateTimeField(null=True, blank=True, help_text="Optional; UTC.")
+    opens_at = models.DateTimeField(null=True, blank=True, help_text=_("Optional; UTC."))
+    closes_at = models.DateTimeField(null=True, blank=True, help_text=_("Optional; UTC."))
     epsilon_budget = models.FloatField(
         default=3.0,
         validators=[MinValueValidator(ldp.EPSILON_MIN), MaxValueValidator(100.0)],
-        help_text="Most privacy loss one respondent may incur on this survey: the sum of its "
-                  "questions' epsilons.",
+        help_text=_("Most privacy loss one respondent may incur on this survey: the sum of its "
+                  "questions' epsilons."),
     )
     access = models.CharField(max_length=12, choices=Access.choices, default=Access.LINK)
     researchers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="visible_surveys",
-        help_text="Who may see this survey's results.",
+        help_text=_("Who may see this survey's results."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -125,22 +126,22 @@ class Survey(models.Model):
 
 class Question(models.Model):
     class Kind(models.TextChoices):
-        YES_NO = kinds.YES_NO, "Yes / no"
-        SINGLE_CHOICE = kinds.SINGLE_CHOICE, "Single choice"
-        MULTI_SELECT = kinds.MULTI_SELECT, "Multi-select (check all that apply)"
-        NUMERIC = kinds.NUMERIC, "Numeric (a number from lo to hi)"
-        ORDINAL = kinds.ORDINAL, "Ordinal (levels with scores)"
+        YES_NO = kinds.YES_NO, _("Yes / no")
+        SINGLE_CHOICE = kinds.SINGLE_CHOICE, _("Single choice")
+        MULTI_SELECT = kinds.MULTI_SELECT, _("Multi-select (check all that apply)")
+        NUMERIC = kinds.NUMERIC, _("Numeric (a number from lo to hi)")
+        ORDINAL = kinds.ORDINAL, _("Ordinal (levels with scores)")
 
     class MechanismName(models.TextChoices):
-        QRR = "qrr", "q-randomized response (yes/no)"
-        BITFLIP = "bitflip", "Epsilon bit flip (yes/no)"
-        KRR = "krr", "k-ary randomized response (single choice, ordinal levels, numeric bins)"
-        SUE = "sue", "Symmetric unary encoding (single choice, ordinal levels)"
-        OUE = "oue", "Optimized unary encoding (single choice, ordinal levels)"
-        DIRECT = "direct", "Not randomized (direct)"
-        MULTISELECT = "multiselect", "Multi-select bits (multi-select)"
-        ONEBIT = "onebit", "1-bit mean (numeric: the mean)"
-        DLAPLACE = "dlaplace", "Discrete Laplace (numeric: the mean)"
+        QRR = "qrr", _("q-randomized response (yes/no)")
+        BITFLIP = "bitflip", _("Epsilon bit flip (yes/no)")
+        KRR = "krr", _("k-ary randomized response (single choice, ordinal levels, numeric bins)")
+        SUE = "sue", _("Symmetric unary encoding (single choice, ordinal levels)")
+        OUE = "oue", _("Optimized unary encoding (single choice, ordinal levels)")
+        DIRECT = "direct", _("Not randomized (direct)")
+        MULTISELECT = "multiselect", _("Multi-select bits (multi-select)")
+        ONEBIT = "onebit", _("1-bit mean (numeric: the mean)")
+        DLAPLACE = "dlaplace", _("Discrete Laplace (numeric: the mean)")
 
     FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
                      "at_most")
@@ -153,22 +154,22 @@ class Question(models.Model):
                                       default=MechanismName.QRR)
     q = models.DecimalField(
         max_digits=7, decimal_places=6, null=True, blank=True,
-        help_text="q-randomized response only: the probability of answering truthfully "
-                  "(otherwise a fair coin answers). 0.5 gives epsilon = ln 3.",
+        help_text=_("q-randomized response only: the probability of answering truthfully "
+                  "(otherwise a fair coin answers). 0.5 gives epsilon = ln 3."),
     )
-    epsilon = models.FloatField(null=True, blank=True, help_text="All other randomized mechanisms "
-                                                                 "(a direct question takes neither).")
+    epsilon = models.FloatField(null=True, blank=True, help_text=_("All other randomized mechanisms "
+                                                                 "(a direct question takes neither)."))
     lo = models.DecimalField("lo", max_digits=15, decimal_places=6, null=True, blank=True,
-                             help_text="Numeric questions: the smallest answer.")
+                             help_text=_("Numeric questions: the smallest answer."))
     hi = models.DecimalField("hi", max_digits=15, decimal_places=6, null=True, blank=True,
-                             help_text="Numeric questions: the largest answer.")
+                             help_text=_("Numeric questions: the largest answer."))
     step = models.DecimalField("step", max_digits=15, decimal_places=6, null=True, blank=True,
-                               help_text="Numeric questions: answers are lo, lo + step, ... hi (a whole number of "
-                                         "steps).")
+                               help_text=_("Numeric questions: answers are lo, lo + step, ... hi (a whole number of "
+                                         "steps)."))
     at_most = models.PositiveSmallIntegerField(
         "at most", null=True, blank=True,
-        help_text="Multi-select questions: at most this many ticks (blank: any number). A limit m below half "
-                  "the options lowers the privacy cost: two answers then differ in at most 2m boxes.")
+        help_text=_("Multi-select questions: at most this many ticks (blank: any number). A limit m below half "
+                  "the options lowers the privacy cost: two answers then differ in at most 2m boxes."))
 
     class Meta:
         ordering = ["survey", "order"]
@@ -264,10 +265,10 @@ class Option(models.Model):
     order = models.PositiveIntegerField(default=1)
     label = models.CharField(max_length=200)
     score = models.DecimalField("score", max_digits=15, decimal_places=6, null=True, blank=True,
-                                help_text="Ordinal questions: the level's score (blank: left out of the mean score, "
-                                          "e.g. “Prefer not to say”).")
+                                help_text=_("Ordinal questions: the level's score (blank: left out of the mean score, "
+                                          "e.g. “Prefer not to say”)."))
     lower = models.DecimalField("lower edge", max_digits=15, decimal_places=6, null=True, blank=True,
-                                help_text="Numeric questions with bins: the bin's smallest answer.")
+                                help_text=_("Numeric questions with bins: the bin's smallest answer."))
 
     class Meta:
         ordering = ["question", "order"]
