@@ -1,16 +1,32 @@
 """The interface in the browser's language (Accept-Language, LocaleMiddleware): English without one,
 Spanish, French and Arabic when asked; figures with the language's decimal separator (rounded as in
-English: only the separator changes), right to left in Arabic, the survey's own words untouched."""
+English: only the separator changes), right to left in Arabic. The survey offers these languages too:
+the page's interface and its survey texts are in one language."""
 
 import json
 
 import pytest
 from django.urls import reverse
 
+from surveys.collection import builder
+from surveys.collection.builder import TranslationSpec
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
 from tests.collection.pages import parse
+from tests.collection.test_languages import ARABIC, SPANISH
 from tests.factories import valid_payload
+
+FRENCH = TranslationSpec("fr", "Santé", ["Copié ?", "Conduit ivre ?", "Drogues ?", "Fête ?"],
+                         {3: ["Jamais", "Parfois", "Souvent"], 4: ["A", "B", "C", "D"]}, consent="J'accepte ou non.")
+
+
+@pytest.fixture
+def survey(survey):
+    """The survey in Spanish, French and Arabic too: a page speaks the browser's language when the survey does."""
+    for spec in (SPANISH, FRENCH, ARABIC):
+        builder.translate(survey, spec)
+    return survey
+
 
 PAGE = "/s/health/"
 ES = {"HTTP_ACCEPT_LANGUAGE": "es"}
@@ -53,7 +69,7 @@ def test_the_spanish_page_gives_its_odds_receipt_and_script_words_in_spanish(cli
     client_data = json.loads(page.by_id("survey-data").raw_text)
     assert client_data["text"]["not_sent"] == "No enviado: {reason}."
     assert client_data["questions"][0]["options"] == ["No", "Sí"]  # the receipt names the report in Spanish
-    assert client_data["questions"][2]["options"] == ["Never", "Sometimes", "Often"]  # the survey's own words
+    assert client_data["questions"][2]["options"] == ["Nunca", "A veces", "A menudo"]  # the survey's Spanish words
 
 
 def test_the_definition_api_explains_each_question_in_the_asked_language(client, survey):
