@@ -60,6 +60,7 @@ def mean_chart(result: QuestionResult) -> MeanChart | None:
     value_text = _("%(what)s %(mean)s (%(level)s interval %(low)s to %(high)s)") % {
         "what": what, "mean": number(mean.mean), "level": level, "low": number(mean.ci_low),
         "high": number(mean.ci_high)}
+    interval = _("%(low)s to %(high)s") % {"low": number(mean.ci_low), "high": number(mean.ci_high)}
     axis_y = TOP + MEAN_HEIGHT - 16
     middle = (low + high) / 2
     return MeanChart(
@@ -72,7 +73,9 @@ def mean_chart(result: QuestionResult) -> MeanChart | None:
         ticks=[Tick(at(low), number(low), "start"), Tick(at(middle), number(middle), "middle"),
                Tick(at(high), number(high), "end")],
         mean_x=at(mean.mean), low_x=at(mean.ci_low), high_x=at(mean.ci_high), marker_y=TOP + 12,
-        value_text=value_text,
+        # Drawn like a bar's: the figure and its interval, no words, so it fits at any width in any
+        # language (the sentence is in the description and the paragraph beside the chart).
+        value_text=f"{number(mean.mean)} ({interval})",
     )
 
 

@@ -41,7 +41,7 @@ def page(context):
 
 # The languages the accessibility tests show every page in (Playwright's `locale`: the
 # Accept-Language header and navigator.language). Extend it here, and every such test runs per language.
-LANGUAGES_UNDER_TEST = ["en"]
+LANGUAGES_UNDER_TEST = ["en", "es", "fr", "ar"]
 
 
 @pytest.fixture(params=LANGUAGES_UNDER_TEST)
