@@ -68,6 +68,7 @@ def test_the_spanish_page_gives_its_odds_receipt_and_script_words_in_spanish(cli
     assert [label.text for label in page.find("fieldset").find_all("label")] == ["No", "Sí"]
     client_data = json.loads(page.by_id("survey-data").raw_text)
     assert client_data["text"]["not_sent"] == "No enviado: {reason}."
+    assert client_data["decimalSeparator"] == ","  # the browser's figures as the server's: "3,198"
     assert client_data["questions"][0]["options"] == ["No", "Sí"]  # the receipt names the report in Spanish
     assert client_data["questions"][2]["options"] == ["Nunca", "A veces", "A menudo"]  # the survey's Spanish words
 

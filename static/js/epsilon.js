@@ -104,13 +104,11 @@ export function millisText(m) {
 }
 
 /**
- * m / 1000 with three decimals in the page's language (`locale`, e.g. "fr": "1,099"): the same
- * figure as millisText, only the separators change. m / 1000 as a double is within 1e-13 of the
- * decimal, so formatting it to three places gives back m's own digits (never rounds them).
+ * m / 1000 with three decimals and the page's decimal separator (`separator`, "," in Spanish, French
+ * and Arabic as the server writes its figures): millisText's digits, only the separator changes.
  */
-export function localMillisText(m, locale) {
-  const format = new Intl.NumberFormat(locale, { minimumFractionDigits: 3, maximumFractionDigits: 3, useGrouping: false });
-  return format.format(m / 1000);
+export function localMillisText(m, separator = ".") {
+  return millisText(m).replace(".", separator);
 }
 
 /** A stated epsilon (a float) as the page states it: rounded up to thousandths. */

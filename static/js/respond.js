@@ -131,7 +131,7 @@ function randomizedPayload(answers) {
 }
 
 // A loss in thousandths as the page's language writes numbers (the server's figures too: "1,099" in French).
-const inPageLanguage = (millis) => localMillisText(millis, document.documentElement.lang || "en");
+const inPageLanguage = (millis) => localMillisText(millis, config.decimalSeparator);
 
 // The samplers' loss against the stated total and the per-question maximum, in words.
 function checkLoss() {

@@ -8,6 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.utils.formats import get_format
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 
@@ -97,6 +98,9 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
         "byInvitation": survey.access == Survey.Access.INVITATION,
         "questions": [client_question(q) for q in published["questions"]],
         "text": client_text(),
+        # The page's figures are the server's, written with the language's separator (Django's formats);
+        # the browser writes its own with the same one, in the same Latin digits.
+        "decimalSeparator": get_format("DECIMAL_SEPARATOR"),
     }
     # Direct questions (not randomized) are named on the page; the total covers the randomized ones.
     direct = [q for q in questions if not q["mechanism"]["randomized"]]

@@ -7,7 +7,7 @@ the script writes in Spanish with the browser's figure in Spanish decimals."""
 import pytest
 
 from surveys.collection import demo
-from tests.e2e.conftest import axe_violations
+from tests.e2e.conftest import agree, axe_violations
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,6 +51,7 @@ def test_the_arabic_page_is_mirrored(live_server, in_language, tmp_path):
         page.goto(f"{live_server.url}/s/demo/")
         assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == [
             locale, "rtl" if locale == "ar" else "ltr"]
+        agree(page)
         page.screenshot(path=str(tmp_path / f"respond-{locale}.png"), full_page=True)
         found[locale] = {selector: edges(page, selector) for selector in MIRRORED}
     for selector in MIRRORED:
@@ -67,6 +68,8 @@ def test_the_page_and_receipt_have_no_violations_in_each_language(live_server, i
     page = in_language(locale)
     page.goto(f"{live_server.url}/s/demo/")
     assert axe_violations(page) == []
+    agree(page)
+    assert axe_violations(page) == []
     for question in page.locator("fieldset.question").all():
         question.locator("input[type=radio]").first.check()
     page.click("#send")
@@ -78,6 +81,7 @@ def test_the_receipt_is_written_in_spanish(live_server, in_language):
     survey, _ = demo.create_demo_survey()
     page = in_language("es")
     page.goto(f"{live_server.url}/s/demo/")
+    agree(page)
     for question in page.locator("fieldset.question").all():
         question.locator("input[type=radio]").first.check()
     page.click("#send")

@@ -95,9 +95,8 @@ test("stated totals round up to thousandths and figures print with three decimal
 });
 
 test("figures print in the page's language: only the decimal separator changes, never the digits", () => {
-  assert.equal(localMillisText(1099, "en"), "1.099");
-  assert.equal(localMillisText(1099, "fr"), "1,099");
-  assert.equal(localMillisText(1099, "es"), "1,099");
-  assert.equal(localMillisText(50, "fr"), "0,050");
-  for (let m = 0; m < 30000; m += 7) assert.equal(localMillisText(m, "en"), millisText(m)); // never rounded
+  assert.equal(localMillisText(1099), "1.099");
+  assert.equal(localMillisText(1099, ","), "1,099");
+  assert.equal(localMillisText(50, ","), "0,050");
+  for (let m = 0; m < 30000; m += 7) assert.equal(localMillisText(m, ",").replace(",", "."), millisText(m));
 });
