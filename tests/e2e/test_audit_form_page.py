@@ -1,0 +1,52 @@
+"""The end-to-end audit (bench/audit_form.py) tests what the page sends, not only the randomizer module: a
+respond.js that skips randomizing and posts the true answers fails it, although randomizer.js is the honest
+one (and the module-draw mode, which imports only that module, passes it); the honest page passes; every post
+is aborted, so nothing is stored."""
+
+from decimal import Decimal
+
+import pytest
+
+from bench.audit_form import audit_forms
+from bench.audit_randomizer import audit_page
+from surveys.collection.models import Response
+from tests.e2e.privacy import serve_modified, served_text, survey_with
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MECHANISMS = [("yes_no", "qrr", Decimal("0.5"), 2), ("single_choice", "krr", 1.0, 3),
+              ("single_choice", "oue", 1.0, 4)]
+RANDOMIZE = "reports[String(question.id)] = randomizeAnswer(question.sampler, answers[i], nextWord);"
+SKIP = (RANDOMIZE, "reports[String(question.id)] = answers[i];")
+FORMS = 120
+
+
+def skipping(tab):
+    serve_modified(tab, "static/js/respond.js", SKIP)
+
+
+def test_a_page_whose_respond_js_sends_the_truth_fails_with_an_honest_randomizer(live_server, page):
+    url = f"{live_server.url}/s/{survey_with(MECHANISMS).slug}/"
+    skipping(page)
+    page.goto(url)
+    assert "= answers[i];" in served_text(page, "/static/js/respond.js")  # the swap took
+    assert all(item.result.passed for item in audit_page(page, draws=20_000, alpha=1e-3))  # the module is honest
+
+    audits, run = audit_forms(page, url, FORMS, alpha=1e-3, tabs=2, watch=skipping)
+    assert run.rounds == FORMS and Response.objects.count() == 0
+    for item in audits:
+        assert not item.result.passed
+        assert item.note.endswith("a page sending the truth: caught")
+    # Every report of the yes/no question was the true answer: 60 of 60 for each truth.
+    assert "truth 0, report 0: observed 1.00000, published 0.75000" in audits[0].result.failures
+
+
+def test_the_honest_page_passes_and_nothing_is_stored(live_server, page):
+    url = f"{live_server.url}/s/{survey_with(MECHANISMS).slug}/"
+    page.goto(url)
+    audits, run = audit_forms(page, url, FORMS, alpha=1e-3, tabs=2)
+    assert [item.result.failures for item in audits] == [(), (), ()]
+    assert all(item.result.passed for item in audits)
+    assert [sum(run.forms[item.question["id"]].values()) for item in audits] == [FORMS] * 3
+    assert [run.forms[item.question["id"]] for item in audits][1] == {0: 40, 1: 40, 2: 40}
+    assert Response.objects.count() == 0
