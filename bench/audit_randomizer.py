@@ -1,21 +1,29 @@
-"""Audit a running survey page's randomizer from outside, in headless Chromium.
+"""Audit a running survey page from outside, in headless Chromium: what respondents run, as they run it.
 
-    python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ [--draws N] [--alpha A]
+    python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ [--forms N] [--alpha A] [--tabs T]
+    python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ --draws N [--alpha A]
 
-Draws from the page's own randomizer.js for every question and true answer, tests the reports
-against the published probabilities (`ldp.audit`: exact binomial tests, family-wise false-alarm
-rate alpha) and bounds the empirical epsilon from below. A direct question (sampler kind
-"direct", not randomized) is audited as the identity channel: every report must be the answer
-given (probabilities 1 and 0); its claimed epsilon is infinite and it is marked "(sent as given)".
-Multi-select, 1-bit mean and discrete Laplace questions are drawn for the true answers
-`ldp.audit.audit_truths` names and counted over the cells of `ldp.report_cells` (joint bit
-patterns, report values or ranges of them). Exits 1 if any question fails, 2 if the page cannot
-be audited. It prints the SHA-256 of every script the page loaded, and with `--expect NAME=SHA256`
-(repeatable) fails unless the page loaded NAME with exactly that hash (compare with the survey
-definition API's `client_code`, or a reviewed release). The page publishes its samplers in the
-`survey-data` JSON block; we import the very randomizer module the page loaded (its hashed name in
-production) and draw from it with the page's Web Crypto. Needs Debian's
-chromium and Playwright's Python package (development requirements); the browser tests use the
+By default (end to end, bench/audit_form.py) it fills the page's real form N times (default 400) with known
+true answers, each question's audited truths in turn, presses the real send button, intercepts the POST and
+aborts it (nothing is stored), and tests those payloads: whatever respond.js, the randomizer and the modules
+they import did, the reports must follow the published probabilities. Each question's line says how many
+forms each truth got, about how far a cell's frequency must move to be caught (about half the time), and
+whether a page that sent the true answers would fail; the summary times the forms. With `--draws N` it
+instead draws N reports per true answer from the randomizer module the page loaded (its hashed name in
+production), with the page's Web Crypto: fast and powerful for the sampler itself, but it never runs
+respond.js, so a page that skips randomizing passes it.
+
+Either way the reports are tested against the published probabilities (`ldp.audit`: exact binomial tests,
+family-wise false-alarm rate alpha, 10^-3 end to end and 10^-6 with --draws) and the empirical epsilon is
+bounded from below. A direct question (sampler kind "direct", not randomized) is audited as the identity
+channel: every report must be the answer given; its claimed epsilon is infinite and it is marked "(sent as
+given)". True answers are those `ldp.audit.audit_truths` names, reports are counted over the cells of
+`ldp.report_cells` (report values or ranges of them; for unary and multi-select reports joint bit patterns,
+or patterns of pairs of bits past 6 bits). Exits 1 if any question fails, 2 if the page cannot be audited.
+It prints the SHA-256 of every script the page loaded (end to end, on every load: a URL that served
+different bytes fails), and with `--expect NAME=SHA256` (repeatable) fails unless the page loaded NAME with
+exactly that hash (compare with the survey definition API's `client_code`, or a reviewed release). Needs
+Debian's chromium and Playwright's Python package (development requirements); the browser tests use the
 same functions.
 """
 
@@ -219,7 +227,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="a script the page must load with this SHA-256 (hex), e.g. randomizer.js=<hash> from "
                              "a reviewed release; repeatable. The manifest's hash in a served name is ignored")
     args = parser.parse_args(argv)
-    forms = None if args.draws is not None else args.forms or FORMS
+    forms = None if args.draws is not None else FORMS if args.forms is None else args.forms
     alpha = args.alpha if args.alpha is not None else DRAWS_ALPHA if forms is None else FORMS_ALPHA
     if (forms is not None and forms < 1) or (args.draws is not None and args.draws < 1):
         parser.error("--forms and --draws must be at least 1")
