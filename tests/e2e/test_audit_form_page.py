@@ -50,3 +50,24 @@ def test_the_honest_page_passes_and_nothing_is_stored(live_server, page):
     assert [sum(run.forms[item.question["id"]].values()) for item in audits] == [FORMS] * 3
     assert [run.forms[item.question["id"]] for item in audits][1] == {0: 40, 1: 40, 2: 40}
     assert Response.objects.count() == 0
+
+
+def test_the_form_is_filled_with_exactly_the_audited_truths_of_every_kind(live_server, page, kinds_survey):
+    """With a respond.js that sends what answers.js read from the inputs, each payload shows what the audit
+    typed or ticked: every truth's reports are that truth (a multi-select's bitmask, a grid index, a bin, a
+    level); the 1-bit mean's grid indexes other than 0 and 1 are no report it can make, and fail it so."""
+    url = f"{live_server.url}/s/{kinds_survey.slug}/"
+    skipping(page)
+    page.goto(url)
+    audits, run = audit_forms(page, url, 24, alpha=1e-3, tabs=2, watch=skipping)
+    kinds = [item.question["sampler"]["kind"] for item in audits]
+    assert kinds == ["multiselect", "onebit", "dlaplace", "grr", "grr"]
+    multi, onebit, laplace, bins, levels = (run.histograms[item.question["id"]] for item in audits)
+    assert multi == {0: {0: 8}, 3: {3: 8}, 12: {12: 8}}  # none, the first two, the last two ticked
+    assert laplace == {0: {0: 8}, 10: {10: 8}, 20: {20: 8}}  # 0, 5 and 10 typed on the grid of step 0.5
+    assert bins == {b: {b: 6} for b in range(4)} and levels == {v: {v: 6} for v in range(4)}
+    assert onebit == {0: {0: 8}, 50: {}, 100: {}}
+    assert "truth 50: report 50 is outside what the sampler can produce" in audits[1].result.failures
+    # At 24 forms the truth is caught where the power line says so, and only there: 6 forms per truth are too few.
+    assert [item.note.rsplit(": ", 1)[1] for item in audits] == ["caught", "n/a", "caught", "NOT caught", "NOT caught"]
+    assert [item.result.passed for item in audits] == [False, False, False, True, True]
