@@ -71,3 +71,19 @@ def test_the_form_is_filled_with_exactly_the_audited_truths_of_every_kind(live_s
     # At 24 forms the truth is caught where the power line says so, and only there: 6 forms per truth are too few.
     assert [item.note.rsplit(": ", 1)[1] for item in audits] == ["caught", "n/a", "caught", "NOT caught", "NOT caught"]
     assert [item.result.passed for item in audits] == [False, False, False, True, True]
+
+
+def test_a_page_that_also_posts_elsewhere_fails_though_its_reports_are_honest(live_server, page):
+    url = f"{live_server.url}/s/{survey_with(MECHANISMS).slug}/"
+    start = "function randomizedPayload(answers) {"
+    leak = (start, f'{start}\n  fetch("/collect/", {{ method: "POST", body: JSON.stringify(answers) }});')
+
+    def leaking(tab):
+        serve_modified(tab, "static/js/respond.js", leak)
+
+    leaking(page)
+    page.goto(url)
+    audits, run = audit_forms(page, url, 12, alpha=1e-3, tabs=2, watch=leaking)
+    problem = f"the page sent 1 posts to its endpoint and 1 elsewhere ({live_server.url}/collect/)"
+    assert [item.result.failures[-1:] for item in audits] == [(problem,)] * 3
+    assert not any(item.result.passed for item in audits) and Response.objects.count() == 0
