@@ -181,11 +181,12 @@ def check_scripts(scripts: dict[str, set[str]], expected: list[str], out: TextIO
     for item in expected:
         name, _, digest = item.partition("=")
         name = name.rsplit("/", 1)[-1]
-        found = {url: got for url, digests in scripts.items() if script_name(url) == name for got in digests}
+        found = [(url, got) for url, digests in sorted(scripts.items()) if script_name(url) == name
+                 for got in sorted(digests)]
         if not found:
             out.write(f"FAIL {name}: not loaded by the page\n")
             failed = 1
-        for url, got in found.items():
+        for url, got in found:
             if got != digest.strip().lower():
                 out.write(f"FAIL {name}: served {got}, expected {digest} ({url})\n")
                 failed = 1

@@ -48,3 +48,17 @@ def test_it_refuses_no_forms_and_the_two_modes_together():
     assert none.returncode == 2 and "--forms and --draws must be at least 1" in none.stderr
     both = audit(url, "--forms", "10", "--draws", "10")
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_a_script_that_served_different_bytes_on_different_loads_fails_the_check():
+    import io
+
+    from bench.audit_randomizer import check_scripts
+
+    out = io.StringIO()
+    url = "http://host/static/js/randomizer.0123456789ab.js"
+    assert check_scripts({url: {"a" * 64, "b" * 64}}, [f"randomizer.js={'a' * 64}"], out) == 1
+    assert out.getvalue().splitlines() == [f"script {'a' * 64}  {url}", f"script {'b' * 64}  {url}",
+                                           f"FAIL {url}: 2 different bodies on different loads",
+                                           f"pass randomizer.js: {'a' * 64}",
+                                           f"FAIL randomizer.js: served {'b' * 64}, expected {'a' * 64} ({url})"]

@@ -108,3 +108,13 @@ def test_pair_cells_are_the_exact_products_of_two_bits():
         for a, b in itertools.product((0, 1), repeat=2):
             exact = exact_bit(sampler, 2, i, a) * exact_bit(sampler, 2, j, b)
             assert row[4 * n + a + 2 * b] == pytest.approx(float(exact), rel=1e-12)
+
+
+@pytest.mark.parametrize("bits", [True, False], ids=["bitwise", "joint"])
+def test_a_unary_randomizer_leaking_more_than_it_claims_shows_a_bound_above_the_claim(bits):
+    """The bitwise bound (independent bits assumed) and the joint one (no assumption) both see the leak."""
+    claimed, leaky = ldp.OptimizedUnary(1.0, 5).sampler(), ldp.OptimizedUnary(1.4, 5).sampler()
+    rng = np.random.default_rng(35)
+    table = {x: tabulate(claimed, draw(leaky, x, rng, together=False), bits=bits) for x in range(5)}
+    result = audit(claimed, table, DRAWS, bits=bits)
+    assert not result.passed and result.epsilon_lower_bound > result.claimed_epsilon
