@@ -18,7 +18,7 @@ MECHANISMS = [("yes_no", "qrr", Decimal("0.5"), 2), ("single_choice", "krr", 1.0
               ("single_choice", "oue", 1.0, 4)]
 RANDOMIZE = "reports[String(question.id)] = randomizeAnswer(question.sampler, answers[i], nextWord);"
 SKIP = (RANDOMIZE, "reports[String(question.id)] = answers[i];")
-FORMS = 120
+FORMS = 96  # enough for every question to catch a page sending the truth (72 is not, as the power line says)
 
 
 def skipping(tab):
@@ -37,18 +37,18 @@ def test_a_page_whose_respond_js_sends_the_truth_fails_with_an_honest_randomizer
     for item in audits:
         assert not item.result.passed
         assert item.note.endswith("a page sending the truth: caught")
-    # Every report of the yes/no question was the true answer: 60 of 60 for each truth.
+    # Every report of the yes/no question was the true answer: 48 of 48 for each truth.
     assert "truth 0, report 0: observed 1.00000, published 0.75000" in audits[0].result.failures
 
 
 def test_the_honest_page_passes_and_nothing_is_stored(live_server, page):
     url = f"{live_server.url}/s/{survey_with(MECHANISMS).slug}/"
     page.goto(url)
-    audits, run = audit_forms(page, url, FORMS, alpha=1e-3, tabs=2)
+    audits, run = audit_forms(page, url, 48, alpha=1e-3, tabs=2)
     assert [item.result.failures for item in audits] == [(), (), ()]
     assert all(item.result.passed for item in audits)
-    assert [sum(run.forms[item.question["id"]].values()) for item in audits] == [FORMS] * 3
-    assert [run.forms[item.question["id"]] for item in audits][1] == {0: 40, 1: 40, 2: 40}
+    assert [run.forms[item.question["id"]] for item in audits] == [{0: 24, 1: 24}, {0: 16, 1: 16, 2: 16},
+                                                                   {0: 12, 1: 12, 2: 12, 3: 12}]
     assert Response.objects.count() == 0
 
 

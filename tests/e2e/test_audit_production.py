@@ -11,7 +11,7 @@ from tests.e2e.test_audit_randomizer_command import audit
 
 HONEST = 'if (sampler.kind === "direct") return truth; // sent as given'
 TRUTHFUL = (HONEST, "return truth; // every answer sent as given")
-FORMS = "100"
+FORMS = "100"  # enough that a page sending the truth fails every demo question (96 would do)
 
 
 def responses(directory):
@@ -22,11 +22,11 @@ def responses(directory):
 def test_the_audit_passes_an_honest_production_server_and_fails_one_whose_hashed_randomizer_returns_the_truth(
         tmp_path):
     with production_server(tmp_path) as url:
-        honest = audit(url, "--forms", FORMS)
+        honest = audit(url, "--forms", "48")
     assert honest.returncode == 0, honest.stdout + honest.stderr
     assert re.search(r"^script [0-9a-f]{64}  http://[^ ]+/static/js/randomizer\.[0-9a-f]{12}\.js$", honest.stdout,
                      re.M)
-    assert honest.stdout.splitlines()[-1].startswith(f"3 of 3 questions pass ({FORMS} forms through the page in ")
+    assert honest.stdout.splitlines()[-1].startswith("3 of 3 questions pass (48 forms through the page in ")
 
     with production_server(tmp_path, lambda directory: replace_in(collected(directory, "js/randomizer.js"),
                                                                   *TRUTHFUL)) as url:
