@@ -50,7 +50,7 @@ from ldp.audit import AuditResult, audit, audit_truths, tabulate  # noqa: E402
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-FORMS, FORMS_ALPHA = 400, 1e-3  # about a minute and a half against a local server; see the module docstring
+FORMS, FORMS_ALPHA = 400, 1e-3  # about two minutes against a local server (docs/operations.md has figures)
 DRAWS_ALPHA = 1e-6
 CHROMIUM_ARGS = [
     "--no-sandbox",  # CI runs as root
