@@ -1,21 +1,29 @@
-"""Audit a running survey page's randomizer from outside, in headless Chromium.
+"""Audit a running survey page from outside, in headless Chromium: what respondents run, as they run it.
 
-    python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ [--draws N] [--alpha A]
+    python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ [--forms N] [--alpha A] [--tabs T]
+    python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ --draws N [--alpha A]
 
-Draws from the page's own randomizer.js for every question and true answer, tests the reports
-against the published probabilities (`ldp.audit`: exact binomial tests, family-wise false-alarm
-rate alpha) and bounds the empirical epsilon from below. A direct question (sampler kind
-"direct", not randomized) is audited as the identity channel: every report must be the answer
-given (probabilities 1 and 0); its claimed epsilon is infinite and it is marked "(sent as given)".
-Multi-select, 1-bit mean and discrete Laplace questions are drawn for the true answers
-`ldp.audit.audit_truths` names and counted over the cells of `ldp.report_cells` (joint bit
-patterns, report values or ranges of them). Exits 1 if any question fails, 2 if the page cannot
-be audited. It prints the SHA-256 of every script the page loaded, and with `--expect NAME=SHA256`
-(repeatable) fails unless the page loaded NAME with exactly that hash (compare with the survey
-definition API's `client_code`, or a reviewed release). The page publishes its samplers in the
-`survey-data` JSON block; we import the very randomizer module the page loaded (its hashed name in
-production) and draw from it with the page's Web Crypto. Needs Debian's
-chromium and Playwright's Python package (development requirements); the browser tests use the
+By default (end to end, bench/audit_form.py) it fills the page's real form N times (default 400) with known
+true answers, each question's audited truths in turn, presses the real send button, intercepts the POST and
+aborts it (nothing is stored), and tests those payloads: whatever respond.js, the randomizer and the modules
+they import did, the reports must follow the published probabilities. Each question's line says how many
+forms each truth got, about how far a cell's frequency must move to be caught (about half the time), and
+whether a page that sent the true answers would fail; the summary times the forms. With `--draws N` it
+instead draws N reports per true answer from the randomizer module the page loaded (its hashed name in
+production), with the page's Web Crypto: fast and powerful for the sampler itself, but it never runs
+respond.js, so a page that skips randomizing passes it.
+
+Either way the reports are tested against the published probabilities (`ldp.audit`: exact binomial tests,
+family-wise false-alarm rate alpha, 10^-3 end to end and 10^-6 with --draws) and the empirical epsilon is
+bounded from below. A direct question (sampler kind "direct", not randomized) is audited as the identity
+channel: every report must be the answer given; its claimed epsilon is infinite and it is marked "(sent as
+given)". True answers are those `ldp.audit.audit_truths` names, reports are counted over the cells of
+`ldp.report_cells` (report values or ranges of them; for unary and multi-select reports joint bit patterns,
+or patterns of pairs of bits past 6 bits). Exits 1 if any question fails, 2 if the page cannot be audited.
+It prints the SHA-256 of every script the page loaded (end to end, on every load: a URL that served
+different bytes fails), and with `--expect NAME=SHA256` (repeatable) fails unless the page loaded NAME with
+exactly that hash (compare with the survey definition API's `client_code`, or a reviewed release). Needs
+Debian's chromium and Playwright's Python package (development requirements); the browser tests use the
 same functions.
 """
 
@@ -33,13 +41,17 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit
 
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the project, for `ldp`
+sys.path.insert(1, str(Path(__file__).resolve().parent))  # bench/, for `audit_form` when imported as bench.*
+
+from audit_form import FormRun, audit_forms  # noqa: E402
 
 from ldp.audit import AuditResult, audit, audit_truths, tabulate  # noqa: E402
-from ldp.report_cells import bit_cells  # noqa: E402
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
+FORMS, FORMS_ALPHA = 400, 1e-3  # about two minutes against a local server (docs/operations.md has figures)
+DRAWS_ALPHA = 1e-6
 CHROMIUM_ARGS = [
     "--no-sandbox",  # CI runs as root
     "--disable-gpu",
@@ -49,23 +61,20 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-# Per true answer: counts of each 1-bit (bit cells), or a histogram {report value: count} where a
-# report value is the option index, the bit, r, or for multi-select the bitmask of the bits.
-DRAW = """async ([sampler, truths, draws, bitCells, randomizerUrl]) => {
+# Per true answer a histogram {report value: count}, where a report value is the option index, the bit, r,
+# or for a report of bits (unary, multi-select) their bitmask.
+DRAW = """async ([sampler, truths, draws, randomizerUrl]) => {
   const randomizer = await import(randomizerUrl);
   const nextWord = randomizer.cryptoSource();
   const multi = sampler.kind === "multiselect";
   const table = [];
   for (const truth of truths) {
     const answer = multi ? Array.from({ length: sampler.k }, (_, j) => Math.floor(truth / 2 ** j) % 2) : truth;
-    const counts = bitCells ? new Array(sampler.k).fill(0) : {};
+    const counts = {};
     for (let i = 0; i < draws; i++) {
       const report = randomizer.randomizeAnswer(sampler, answer, nextWord);
-      if (bitCells) report.forEach((bit, j) => { counts[j] += bit; });
-      else {
-        const value = Array.isArray(report) ? report.reduce((v, bit, j) => v + bit * 2 ** j, 0) : report;
-        counts[value] = (counts[value] || 0) + 1;
-      }
+      const value = Array.isArray(report) ? report.reduce((v, bit, j) => v + bit * 2 ** j, 0) : report;
+      counts[value] = (counts[value] || 0) + 1;
     }
     table.push(counts);
   }
@@ -78,6 +87,7 @@ class QuestionAudit:
     question_id: int
     sampler: dict[str, Any]
     result: AuditResult
+    note: str = ""  # the end-to-end mode's forms per truth and power
 
 
 def launch_chromium(playwright: Any) -> Any:
@@ -108,9 +118,8 @@ def loaded_randomizer(page: Page) -> str:
 def draw_table(page: Page, sampler: dict[str, Any], draws: int) -> dict[int, list[int]]:
     """{true answer: counts per cell} for the answers `audit_truths` names."""
     truths = audit_truths(sampler)
-    bits = bit_cells(sampler)
-    raw = page.evaluate(DRAW, [sampler, truths, draws, bits, loaded_randomizer(page)])
-    return {x: row if bits else tabulate(sampler, {int(value): count for value, count in row.items()})
+    raw = page.evaluate(DRAW, [sampler, truths, draws, loaded_randomizer(page)])
+    return {x: tabulate(sampler, {int(value): count for value, count in row.items()})
             for x, row in zip(truths, raw, strict=True)}
 
 
@@ -124,9 +133,11 @@ def audit_page(page: Page, draws: int = 100_000, alpha: float = 1e-6) -> list[Qu
             for question, table in zip(questions, tables, strict=True)]
 
 
-def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6,
-              scripts: dict[str, str] | None = None) -> list[QuestionAudit]:
-    """Audit the page at `url`; `scripts`, if given, receives {URL: SHA-256 hex} of every script it loaded."""
+def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6, scripts: dict[str, set[str]] | None = None,
+              forms: int | None = None, tabs: int = 4) -> tuple[list[QuestionAudit], FormRun | None]:
+    """Audit the page at `url` through `forms` filled forms (bench/audit_form.py), or without `forms` by `draws`
+    draws per truth from its randomizer module; `scripts`, if given, receives {URL: SHA-256 hex digests} of
+    every script it loaded, each time it loaded it."""
     from playwright.sync_api import sync_playwright
 
     loaded = scripts if scripts is not None else {}
@@ -134,13 +145,20 @@ def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6,
         browser = launch_chromium(playwright)
         try:
             page = browser.new_page()
-            page.on("response", lambda r: loaded.__setitem__(r.url, hashlib.sha256(r.body()).hexdigest())
-                    if r.request.resource_type == "script" and r.ok else None)
+            page.set_default_timeout(30_000)
+            def watch(tab: Page) -> None:
+                tab.on("response", lambda r: loaded.setdefault(r.url, set()).add(hashlib.sha256(r.body()).hexdigest())
+                       if r.request.resource_type == "script" and r.ok else None)
+
+            watch(page)
             response = page.goto(url)
             if response is None or response.status != 200:
                 raise RuntimeError(f"{url} answered {response.status if response else 'nothing'}")
             page.wait_for_load_state("networkidle")
-            return audit_page(page, draws, alpha)
+            if forms is None:
+                return audit_page(page, draws, alpha), None
+            found, run = audit_forms(page, url, forms, alpha, tabs, watch)
+            return [QuestionAudit(a.question["id"], a.question["sampler"], a.result, a.note) for a in found], run
         finally:
             browser.close()
 
@@ -150,20 +168,25 @@ def script_name(url: str) -> str:
     return HASHED_NAME.sub("", urlsplit(url).path.rsplit("/", 1)[-1])
 
 
-def check_scripts(scripts: dict[str, str], expected: list[str], out: TextIO) -> int:
-    """Print every loaded script's SHA-256; 1 if a script named in `expected` (NAME=SHA256) is missing or
-    differs from the hash given on the command line, else 0."""
-    for url, digest in sorted(scripts.items()):
-        out.write(f"script {digest}  {url}\n")
+def check_scripts(scripts: dict[str, set[str]], expected: list[str], out: TextIO) -> int:
+    """Print every loaded script's SHA-256; 1 if a URL served different bytes on different loads, or a script
+    named in `expected` (NAME=SHA256) is missing or differs from the hash given on the command line, else 0."""
     failed = 0
+    for url, digests in sorted(scripts.items()):
+        for digest in sorted(digests):
+            out.write(f"script {digest}  {url}\n")
+        if len(digests) > 1:
+            out.write(f"FAIL {url}: {len(digests)} different bodies on different loads\n")
+            failed = 1
     for item in expected:
         name, _, digest = item.partition("=")
         name = name.rsplit("/", 1)[-1]
-        found = {url: got for url, got in scripts.items() if script_name(url) == name}
+        found = [(url, got) for url, digests in sorted(scripts.items()) if script_name(url) == name
+                 for got in sorted(digests)]
         if not found:
             out.write(f"FAIL {name}: not loaded by the page\n")
             failed = 1
-        for url, got in found.items():
+        for url, got in found:
             if got != digest.strip().lower():
                 out.write(f"FAIL {name}: served {got}, expected {digest} ({url})\n")
                 failed = 1
@@ -172,8 +195,8 @@ def check_scripts(scripts: dict[str, str], expected: list[str], out: TextIO) -> 
     return failed
 
 
-def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO) -> int:
-    """Print one line per question and a verdict; 0 if every question passes, else 1."""
+def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO, how: str = "") -> int:
+    """Print one line per question (and its note) and a verdict; 0 if every question passes, else 1."""
     out.write(f"{'question':>8}  {'kind':6} {'k':>3}  {'claimed eps':>11}  {'eps lower bound':>15}  result\n")
     for item in audits:
         r = item.result
@@ -181,31 +204,44 @@ def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO) -
         size = item.sampler.get("k", item.sampler.get("steps"))  # options, or grid steps for numeric questions
         out.write(f"{item.question_id:>8}  {item.sampler['kind']:6} {size:>3}  "
                   f"{r.claimed_epsilon:>11.4f}  {r.epsilon_lower_bound:>15.4f}  {verdict}\n")
-        for failure in r.failures:
-            out.write(f"{'':>10}{failure}\n")
+        for line in ([item.note] if item.note else []) + list(r.failures):
+            out.write(f"{'':>10}{line}\n")
     failed = [a for a in audits if not a.result.passed]
     out.write(f"{len(audits) - len(failed)} of {len(audits)} questions pass "
-              f"({draws:,} draws per true answer, family-wise alpha {alpha:g}).\n")
+              f"({how or f'{draws:,} draws per true answer'}, family-wise alpha {alpha:g}).\n")
     return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("url", help="a respondent page, e.g. https://survey.example.org/s/demo/")
-    parser.add_argument("--draws", type=int, default=100_000, help="draws per true answer")
-    parser.add_argument("--alpha", type=float, default=1e-6, help="family-wise false-alarm rate")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--forms", type=int, default=None, help=f"end to end (the default): fill, send and intercept "
+                      f"the page's form this many times (default {FORMS})")
+    mode.add_argument("--draws", type=int, default=None, help="instead, draw this many reports per true answer "
+                      "from the page's randomizer module (fast; does not run respond.js)")
+    parser.add_argument("--alpha", type=float, default=None, help="family-wise false-alarm rate (default "
+                        f"{FORMS_ALPHA:g} end to end, {DRAWS_ALPHA:g} with --draws)")
+    parser.add_argument("--tabs", type=int, default=4, help="end to end: forms in flight at a time, each in a "
+                        "browser context of its own (default 4)")
     parser.add_argument("--expect", action="append", default=[], metavar="NAME=SHA256",
                         help="a script the page must load with this SHA-256 (hex), e.g. randomizer.js=<hash> from "
                              "a reviewed release; repeatable. The manifest's hash in a served name is ignored")
     args = parser.parse_args(argv)
-    scripts: dict[str, str] = {}
+    forms = None if args.draws is not None else FORMS if args.forms is None else args.forms
+    alpha = args.alpha if args.alpha is not None else DRAWS_ALPHA if forms is None else FORMS_ALPHA
+    if (forms is not None and forms < 1) or (args.draws is not None and args.draws < 1):
+        parser.error("--forms and --draws must be at least 1")
+    scripts: dict[str, set[str]] = {}
     try:
-        audits = audit_url(args.url, args.draws, args.alpha, scripts)
+        audits, run = audit_url(args.url, args.draws or 0, alpha, scripts, forms, max(1, args.tabs))
     except RuntimeError as error:
         out.write(f"error: {error}\n")
         return 2
+    how = f"{run.rounds:,} forms through the page in {run.seconds:.1f} s, {1000 * run.seconds / run.rounds:.0f} " \
+          "ms per form" if run else ""
     table = io.StringIO()
-    verdict = report(audits, args.draws, args.alpha, table)
+    verdict = report(audits, args.draws or 0, alpha, table, how)
     *rows, summary = table.getvalue().splitlines(keepends=True)
     out.writelines(rows)  # the questions, then the scripts, then the one-line summary
     pinned = check_scripts(scripts, args.expect, out)

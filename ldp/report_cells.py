@@ -2,28 +2,71 @@
 
 A cell is a set of reports whose probability under each true answer follows from the published
 integers. For most kinds the cells partition one integer report value: the option index (grr,
-direct), the bit (onebit), the bitmask (multiselect with k <= JOINT_BITS_MAX_K, so joint bit patterns
-are tested, not only each bit), or ranges of r (dlaplace: single values near the grid, wider ranges
-further out, and the two tails). For unary encodings and larger multi-selects the cells are the k bits,
-counted by how often each is 1. Truths are option indexes, grid indexes, or multi-select bitmasks.
+direct), the bit (onebit), or ranges of r (dlaplace: single values near the grid, wider ranges
+further out, and the two tails). A report of k bits (unary encodings, multi-select) is counted on
+joint bit patterns, so that a randomizer whose bits are each right but correlated fails: all 2^k
+patterns (the report's bitmask) when k <= JOINT_BITS_MAX_K, else, for every pair of bits i < j, the
+four patterns of (bit i, bit j) (cells that overlap: each is its own binomial event). With
+`bits=True` they are counted bit by bit instead (how often each bit is 1): a marginal test only,
+blind to correlation between bits. Every cell's probability is computed from the sampler's integers,
+with the bits randomized independently given the truth, as the published mechanisms randomize them.
+Truths are option indexes, grid indexes, or multi-select bitmasks.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
+
+import numpy as np
 
 from .exact import hamming, sampler_channel
 
-JOINT_BITS_MAX_K = 8
+JOINT_BITS_MAX_K = 6
 TAIL = 1e-4  # dlaplace: about this much probability lies beyond the finely cut window on each side
+Layout = Literal["values", "patterns", "pairs", "bits"]
 
 
-def bit_cells(sampler: dict[str, Any]) -> bool:
-    """True when the cells are the k bits (each counted when it is 1) rather than report values."""
-    kind, k = str(sampler["kind"]), int(sampler.get("k", 0))
-    return kind == "unary" or (kind == "multiselect" and k > JOINT_BITS_MAX_K)
+def layout(sampler: dict[str, Any], bits: bool = False) -> Layout:
+    """How reports are counted: report values, all joint bit patterns, patterns of pairs of bits, or bits.
+
+    >>> [layout({"kind": "unary", "k": k}) for k in (6, 7)], layout({"kind": "unary", "k": 6}, bits=True)
+    (['patterns', 'pairs'], 'bits')
+    """
+    if sampler["kind"] not in ("unary", "multiselect"):
+        return "values"
+    if bits:
+        return "bits"
+    return "patterns" if int(sampler["k"]) <= JOINT_BITS_MAX_K else "pairs"
+
+
+def bit_cells(sampler: dict[str, Any], bits: bool = False) -> bool:
+    """True when the cells are the k bits (each counted when it is 1) rather than events of whole reports."""
+    return layout(sampler, bits) == "bits"
+
+
+def bit_pairs(k: int) -> list[tuple[int, int]]:
+    """The pairs of bits (i, j), i < j, in the order of the pair cells: cell 4 * n + a + 2 b is bits (i, j) = (a, b)."""
+    return list(itertools.combinations(range(k), 2))
+
+
+def cell_name(sampler: dict[str, Any], cell: int, bits: bool = False) -> str:
+    """A cell in words, for failures: "report 2", "bit 3", "bits 1,0,1", "bits (0, 4) = (1, 0)", "cell 7".
+
+    >>> cell_name({"kind": "unary", "k": 8}, 5), cell_name({"kind": "unary", "k": 3}, 5)
+    ('bits (0, 2) = (1, 0)', 'bits 1,0,1')
+    """
+    found = layout(sampler, bits)
+    if found == "bits":
+        return f"bit {cell}"
+    if found == "patterns":
+        return "bits " + ",".join(str((cell >> j) & 1) for j in range(sampler["k"]))
+    if found == "pairs":
+        i, j = bit_pairs(sampler["k"])[cell // 4]
+        return f"bits ({i}, {j}) = ({cell % 2}, {cell // 2 % 2})"
+    return f"report {cell}" if sampler["kind"] in ("grr", "direct") else f"cell {cell}"
 
 
 def audit_truths(sampler: dict[str, Any]) -> list[int]:
@@ -48,17 +91,18 @@ def audit_truths(sampler: dict[str, Any]) -> list[int]:
 
 
 def report_edges(sampler: dict[str, Any]) -> list[int]:
-    """Cell c holds the report values in [edges[c], edges[c + 1]); ValueError for bit cells.
+    """Cell c holds the report values in [edges[c], edges[c + 1]); ValueError for pair cells.
 
     >>> report_edges({"kind": "onebit", "steps": 4, "modulus": 8, "keep": 6})
     [0, 1, 2]
     """
-    kind = sampler["kind"]
-    if bit_cells(sampler):
-        raise ValueError(f"the cells of a {kind} sampler are its bits, not report values")
+    kind, found = sampler["kind"], layout(sampler)
+    if found in ("bits", "pairs"):
+        raise ValueError(f"the cells of a {kind} sampler with k = {sampler['k']} are pairs of its bits, "
+                         "not report values")
     if kind == "onebit":
         return [0, 1, 2]
-    if kind == "multiselect":
+    if found == "patterns":
         return list(range((1 << sampler["k"]) + 1))
     if kind == "dlaplace":
         return _laplace_edges(sampler)
@@ -75,11 +119,13 @@ def _laplace_edges(sampler: dict[str, Any]) -> list[int]:
     return [e for e in edges if -bound <= e <= steps + bound + 1]
 
 
-def report_probabilities(sampler: dict[str, Any], truth: int) -> list[float]:
+def report_probabilities(sampler: dict[str, Any], truth: int, bits: bool = False) -> list[float]:
     """P(report in cell c | truth) for each cell c (for bit cells: P(bit c = 1 | truth)).
 
     >>> [round(x, 4) for x in report_probabilities({"kind": "onebit", "steps": 4, "modulus": 8, "keep": 6}, 1)]
     [0.625, 0.375]
+    >>> report_probabilities({"kind": "unary", "k": 2, "modulus": 4, "one_if_true": 3, "one_if_false": 1}, 0)
+    [0.1875, 0.5625, 0.0625, 0.1875]
     """
     kind = sampler["kind"]
     _check_truth(sampler, truth)
@@ -90,14 +136,28 @@ def report_probabilities(sampler: dict[str, Any], truth: int) -> list[float]:
     if kind == "onebit":
         one = q + truth / sampler["steps"] * (p - q)
         return [1.0 - one, one]
-    if kind == "multiselect":
-        truth_bits = [(truth >> j) & 1 for j in range(sampler["k"])]
-        if bit_cells(sampler):
-            return [p if bit else q for bit in truth_bits]
-        agree = [p, 1.0 - p]  # P(reported bit = true bit), P(flipped)
-        return [math.prod(agree[((pattern >> j) & 1) ^ bit] for j, bit in enumerate(truth_bits))
-                for pattern in range(1 << sampler["k"])]
+    if kind in ("unary", "multiselect"):
+        return _bit_probabilities(sampler, truth, bits)
     return [p if y == truth else q for y in range(sampler["k"])]
+
+
+def _bit_probabilities(sampler: dict[str, Any], truth: int, bits: bool) -> list[float]:
+    """Cells of a k-bit report: bit j is 1 with probability one[j], independently of the other bits."""
+    k = sampler["k"]
+    if sampler["kind"] == "unary":  # one_if_true for the truth's bit, one_if_false for the others
+        truth = 1 << truth
+        one_if_true, one_if_false = sampler["one_if_true"], sampler["one_if_false"]
+    else:  # a bit is kept (reported as it is) with probability keep / modulus, else flipped
+        one_if_true, one_if_false = sampler["keep"], sampler["modulus"] - sampler["keep"]
+    m = sampler["modulus"]
+    one = [(one_if_true if (truth >> j) & 1 else one_if_false) for j in range(k)]
+    chance = [[(m - a) / m, a / m] for a in one]  # chance[j][b]: P(bit j = b), each from the integers
+    found = layout(sampler, bits)
+    if found == "bits":
+        return [c[1] for c in chance]
+    if found == "pairs":
+        return [chance[i][a] * chance[j][b] for i, j in bit_pairs(k) for b in (0, 1) for a in (0, 1)]
+    return [math.prod(chance[j][(pattern >> j) & 1] for j in range(k)) for pattern in range(1 << k)]
 
 
 def _check_truth(sampler: dict[str, Any], truth: int) -> None:
@@ -142,14 +202,24 @@ def _laplace_probabilities(sampler: dict[str, Any], truth: int) -> list[float]:
             for low, high in zip(edges, edges[1:], strict=False)]
 
 
-def tabulate(sampler: dict[str, Any], histogram: Mapping[int, int]) -> list[int]:
-    """Counts per cell from a histogram {report value: count} (bitmask for multi-select reports).
+def tabulate(sampler: dict[str, Any], histogram: Mapping[int, int], bits: bool = False) -> list[int]:
+    """Counts per cell from a histogram {report value: count} (the bitmask for k-bit reports).
 
     >>> tabulate({"kind": "grr", "k": 3, "modulus": 7, "keep": 3, "other": 2}, {0: 5, 2: 1})
     [5, 0, 1]
     """
-    if bit_cells(sampler):
-        return [sum(c for value, c in histogram.items() if (value >> j) & 1) for j in range(sampler["k"])]
+    found = layout(sampler, bits)
+    if found in ("bits", "pairs"):
+        values = np.array(list(histogram), dtype=np.int64)
+        counts = np.array(list(histogram.values()), dtype=np.int64)
+        k = sampler["k"]
+        if values.size and not (0 <= values.min() and values.max() < 1 << k):
+            raise ValueError(f"report {values.max()} is outside what the sampler can produce")
+        bit = [(values >> j) & 1 for j in range(k)]
+        if found == "bits":
+            return [int(counts[b == 1].sum()) for b in bit]
+        return [int(n) for i, j in bit_pairs(k)
+                for n in np.bincount(bit[i] + 2 * bit[j], weights=counts, minlength=4).astype(np.int64)]
     edges = report_edges(sampler)
     row = [0] * (len(edges) - 1)
     for value, count in histogram.items():

@@ -22,3 +22,15 @@ def test_every_new_kind_on_a_live_page_passes_the_audit_with_the_servers_epsilon
         assert float(row[3]) == pytest.approx(question.mechanism.effective_epsilon, abs=5e-5)
         assert 0 <= float(row[4]) <= float(row[3]) and row[5] == "pass"
     assert lines[-1].startswith("5 of 5 questions pass")
+
+
+def test_every_new_kind_passes_end_to_end_through_its_inputs(live_server, kinds_survey):
+    """Ticks, numbers typed on the grid (a bin's lowest value for the histogram) and ordinal levels, through
+    the real form: every question passes, and each truth got its share of the forms."""
+    done = audit(f"{live_server.url}/s/{kinds_survey.slug}/", "--forms", "72")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[5] for line in lines[1:11:2]] == ["pass"] * 5
+    # multi-select, 1-bit mean and discrete Laplace: 3 audited truths; 4 bins; 4 levels
+    assert [line.split()[0] for line in lines[2:11:2]] == ["24-24", "24-24", "24-24", "18-18", "18-18"]
+    assert lines[-1].startswith("5 of 5 questions pass (72 forms through the page")

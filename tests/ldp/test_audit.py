@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.audit import audit, cell_probabilities, sampler_epsilon
+from ldp.audit import audit, cell_probabilities, sampler_epsilon, tabulate
 
 MECHANISMS = [ldp.QRandomizedResponse("0.5"), ldp.BitFlip(2.0), ldp.KaryRR(1.0, 4),
               ldp.SymmetricUnary(1.5, 3), ldp.OptimizedUnary(1.0, 5)]
@@ -14,7 +14,15 @@ DRAWS = 50_000
 
 
 def observed(mechanism, rng, draws=DRAWS):
-    return [list(mechanism.counts(mechanism.randomize(np.full(draws, x), rng))) for x in range(mechanism.k)]
+    """Per true answer, counts per report, or for a unary encoding per joint pattern of its bits."""
+    if mechanism.name not in ("sue", "oue"):
+        return [list(mechanism.counts(mechanism.randomize(np.full(draws, x), rng))) for x in range(mechanism.k)]
+    rows = []
+    for x in range(mechanism.k):
+        values, counts = np.unique(mechanism.encode_many(mechanism.randomize(np.full(draws, x), rng)),
+                                   return_counts=True)
+        rows.append(tabulate(mechanism.sampler(), dict(zip(values.tolist(), counts.tolist(), strict=True))))
+    return rows
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS, ids=lambda m: m.name)

@@ -11,7 +11,7 @@ import pytest
 
 import ldp
 from ldp.audit import audit, audit_truths, report_edges, report_probabilities, tabulate
-from ldp.report_cells import bit_cells
+from ldp.report_cells import bit_pairs, layout
 
 MECHANISMS = [ldp.MultiSelect(2.0, 4), ldp.MultiSelect(3.0, 6, at_most=2), ldp.MultiSelect(3.0, 12),
               ldp.OneBitMean(1.5, "0", "10", "1"), ldp.DiscreteLaplace(1.0, "0", "10", "1"),
@@ -75,8 +75,9 @@ def test_cell_probabilities_add_up_to_one_and_cover_every_report(m):
     sampler = m.sampler()
     for x in audit_truths(sampler):
         row = report_probabilities(sampler, x)
-        if bit_cells(sampler):
-            assert len(row) == m.k
+        if layout(sampler) == "pairs":  # the four patterns of each pair of bits add up to one
+            assert len(row) == 4 * len(bit_pairs(m.k)) == 2 * m.k * (m.k - 1)
+            assert [math.fsum(row[c:c + 4]) for c in range(0, len(row), 4)] == pytest.approx([1.0] * (len(row) // 4))
         else:
             assert math.fsum(row) == pytest.approx(1.0, abs=1e-12)
             edges = report_edges(sampler)
@@ -128,7 +129,13 @@ def test_tabulate_bins_reports_and_refuses_impossible_ones():
     assert sum(row) == 8 and row[0] == 2 and row[-1] == 1 and row[cell_of_zero] == 5
     with pytest.raises(ValueError, match="outside"):
         tabulate(sampler, {11 + m.bound: 1})
-    assert tabulate(ldp.MultiSelect(1.0, 12).sampler(), {0b101: 3, 0b100: 1}) == [3, 0, 4] + [0] * 9
+    twelve = ldp.MultiSelect(1.0, 12).sampler()
+    assert tabulate(twelve, {0b101: 3, 0b100: 1}, bits=True) == [3, 0, 4] + [0] * 9
+    pairs = tabulate(twelve, {0b101: 3, 0b100: 1})
+    assert pairs[:12] == [1, 3, 0, 0, 0, 0, 1, 3, 1, 3, 0, 0]  # bits (0, 1), (0, 2), (0, 3): 00, 10, 01, 11
+    assert pairs[4 * bit_pairs(12).index((1, 2)):][:4] == [0, 0, 4, 0] and sum(pairs) == 4 * 66
+    with pytest.raises(ValueError, match="outside"):
+        tabulate(twelve, {1 << 12: 1})
 
 
 def test_audit_truths_include_the_ends_and_a_pair_of_answers_d_bits_apart():
