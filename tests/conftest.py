@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.servers.basehttp import ThreadedWSGIServer
+from django.utils import translation
 
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
@@ -32,6 +33,13 @@ def fast_password_hashing(settings):
 def empty_cache():
     """Every test starts with no rate-limit or sign-in failure counts (the cache outlives a test)."""
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """LocaleMiddleware leaves a request's language active in its thread (each request sets its own):
+    every test starts in the default, whatever the test before it asked for."""
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
