@@ -53,7 +53,8 @@ FILL = """(answers) => {
     }
   });
 }"""
-READY = "#send:enabled, #refusal:not([hidden]), #unsent:not([hidden])"
+FORM_READY = "#send:enabled, #refusal:not([hidden]), #unsent:not([hidden])"
+READY = f"#agree:enabled, {FORM_READY}"  # a consent text comes first when the survey has one
 
 
 @dataclass
@@ -103,6 +104,9 @@ def _load(page: Page, url: str) -> None:
 
 def _fill_and_send(page: Page, answers: dict[str, Any]) -> None:
     page.wait_for_selector(READY)
+    if page.is_visible("#agree"):  # a consent text first: the auditor agrees, as a respondent would
+        page.click("#agree")
+        page.wait_for_selector(FORM_READY)
     if not page.is_enabled("#send"):
         said = page.inner_text("#refusal") if page.is_visible("#refusal") else "it offers to resend a kept payload"
         raise RuntimeError(f"the page does not offer its form: {said}")

@@ -35,7 +35,7 @@ from .checks import (
     stored,
 )
 
-EXAMPLES = 200  # per generation mode: with fewer, some outcomes it must reach are missed by chance
+EXAMPLES = 400  # per generation mode: with fewer, some outcomes it must reach are missed by chance
 
 FUZZ_SETTINGS = hypothesis_settings(
     max_examples=EXAMPLES, deadline=None, derandomize=True, database=None, print_blob=False,
