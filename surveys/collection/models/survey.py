@@ -65,9 +65,10 @@ class Survey(models.Model):
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     language = models.CharField(max_length=10, choices=interface_languages, default="en",
-                                help_text="The language of the texts on this page; other languages are translations.")
-    consent = models.TextField(blank=True, help_text="Optional: shown before the questions; nobody can answer "
-                                                     "before agreeing to it. Nothing about the agreement is stored.")
+                                help_text=_("The language of the texts on this page; other languages are "
+                                              "translations."))
+    consent = models.TextField(blank=True, help_text=_("Optional: shown before the questions; nobody can answer "
+                                                       "before agreeing to it. Nothing about the agreement is stored."))
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     opens_at = models.DateTimeField(null=True, blank=True, help_text=_("Optional; UTC."))
     closes_at = models.DateTimeField(null=True, blank=True, help_text=_("Optional; UTC."))
