@@ -48,15 +48,18 @@ lint: test-deps
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# Lint and types, then the whole pytest suite twice, on SQLite and on PostgreSQL (.ci/postgres
-# installs and starts a local server with apt-get if needed, then prints its URL), then the
-# JavaScript tests. Each PostgreSQL run names its database after the shell's pid, like the SQLite
-# test files, so runs in parallel do not drop each other's test database.
+# Lint and types, then the whole pytest suite on SQLite and all but the browser tests again on
+# PostgreSQL (.ci/postgres installs and starts a local server with apt-get if needed, then prints
+# its URL), then the JavaScript tests. The browser tests (tests/e2e) test what the page does; every
+# server path they go through is tested on both engines by the view, API and service tests, and
+# running them twice would take the suite near half an hour on two cores. Each PostgreSQL run names
+# its database after the shell's pid, like the SQLite test files, so runs in parallel do not drop
+# each other's test database.
 test: system-deps test-deps lint
 	@echo "== pytest on SQLite =="
 	$(PY) -m pytest
 	@echo "== pytest on PostgreSQL =="
-	url=$$(bash .ci/postgres) && DATABASE_URL="$${url}_$$$$" $(PY) -m pytest
+	url=$$(bash .ci/postgres) && DATABASE_URL="$${url}_$$$$" $(PY) -m pytest --ignore=tests/e2e
 	@echo "== node --test =="
 	node --test tests/js/
 
