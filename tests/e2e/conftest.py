@@ -50,13 +50,13 @@ def language(request) -> str:
 
 
 @pytest.fixture
-def page_in_language(browser, language):
-    """Opens a page in a fresh context whose locale is `language`, with any other context options
-    (viewport, device_scale_factor...); every context is closed after the test."""
+def page_in_locale(browser):
+    """Opens a page in a fresh context whose locale (Accept-Language and navigator.language) is the one
+    given, with any other context options (viewport, device_scale_factor...); all closed after the test."""
     contexts = []
 
-    def open_page(**options):
-        context = browser.new_context(locale=language, **options)
+    def open_page(locale: str, **options):
+        context = browser.new_context(locale=locale, **options)
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(15_000)
@@ -65,6 +65,12 @@ def page_in_language(browser, language):
     yield open_page
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def page_in_language(page_in_locale, language):
+    """`page_in_locale` in the language under test."""
+    return lambda **options: page_in_locale(language, **options)
 
 
 AXE = Path(__file__).resolve().parents[1] / "js" / "node_modules" / "axe-core" / "axe.min.js"

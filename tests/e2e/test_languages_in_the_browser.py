@@ -13,20 +13,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def in_language(browser):
-    """A page whose browser asks for `locale` (Accept-Language and navigator.language)."""
-    contexts = []
-
-    def open_page(locale: str):
-        context = browser.new_context(locale=locale, extra_http_headers={"Accept-Language": locale},
-                                      viewport={"width": 900, "height": 1400})
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        return page
-    yield open_page
-    for context in contexts:
-        context.close()
+def in_language(page_in_locale):
+    return lambda locale: page_in_locale(locale, viewport={"width": 900, "height": 1400})
 
 
 def edges(page, selector: str) -> list[tuple[float, float]]:
