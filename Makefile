@@ -35,6 +35,7 @@ system-deps:
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	PATH="$$PATH:/usr/sbin" command -v nginx >/dev/null || missing="$$missing nginx"; \
 	command -v msgfmt >/dev/null || missing="$$missing gettext"; \
+	command -v wrk >/dev/null || missing="$$missing wrk"; \
 	if [ -n "$$missing" ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi

@@ -91,9 +91,10 @@ def warm_up(port: int, headers: dict[str, str], bodies: list[str], rounds: int) 
 
 @dataclass(frozen=True)
 class CpuSnapshot:
-    """Ticks used so far by each group of processes, and by the whole machine."""
-    gunicorn: int
-    database: int
+    """Ticks used so far by each group of processes (pid -> ticks: a process that ends between two
+    snapshots must not take its past ticks out of the difference), and by the whole machine."""
+    gunicorn: dict[int, int]
+    database: dict[int, int]
     wrk: int
     others: dict[tuple[int, str], int]  # (pid, command) -> ticks
     steal: int  # a virtual machine's cores taken by its host: neither busy nor idle here
@@ -130,7 +131,9 @@ def _stat(pid: int) -> tuple[str, int, int] | None:
 def cpu_snapshot(gunicorn_pid: int, wrk_pid: int | None) -> CpuSnapshot:
     """Ticks used so far by the gunicorn workers, the database server's processes, wrk, and the
     whole machine (busy and total)."""
-    gunicorn = database = wrk = 0
+    gunicorn: dict[int, int] = {}
+    database: dict[int, int] = {}
+    wrk = 0
     others: dict[tuple[int, str], int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -140,9 +143,9 @@ def cpu_snapshot(gunicorn_pid: int, wrk_pid: int | None) -> CpuSnapshot:
             continue
         command, parent, ticks = stat
         if int(entry) == gunicorn_pid or parent == gunicorn_pid:
-            gunicorn += ticks
+            gunicorn[int(entry)] = ticks
         elif command == "postgres" or command.startswith("postgres:"):
-            database += ticks
+            database[int(entry)] = ticks
         elif int(entry) == wrk_pid:
             wrk += ticks
         else:
@@ -162,12 +165,15 @@ def cpu_use(before: CpuSnapshot, after: CpuSnapshot) -> CpuUse:
     def cores(ticks: int) -> float:
         return ticks / CLK_TCK / seconds
 
+    def grown(before: dict[int, int], after: dict[int, int]) -> int:
+        return sum(ticks - before.get(pid, 0) for pid, ticks in after.items())
+
     others = sorted(((ticks - before.others.get(key, 0), key[1]) for key, ticks in after.others.items()),
                     reverse=True)
     total = after.total - before.total
     return CpuUse(
-        gunicorn=cores(after.gunicorn - before.gunicorn),
-        database=cores(after.database - before.database),
+        gunicorn=cores(grown(before.gunicorn, after.gunicorn)),
+        database=cores(grown(before.database, after.database)),
         wrk=cores(after.wrk - before.wrk),
         busy=cores(after.busy - before.busy),
         interrupts=cores(after.interrupts - before.interrupts),

@@ -1,0 +1,31 @@
+"""`python bench/load_bench.py` for a second per phase: the production stack under wrk in two
+alternating rounds, each round's submissions new (201) and stored, on the suite's engine."""
+
+import os
+import re
+import subprocess
+import sys
+
+from tests.bench.test_results_bench import ROOT, SUITE_URL
+
+
+def test_it_alternates_the_phases_and_every_round_stores_new_submissions():
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    if SUITE_URL.startswith(("postgres://", "postgresql://")):
+        env["DATABASE_URL"] = SUITE_URL  # its scratch database is created beside this one
+    done = subprocess.run([sys.executable, "bench/load_bench.py", "--duration", "1", "--rounds", "2", "--workers", "2",
+                           "--connections", "4", "--bodies", "50"],
+                          cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"}, text=True, capture_output=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert [line for line in out.splitlines() if line.startswith("round ")] == ["round 1 of 2:", "round 2 of 2:"]
+    rounds = re.findall(r"^  submissions: +(\d+) posts .* statuses \{201: (\d+)\}$", out, re.MULTILINE)
+    assert len(rounds) == 2 and all(int(posts) == int(created) > 0 for posts, created in rounds), out
+    stored = re.search(r"^every POST a new submission \(201\), stored responses (\d+) == acknowledged (\d+): PASS$",
+                       out, re.MULTILINE)
+    assert stored and int(stored[1]) == int(stored[2]) == sum(int(created) for _, created in rounds), out
+    each = re.findall(r"^  ratio ([\d.]+)$", out, re.MULTILINE)
+    assert re.search(rf"^ratio submissions/s / healthz requests/s over the 2 rounds = [\d.]+ \(rounds {each[0]}, "
+                     rf"{each[1]}; target >= 0.33: (PASS|MISSED)\)$", out, re.MULTILINE), out
+    assert "correctness (no errors, stored == acknowledged, hashed modules, counts verified): PASS" in out
