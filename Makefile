@@ -23,8 +23,8 @@ test-deps: $(PY)
 # (r-base-core) to run the generated R scripts and R's readstata13 to read the Stata export with
 # a reader that shares no code with pyreadstat, redis-server for the shared rate-limit counters and
 # nginx for the reverse-proxy test (the tests start their own Redis and nginx on free ports), gettext
-# (xgettext, msgfmt, msgattrib) for makemessages and the translation catalogs' test; needs root; each
-# only if missing.
+# (xgettext, msgfmt, msgattrib) for makemessages and the translation catalogs' test, wrk for the load
+# benchmark's test; needs root; each only if missing.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \

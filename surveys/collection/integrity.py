@@ -2,20 +2,20 @@
 integrity, and their hashes are published (survey definition API, codebook) so that anyone can compare
 what a server sends with what was reviewed (`bench/audit_randomizer.py --expect`).
 
-The entry module (`js/respond.js`) carries an `integrity` attribute; the modules it imports (answers.js,
-randomizer.js, grid.js, ...) are pinned by an import map's "integrity" section, which Chromium applies to
-static imports. A browser refuses to run a module whose bytes do not match, so a server that swaps the
-randomizer for one chosen respondents has to change the page too, and the published hashes with it.
+The entry module (`js/respond.js`) carries an `integrity` attribute; each module it imports (answers.js,
+randomizer.js, grid.js, ...) is preloaded by a `<link rel="modulepreload" integrity=...>`. A preload
+fills the browser's module map for its URL, and an import of that URL takes the map's entry, so a module
+whose bytes do not match is refused wherever it is imported. The links come before the entry's script,
+each after the modules it imports: a module is always pinned before anything could import it. A server
+that swaps the randomizer for chosen respondents has to change the page too, and the published hashes.
+
+No inline script is needed (an import map's "integrity" section would be one): the page keeps the plain
+strict CSP, script-src 'self'.
 
 The hashes are of the files actually served: in production the hashed names of the manifest storage
 (`randomizer.<hash>.js`, whose import lines whitenoise's storage rewrote), during development the source
 files. They are computed once per process (the files do not change while it runs). The import graph is
 read from the `import ... from "./x.js"` lines of the source modules.
-
-An import map is an inline script: the strict CSP allows it by its SHA-256 (`script-src 'self'
-'sha256-...'`) on the respondent page only. A hash rather than a nonce: the map is the same for every
-visitor of a process, so the hash pins exactly this text and nothing else, needs no per-request secret,
-and a nonce would allow any inline script the page happened to carry.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -31,8 +30,6 @@ from pathlib import Path
 
 from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import staticfiles_storage
-
-from surveys.headers import CONTENT_SECURITY_POLICY
 
 ENTRY = "js/respond.js"
 IMPORT = re.compile(r"""^\s*import\s[^'"]*?from\s*["'](\./[^"']+)["']""", re.MULTILINE)
@@ -42,7 +39,7 @@ IMPORT = re.compile(r"""^\s*import\s[^'"]*?from\s*["'](\./[^"']+)["']""", re.MUL
 class Module:
     name: str  # its static name, e.g. "js/randomizer.js"
     url: str  # as served: the hashed name in production
-    integrity: str  # "sha384-<base64>", for the integrity attribute and the import map
+    integrity: str  # "sha384-<base64>", for the integrity attributes
     sha256: str  # hex, as the audit prints it
 
     def as_dict(self) -> dict[str, str]:
@@ -68,25 +65,27 @@ def _served(name: str) -> bytes:
 
 
 def _graph(entry: str) -> list[str]:
-    """`entry` and every module it imports, directly or not, in the order first met."""
-    seen: list[str] = []
-    pending = [entry]
-    while pending:
-        name = pending.pop(0)
-        if name in seen:
-            continue
-        seen.append(name)
+    """`entry` and every module it imports, directly or not, each after the modules it imports."""
+    done: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
         text = _source(name).decode("utf-8")
-        pending.extend(posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
-                       for target in IMPORT.findall(text))
-    return seen
+        for target in IMPORT.findall(text):
+            visit(posixpath.normpath(posixpath.join(posixpath.dirname(name), target)))
+        done.append(name)
+
+    visit(entry)
+    return done
 
 
 @functools.cache
 def modules() -> tuple[Module, ...]:
-    """The respondent page's modules, the entry first, with their hashes (once per process)."""
+    """The respondent page's modules, the entry first and each before the modules it imports, with their
+    hashes (once per process)."""
     found = []
-    for name in _graph(ENTRY):
+    for name in reversed(_graph(ENTRY)):
         body = _served(name)
         found.append(Module(name, staticfiles_storage.url(name),
                             "sha384-" + base64.b64encode(hashlib.sha384(body).digest()).decode("ascii"),
@@ -98,19 +97,9 @@ def entry() -> Module:
     return modules()[0]
 
 
-@functools.cache
-def import_map() -> str:
-    """The import map's text: an integrity for every module the entry imports (the entry has its own)."""
-    text = json.dumps({"integrity": {module.url: module.integrity for module in modules()[1:]}},
-                      separators=(",", ":"), sort_keys=True)
-    return text.replace("<", "\\u003c")  # nothing can close the script element
-
-
-@functools.cache
-def content_security_policy() -> str:
-    """The strict CSP with the import map allowed by its hash, for the respondent page."""
-    digest = base64.b64encode(hashlib.sha256(import_map().encode("utf-8")).digest()).decode("ascii")
-    return CONTENT_SECURITY_POLICY.replace("script-src 'self'", f"script-src 'self' 'sha256-{digest}'", 1)
+def preloads() -> tuple[Module, ...]:
+    """The modules the entry imports, each after the modules it imports: the page's modulepreload links."""
+    return tuple(reversed(modules()[1:]))
 
 
 def published() -> list[dict[str, str]]:

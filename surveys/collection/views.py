@@ -61,7 +61,5 @@ def _render(request: HttpRequest, survey: Survey, preview: bool, language: str) 
         client["endpoint"] = reverse("collection:api-responses", args=[survey.slug])
         client["csrfToken"] = get_token(request)
     found["entry_integrity"] = integrity.entry().integrity
-    found["importmap"] = integrity.import_map()
-    response = render(request, "collection/respond.html", found)
-    response.headers["Content-Security-Policy"] = integrity.content_security_policy()  # the import map's hash
-    return response
+    found["preloads"] = integrity.preloads()
+    return render(request, "collection/respond.html", found)

@@ -1,11 +1,13 @@
 """Pinned client code (issue 14, item 2): the respondent page loads its modules with subresource
-integrity (the entry's integrity attribute, an import map for the modules it imports), allowed by the
-strict CSP through the import map's hash only; the hashes are of the files served and are published in
-the survey definition API (and its schema) and the codebook."""
+integrity (the entry's integrity attribute, a modulepreload link with integrity for each module it
+imports, each after the modules it imports) under the plain strict CSP, with no inline script; the
+hashes are of the files served and are published in the survey definition API (and its schema) and
+the codebook."""
 
 import base64
 import hashlib
 import json
+import posixpath
 import re
 
 from django.contrib.staticfiles import finders
@@ -19,25 +21,42 @@ def sri(path):
     return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
 
 
+PRELOAD = re.compile(r'<link rel="modulepreload" href="([^"]+)" integrity="([^"]+)">')
+IMPORT_LINE = re.compile(r"""^\s*import\s[^'"]*?from\s*["'](\./[^"']+)["']""", re.MULTILINE)
+
+
 def test_every_module_of_the_page_is_pinned_by_the_hash_of_the_file_served(client, survey):
     html = client.get(reverse("collection:respond", args=[survey.slug])).content.decode()
     entry = re.search(r'<script type="module" src="([^"]+)" integrity="([^"]+)"', html)
     assert entry and entry[1] == "/static/js/respond.js" and entry[2] == sri(finders.find("js/respond.js"))
-    importmap = json.loads(re.search(r'<script type="importmap">(.*?)</script>', html, re.S)[1])
-    pinned = importmap["integrity"]
+    links = PRELOAD.findall(html)
+    pinned = dict(links)
+    assert len(pinned) == len(links)
     assert {"/static/js/randomizer.js", "/static/js/answers.js", "/static/js/grid.js"} <= set(pinned)
     for url, value in pinned.items():
         assert value == sri(finders.find(url.removeprefix("/static/")))
 
 
-def test_the_import_map_is_allowed_by_its_hash_and_nothing_else_inline(client, survey):
+def test_each_module_is_pinned_before_anything_can_import_it(client, survey):
+    """A preload may fetch its module's imports too: theirs must already be in the browser's module map."""
+    html = client.get(reverse("collection:respond", args=[survey.slug])).content.decode()
+    order = [url for url, _ in PRELOAD.findall(html)]
+    assert html.index('<script type="module"') > html.rindex('rel="modulepreload"')
+    position = {url: index for index, url in enumerate([*order, "/static/js/respond.js"])}
+    for url, index in position.items():
+        source = open(finders.find(url.removeprefix("/static/"))).read()
+        for target in IMPORT_LINE.findall(source):
+            imported = posixpath.normpath(posixpath.join(posixpath.dirname(url), target))
+            assert position[imported] < index, (url, imported)
+
+
+def test_the_page_needs_no_inline_script_and_keeps_the_plain_strict_policy(client, survey):
     response = client.get(reverse("collection:respond", args=[survey.slug]))
-    html = response.content.decode()
-    text = re.search(r'<script type="importmap">(.*?)</script>', html, re.S)[1]
-    digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
     script_src = next(part.split()[1:] for part in response["Content-Security-Policy"].split(";")
                       if part.split()[:1] == ["script-src"])
-    assert script_src == ["'self'", f"'sha256-{digest}'"]
+    assert script_src == ["'self'"]
+    assert re.findall(r"<script(?![^>]*\ssrc=)([^>]*)>", response.content.decode()) == [
+        ' id="survey-data" type="application/json"']
 
 
 def test_other_pages_keep_the_plain_strict_policy(client, survey):
@@ -87,5 +106,3 @@ def test_in_production_the_hashes_are_of_the_collected_hashed_files(settings, tm
         assert randomizer.url.rsplit("/", 1)[1] in entry  # the import the browser resolves is the pinned URL
     finally:
         integrity.modules.cache_clear()
-        integrity.import_map.cache_clear()
-        integrity.content_security_policy.cache_clear()

@@ -38,14 +38,14 @@ def serve_modified(page, path_suffix, *replacements, unpin=True):
     """Serve a static file with (original, replacement) text swaps, for negative controls.
 
     The caller checks the served text afterwards: a failed swap must not pass silently. With `unpin` the
-    survey page is served without its subresource integrity pins (the entry's integrity attribute and the
-    import map) too, as a server that swaps the code would have to: else the browser refuses the module.
+    survey page is served without its subresource integrity pins (the integrity attributes of the entry's
+    script and of the modulepreload links) too, as a server that swaps the code would have to: else the
+    browser refuses the module.
     """
     if unpin:
         def unpinned(route):
             body = route.fetch().text()
             body = re.sub(r' integrity="[^"]*"', "", body)
-            body = re.sub(r'<script type="importmap">.*?</script>', "", body, flags=re.S)
             route.fulfill(body=body, content_type="text/html; charset=utf-8")
         page.route(re.compile(r"/s/[^/]+/(preview/)?(\?.*)?$"), unpinned)
 
