@@ -323,6 +323,28 @@ def test_the_open_action_handles_each_survey_on_its_own(admin_client, survey):
     assert "Empty: cannot open: it has no questions" in messages_on(response)
 
 
+def test_a_new_survey_is_its_creators_to_read_unless_they_choose_otherwise(admin_client, superuser):
+    form = new_survey_form(admin_client)
+    assert form["researchers"] == [str(superuser.pk)]
+    response = admin_client.post(f"{SURVEYS}add/", add_inline_forms(form, "questions", yes_no(1, "qrr", q="0.5")))
+    assert response.status_code == 302, response.content
+    assert list(Survey.objects.get(slug="habits").researchers.all()) == [superuser]
+
+
+@pytest.mark.parametrize("assigned", [True, False])
+def test_opening_a_survey_nobody_is_assigned_to_warns_by_action_and_button(admin_client, survey, owner, assigned):
+    if not assigned:
+        survey.researchers.clear()
+    warning = ("Health: no researcher is assigned, so only superusers see its results. Choose its researchers "
+               "under Results.")
+    for open_it in (lambda: _act(admin_client, "open_surveys", survey),
+                    lambda: admin_client.post(f"{SURVEYS}{survey.pk}/open/", follow=True)):
+        Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
+        shown = messages_on(open_it())
+        assert Survey.objects.get(pk=survey.pk).status == Survey.Status.OPEN
+        assert (warning in shown) is not assigned, shown
+
+
 def test_the_close_action_closes(admin_client, survey):
     response = _act(admin_client, "close_surveys", survey)
     assert Survey.objects.get(pk=survey.pk).status == Survey.Status.CLOSED

@@ -111,6 +111,10 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     def surveys_of(self, survey: Survey) -> list[int | None]:
         return [survey.pk]
 
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        """A new survey's results are its creator's to see, unless they choose otherwise."""
+        return {"researchers": [request.user.pk], **super().get_changeform_initial_data(request)}
+
     def add_view(self, request: HttpRequest, form_url: str = "",
                  extra_context: dict[str, Any] | None = None) -> HttpResponse:
         return super().add_view(request, form_url, {**(extra_context or {}), **self.page_context(request)})
@@ -221,4 +225,4 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
             except ValidationError as error:
                 self.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
             else:
-                self.message_user(request, views.done_message(request, survey, verb_name), messages.SUCCESS)
+                views.tell_done(self, request, survey, verb_name)

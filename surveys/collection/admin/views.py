@@ -119,7 +119,7 @@ def transition(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: s
     except ValidationError as error:
         model_admin.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
         return HttpResponseRedirect(change)
-    model_admin.message_user(request, done_message(request, survey, verb), messages.SUCCESS)
+    tell_done(model_admin, request, survey, verb)
     return HttpResponseRedirect(change)
 
 
@@ -128,3 +128,13 @@ def done_message(request: HttpRequest, survey: Survey, verb: str) -> Any:
         return _("%(survey)s: closed.") % {"survey": survey}
     url = sharing.respondent_url(request, survey)
     return format_html(_("{survey}: opened. Respondents answer at <a href=\"{url}\">{url}</a>"), survey=survey, url=url)
+
+
+def tell_done(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Survey, verb: str) -> None:
+    """The verb's message and, for an opened survey nobody is assigned to, a warning: its results
+    would be missing from every researcher's list."""
+    model_admin.message_user(request, done_message(request, survey, verb), messages.SUCCESS)
+    if verb == "open" and not survey.researchers.exists():
+        model_admin.message_user(request, _("%(survey)s: no researcher is assigned, so only superusers see its "
+                                            "results. Choose its researchers under Results.") % {"survey": survey},
+                                 messages.WARNING)
