@@ -5,6 +5,7 @@ import uuid
 
 from django.contrib.auth import get_user_model
 
+from ldp.rounding import total_loss
 from surveys.collection import plan
 
 PASSWORD = "correct horse battery staple"
@@ -39,3 +40,9 @@ def assert_q_of_the_effective_epsilon(got, mechanism):
     tolerance = 4 * math.ulp(right)
     assert abs(right - wrong) > 1000 * tolerance, "the configured epsilon must not be exactly representable"
     assert abs(got - right) <= tolerance, (got, right, wrong)
+
+
+def saved_total(*mechanisms):
+    """The questions' total epsilon as the saved survey page shows it (their exact losses added, rounded up
+    to 4 decimals): what the page's running total must show too."""
+    return str(total_loss(m.sampler() for m in mechanisms).epsilon_up(4))

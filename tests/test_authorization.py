@@ -133,6 +133,7 @@ MATRIX = {
     ("admin:collection_survey_translate", "GET", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        404),
     ("admin:collection_survey_translate", "POST", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        404),
     ("admin:collection_survey_privacy_figures", "GET", None):       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("admin:collection_survey_privacy_total", "GET", None):         (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     ("admin:collection_survey_open", "GET", None):                  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
     ("admin:collection_survey_open", "POST", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
     ("admin:collection_survey_close", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),

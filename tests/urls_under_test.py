@@ -88,6 +88,7 @@ def _relating(survey: Survey) -> str:
 QUERIES = {
     "admin:autocomplete": "?app_label=collection&model_name=question&field_name=survey&term=",
     "admin:collection_survey_privacy_figures": "?mechanism=krr&epsilon=1&k=4",
+    "admin:collection_survey_privacy_total": "?loss=3;0&loss=1;1",
     "aggregation:dashboard": _relating,
     "aggregation:export-crosstab": _two_questions,
     "aggregation:api-crosstab": _two_questions,

@@ -106,6 +106,7 @@ async function refresh(row) {
       // A direct question (not randomized) has no epsilon (null): it counts as 0 toward the budget.
       row.dataset.randomized = String(answer.randomized);
       row.dataset.epsilon = answer.randomized ? String(answer.epsilon) : "0";
+      row.dataset.loss = answer.randomized ? `${answer.loss.ratio};${answer.loss.rational}` : "";
       row.dataset.strength = answer.strength || "";
       if (line) line.textContent = answer.summary;
     } else if (line) {
@@ -119,12 +120,15 @@ async function refresh(row) {
   updateTotal();
 }
 
-// The running total: the sum of the randomized rows' effective epsilons (each from the server);
-// direct rows are named apart, outside the budget.
-function updateTotal() {
+// The running total: the server adds the randomized rows' exact losses and rounds up, as the saved
+// survey's figure does; direct rows are named apart, outside the budget.
+let totalRequest = null;
+
+async function updateTotal() {
   const live = rows().filter((row) => !deleted(row));
   const budget = Number(document.getElementById("id_epsilon_budget")?.value);
   total.hidden = false;
+  totalRequest?.abort();
   if (live.some((row) => row.dataset.epsilon === "" || row.dataset.epsilon === undefined)) {
     total.textContent = config.text.incomplete;
     total.classList.remove("over");
@@ -132,15 +136,29 @@ function updateTotal() {
   }
   const randomized = live.filter((row) => row.dataset.randomized !== "false");
   const direct = live.length - randomized.length;
-  const sum = randomized.reduce((acc, row) => acc + Number(row.dataset.epsilon), 0);
-  const local = (value, digits) => new Intl.NumberFormat(document.documentElement.lang || "en",
-    { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(value);
-  const over = Number.isFinite(budget) && sum > budget;
-  total.textContent = config.text.total.replace("{total}", local(sum, 4)).replace("{budget}", String(budget))
+  // Over the budget by the rule the server saves with: the sum of the effective epsilons.
+  const over = Number.isFinite(budget) && randomized.reduce((acc, row) => acc + Number(row.dataset.epsilon), 0) > budget;
+  const query = new URLSearchParams(randomized.map((row) => ["loss", row.dataset.loss]));
+  const controller = new AbortController();
+  totalRequest = controller;
+  let sum;
+  try {
+    const response = await fetch(`${config.total_url}?${query}`, {
+      signal: controller.signal, headers: { Accept: "application/json" }, credentials: "same-origin",
+    });
+    if (!response.ok) throw new Error(String(response.status));
+    sum = (await response.json()).epsilon;
+  } catch (error) {
+    if (error.name !== "AbortError") total.textContent = String(error);
+    return;
+  }
+  // The figure keeps its four decimals (rounded up by the server); only the separator is the language's.
+  const shown = sum.replace(".", new Intl.NumberFormat(document.documentElement.lang || "en").format(1.5).charAt(1));
+  total.textContent = config.text.total.replace("{total}", shown).replace("{budget}", String(budget))
     + (direct ? ` ${config.text.direct.replace("{count}", String(direct))}` : "")
     + (over ? ` ${config.text.over}` : "");
   total.classList.toggle("over", over);
-  total.dataset.total = sum.toFixed(4);
+  total.dataset.total = sum;
 }
 
 // Rows are numbered by their place on the page; the server saves order = position.

@@ -7,13 +7,15 @@ admin types (so no privacy formula is ever written in JavaScript).
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
-from ldp.rounding import loss_of
+from ldp.rounding import Loss, loss_of
 
 from . import question_figures
 from .question_figures import MEANS
@@ -63,8 +65,27 @@ def of(mechanism: ldp.Mechanism) -> dict[str, Any]:
     loss = loss_of(mechanism.sampler())  # what the summary says: rounded up from the integers, never to nearest
     figures["shown"] = {"epsilon": str(loss.epsilon_up(4)), "odds": str(loss.odds_up(2)),
                         "guess": str(loss.guess_up(1))}
+    # Exact, so the page's running total is the saved one (total_shown), not a sum of rounded floats.
+    figures["loss"] = {"ratio": str(loss.ratio), "rational": str(loss.rational)}
     figures["summary"] = summary(figures) + question_figures.summary(figures)
     return figures
+
+
+LOSS = re.compile(r"(\d{1,4000}(?:/[1-9]\d{0,3999})?);(\d{1,4000}(?:/[1-9]\d{0,3999})?)")
+
+
+def total_shown(tokens: list[str]) -> str:
+    """The total epsilon of questions given by their figures' "loss" (as "RATIO;RATIONAL"), as the saved
+    survey shows it: the exact losses added (sequential composition), rounded up to 4 decimals. ValueError
+    for a token that is not a loss.
+
+    >>> total_shown(["3;0", "3;0"]), total_shown([])
+    ('2.1973', '0.0000')
+    """
+    losses = [Loss(Fraction(m[1]), Fraction(m[2])) for m in map(LOSS.fullmatch, tokens) if m]
+    if len(losses) < len(tokens) or any(loss.ratio < 1 for loss in losses):
+        raise ValueError("not a loss")
+    return str(sum(losses, Loss()).epsilon_up(4))
 
 
 def summary(figures: dict[str, Any]) -> str:

@@ -22,9 +22,10 @@ from tests.collection.test_admin import (
     survey_url,
     yes_no,
 )
-from tests.factories import make_user
+from tests.factories import make_user, saved_total
 
 FIGURES = f"{SURVEYS}privacy-figures/"
+TOTAL = f"{SURVEYS}privacy-total/"
 
 
 @pytest.fixture
@@ -263,6 +264,39 @@ def test_the_figures_endpoint_answers_what_ldp_computes(admin_client, query, mec
     assert f"ε = {up.epsilon_up(4)}" in figures["summary"] and f"{up.odds_up(2)}:1" in figures["summary"]
     assert figures["shown"] == {"epsilon": str(up.epsilon_up(4)), "odds": str(up.odds_up(2)),
                                 "guess": str(up.guess_up(1))}
+    assert figures["loss"] == {"ratio": str(up.ratio), "rational": str(up.rational)}
+
+
+MECHANISMS = [ldp.QRandomizedResponse("0.5"), ldp.BitFlip(1.0), ldp.KaryRR(1.0, 5), ldp.OptimizedUnary(2.0, 4),
+              ldp.MultiSelect(2.0, 4, at_most=1), ldp.DiscreteLaplace(1.0, "0", "10", "1")]
+
+
+@pytest.mark.parametrize("count", range(len(MECHANISMS) + 1))
+def test_the_total_endpoint_adds_the_figures_losses_as_the_saved_survey_does(admin_client, count):
+    chosen = MECHANISMS[:count]
+    losses = [admin_client.get(f"{FIGURES}?{query}").json()["loss"] for query in (
+        "mechanism=qrr&q=0.5", "mechanism=bitflip&epsilon=1", "mechanism=krr&epsilon=1&k=5",
+        "mechanism=oue&epsilon=2&k=4", "mechanism=multiselect&epsilon=2&k=4&at_most=1",
+        "mechanism=dlaplace&epsilon=1&lo=0&hi=10&step=1")[:count]]
+    query = "&".join(f"loss={loss['ratio']};{loss['rational']}" for loss in losses)
+    response = admin_client.get(f"{TOTAL}?{query}")
+    assert response.status_code == 200
+    assert response.json() == {"epsilon": saved_total(*chosen)}
+
+
+def test_the_total_rounds_up_where_the_sum_of_rounded_floats_would_not(admin_client):
+    # ln 3 + 1 (a discrete Laplace loss is a rational): 2.098612..., so 2.0987; and 1 + 1 + 1 stays 3.0000
+    assert admin_client.get(f"{TOTAL}?loss=3;0&loss=1;1").json() == {"epsilon": "2.0987"}
+    assert admin_client.get(f"{TOTAL}?loss=1;1&loss=1;1&loss=1;1").json() == {"epsilon": "3.0000"}
+    assert admin_client.get(f"{TOTAL}?loss=1;1/10&loss=1;2/10").json() == {"epsilon": "0.3000"}
+
+
+@pytest.mark.parametrize("query", ["loss=3", "loss=3;", "loss=-3;0", "loss=1/2;0", "loss=3/0;0", "loss=3;1/0",
+                                   "loss=3;0.5", "loss=3;0&loss=x", "&".join(["loss=1;0"] * 501)])
+def test_the_total_endpoint_refuses_what_is_not_a_loss(admin_client, query):
+    response = admin_client.get(f"{TOTAL}?{query}")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "loss"
 
 
 @pytest.mark.parametrize("epsilon,strength", [(1.0, "strong"), (3.0, "moderate"), (3.5, "weak")])

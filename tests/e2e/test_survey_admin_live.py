@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 import ldp
 from surveys.collection.models import Survey
 from tests.e2e.test_staff_pages import csp_violations, log_in
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, saved_total
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +34,7 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     row.locator("[name=questions-0-q]").fill("0.5")
     figures = row.locator(".field-privacy .readonly")
     expect(figures).to_have_text(re.compile(r"^ε = 1\.0987 \(q = 0\.5000\)"))  # ln 3 = 1.098612..., rounded up
-    expect(total).to_have_attribute("data-total", "1.0986")
+    expect(total).to_have_attribute("data-total", "1.0987")  # rounded up, as the saved figure
 
     # The bit flip takes epsilon: the q box goes, the epsilon box comes.
     row.locator("[name=questions-0-mechanism_name]").select_option("bitflip")
@@ -42,7 +42,7 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     row.locator("[name=questions-0-epsilon]").fill("2")
     bitflip = ldp.BitFlip(2.0)
     expect(figures).to_have_text(re.compile("^" + re.escape(eps(bitflip))))
-    expect(total).to_have_attribute("data-total", f"{bitflip.effective_epsilon:.4f}")
+    expect(total).to_have_attribute("data-total", saved_total(bitflip))
 
     # A second, single-choice question: only the mechanisms that fit, its options counted.
     page.click("#questions-group .add-row a")
@@ -56,8 +56,7 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     second.locator("[name=questions-1-options_text]").fill("Red\nGreen\nBlue")
     second.locator("[name=questions-1-epsilon]").fill("1.5")
     krr = ldp.KaryRR(1.5, 3)
-    expected = f"{bitflip.effective_epsilon + krr.effective_epsilon:.4f}"
-    expect(total).to_have_attribute("data-total", expected)
+    expect(total).to_have_attribute("data-total", saved_total(bitflip, krr))
     expect(total).to_contain_text("Over the budget")  # 2 + 1.5 > 3
     expect(second.locator(".field-privacy .readonly")).to_contain_text(
         f"{ldp.respondents_needed(krr, 0.05):,} respondents")
@@ -71,6 +70,8 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     page.click("input[name=_continue]")
     page.wait_for_selector(".messagelist")
     assert list(survey.questions.order_by("order").values_list("order", "text")) == [(1, "Colour?"), (2, "Cheated?")]
+    # The live total was the figure the saved survey shows.
+    expect(page.locator(".field-epsilon_summary .readonly")).to_have_text(f"{saved_total(bitflip, krr)} of 4")
     assert violations == []
 
 
@@ -86,7 +87,7 @@ def test_a_direct_question_has_no_parameter_box_and_stays_out_of_the_total(live_
     first = page.locator("#questions-0")
     first.locator("[name=questions-0-text]").fill("Cheated?")
     first.locator("[name=questions-0-q]").fill("0.5")
-    expect(total).to_have_attribute("data-total", "1.0986")
+    expect(total).to_have_attribute("data-total", "1.0987")
     expect(total).to_contain_text("Over the budget")
 
     page.click("#questions-group .add-row a")
@@ -98,7 +99,7 @@ def test_a_direct_question_has_no_parameter_box_and_stays_out_of_the_total(live_
     assert not age.locator(".field-q").is_visible() and not age.locator(".field-epsilon").is_visible()
     expect(age.locator(".field-privacy .readonly")).to_have_text(re.compile("^not randomized: sent as given"))
     expect(total).to_contain_text("1 not randomized (direct)")
-    expect(total).to_have_attribute("data-total", "1.0986")  # the direct question adds nothing
+    expect(total).to_have_attribute("data-total", "1.0987")  # the direct question adds nothing
 
     # A yes/no question is never asked directly: the kind change picks a randomized mechanism.
     age.locator("[name=questions-1-kind]").select_option("yes_no")

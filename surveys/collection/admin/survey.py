@@ -84,6 +84,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         return [
             path("privacy-figures/", wrap(lambda request: views.privacy_figures(self, request)),
                  name="collection_survey_privacy_figures"),
+            path("privacy-total/", wrap(lambda request: views.privacy_total(self, request)),
+                 name="collection_survey_privacy_total"),
             path("<path:object_id>/translate/<str:language>/", wrap(lambda request, object_id, language: translate_view(
                 self, request, unquote(object_id), language)), name="collection_survey_translate"),
             path("<path:object_id>/open/", wrap(lambda request, object_id: views.transition(
@@ -126,6 +128,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
             "privacy_guidance": figures.GUIDANCE,
             "survey_admin_config": {
                 "figures_url": reverse("admin:collection_survey_privacy_figures"),
+                "total_url": reverse("admin:collection_survey_privacy_total"),
                 # The first two kinds' mechanisms, as before; `kinds` describes every kind (mechanisms, boxes).
                 "mechanisms": {kind: list(KIND_MECHANISMS[kind]) for kind in ("yes_no", "single_choice")},
                 "kinds": kinds_config(),

@@ -22,6 +22,8 @@ from .. import figures, lifecycle, scales, sharing
 from ..models import MAX_OPTIONS, Question, Survey, build_mechanism
 from ..models.kinds import MEAN_MECHANISMS
 
+MAX_TOTAL_QUESTIONS = 500  # far more than a survey has: a bound on the work one request asks for
+
 
 class FiguresQuery(forms.Form):
     """?mechanism=qrr&q=0.5, ?mechanism=krr&epsilon=1&k=5, ?mechanism=direct&k=5 (no parameter: not
@@ -100,6 +102,22 @@ def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> Http
     if isinstance(found, tuple):
         return JsonResponse(body(*found), status=400)
     return JsonResponse(figures.of(found))
+
+
+def privacy_total(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
+    """GET ?loss=RATIO;RATIONAL per randomized question (its figures' "loss"): {"epsilon": the total as
+    the saved survey shows it}, or 400 {"error": {field, reason}}."""
+    if request.method != "GET":
+        return JsonResponse(body("request", _("GET only")), status=405, headers={"Allow": "GET"})
+    if not (model_admin.has_view_or_change_permission(request) or model_admin.has_add_permission(request)):
+        raise PermissionDenied
+    tokens = request.GET.getlist("loss")
+    try:
+        if len(tokens) > MAX_TOTAL_QUESTIONS:
+            raise ValueError("too many")
+        return JsonResponse({"epsilon": figures.total_shown(tokens)})
+    except ValueError:
+        return JsonResponse(body("loss", _("one loss from the figures per question, as RATIO;RATIONAL")), status=400)
 
 
 def transition(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, verb: str) -> HttpResponse:
