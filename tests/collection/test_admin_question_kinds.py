@@ -3,6 +3,7 @@ the question, "Prefer not to say" added in one click, clear refusals on the fiel
 budget with each question's effective epsilon, figures for multi-select and numeric means, and the
 rows frozen once the survey has a report."""
 
+import math
 from decimal import Decimal
 
 import pytest
@@ -214,3 +215,30 @@ def test_once_the_survey_has_a_report_the_new_kinds_rows_are_read_only(admin_cli
     text = page.text
     assert "0 to 17, 18 to 34, 35 to 64, 65 to 120" not in text  # bins show as their edges
     assert "0, 18, 35, 65" in text and "Never = 1, Rarely = 2, Often = 3, Prefer not to say" in text
+
+
+def test_a_read_only_row_shows_only_the_settings_of_its_own_kind_and_mechanism(admin_client, kinds_survey, survey):
+    rows = []
+    for each in (kinds_survey, survey):
+        submission.submit(each, valid_payload(each))
+        page = parse(admin_client.get(survey_url(each)).content)
+        for index in range(each.questions.count()):
+            row = page.by_id(f"questions-{index}")
+            fields = [div.attrs["class"] for div in row.find_all("div") if "form-row" in div.attrs.get("class", "")]
+            settings = row.find("div", **{"class": "form-row field-settings"}).find("div", **{"class": "readonly"})
+            rows.append((fields, [line for line in settings.children if isinstance(line, str)]))
+    shown = ["form-row field-position", "form-row field-text", "form-row field-kind", "form-row field-settings",
+             "form-row field-privacy"]
+    krr = "Mechanism: k-ary randomized response (single choice, ordinal levels, numeric bins)"
+    assert rows == [(shown, settings) for settings in [
+        ["Options: Tobacco, Alcohol, Cannabis, Prefer not to say", "At most: 2",
+         "Mechanism: Multi-select bits (multi-select)", "Epsilon: 2.0"],
+        ["Lo: 0", "Hi: 100", "Step: 1", "Mechanism: 1-bit mean (numeric: the mean)", "Epsilon: 1.0"],
+        ["Lo: 0", "Hi: 10", "Step: 0.5", "Mechanism: Discrete Laplace (numeric: the mean)", "Epsilon: 1.0"],
+        ["Options: 0, 18, 35, 65", "Lo: 0", "Hi: 120", "Step: 1", krr, "Epsilon: 1.0"],
+        ["Options: Never = 1, Rarely = 2, Often = 3, Prefer not to say", krr, "Epsilon: 1.0"],
+        ["Mechanism: q-randomized response (yes/no)", "Q: 0.5"],
+        ["Mechanism: Epsilon bit flip (yes/no)", f"Epsilon: {math.log(3)}"],
+        ["Options: Never, Sometimes, Often", krr, "Epsilon: 1.0"],
+        ["Options: A, B, C, D", "Mechanism: Optimized unary encoding (single choice, ordinal levels)", "Epsilon: 1.0"],
+    ]]

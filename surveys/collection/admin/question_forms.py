@@ -55,6 +55,8 @@ class QuestionInlineForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.option_rows: list[Row] = []
         self.planned: ldp.Mechanism | None = None  # the mechanism with the options typed
+        if "q" not in self.fields:
+            return  # a frozen survey's rows: read-only, with only the fields that apply (QuestionInline)
         if self.instance.pk is None:
             # A new question starts from the textbook settings: q = 0.5 (epsilon = ln 3) for q-RR,
             # epsilon = 1 for the others; the admin changes them only to deviate.

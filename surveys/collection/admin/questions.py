@@ -6,11 +6,15 @@ has a report it is read-only.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import label_for_field
 from django.http import HttpRequest
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -18,7 +22,7 @@ from surveys.history.hooks import RecordsConfigurationChanges
 
 from .. import figures
 from ..models import Option, Question, Survey
-from ..models.kinds import has_options
+from ..models.kinds import has_options, kinds_config
 from . import option_lines
 from .question_forms import QuestionForm, QuestionFormSet, QuestionInlineForm
 
@@ -30,6 +34,27 @@ def describe(question: Question) -> str:
     except (ValueError, TypeError) as error:
         return str(error)
     return format_html("{}", figures.of(mechanism)["summary"])
+
+
+FROZEN_FIELDS = ("position", "text", "kind", "settings", "privacy")
+
+
+def applicable(question: Question, options: str) -> list[tuple[str, object]]:
+    """(field, value) of the settings that apply to `question`'s kind and mechanism, in the page's order."""
+    shows = kinds_config().get(question.kind, {})
+    found: list[tuple[str, object]] = []
+    if shows.get("options") in (True, question.mechanism_name):
+        found.append(("options", options))
+    if shows.get("at_most") and question.at_most is not None:
+        found.append(("at_most", question.at_most))
+    if shows.get("scale"):
+        found += [(name, getattr(question, name)) for name in ("lo", "hi", "step")]
+    found.append(("mechanism_name", question.get_mechanism_name_display()))
+    parameter = {"qrr": "q", "direct": None}.get(question.mechanism_name, "epsilon")
+    if parameter is not None:
+        found.append((parameter, getattr(question, parameter)))
+    # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2).
+    return [(name, f"{value.normalize():f}" if isinstance(value, Decimal) else value) for name, value in found]
 
 
 class FrozenAfterReports(admin.options.InlineModelAdmin):
@@ -65,11 +90,22 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     # the methods below.
     fields = ("position", "text", "kind", "options_text", "prefer_not_to_say", "at_most", "lo", "hi", "step",
               "mechanism_name", "q", "epsilon", "privacy")
-    readonly_fields = ("privacy",)
+    readonly_fields = ("privacy", "settings")
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """Read-only (a frozen survey), a row shows only what applies to its question, in one field: the
+        fields are the same for every row, and a yes/no question has no Lo or Hi."""
+        return FROZEN_FIELDS if self._frozen(obj) else super().get_fields(request, obj)
 
     @admin.display(description=gettext_lazy("What it means"))
     def privacy(self, question: Question) -> str:
         return describe(question) if question.pk else _("Save to see the privacy figures.")
+
+    @admin.display(description=gettext_lazy("Settings"))
+    def settings(self, question: Question) -> str:
+        return format_html_join(mark_safe("<br>"), "{}: {}", (
+            (capfirst(label_for_field(name, Question, self)) if name != "options" else _("Options"), value)
+            for name, value in applicable(question, self.options_text(question))))
 
     @admin.display(description=gettext_lazy("Order"))
     def position(self, question: Question) -> int:
