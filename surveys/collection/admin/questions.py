@@ -13,8 +13,8 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import label_for_field
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
-from django.utils.text import capfirst
 from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
