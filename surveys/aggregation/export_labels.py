@@ -32,6 +32,7 @@ RANDOMIZED = "randomized report: do not tabulate as answers"
 DIRECT = "direct answer: not randomized"
 BIT_LABELS = {0: "not reported", 1: "reported"}
 ELLIPSIS = "…"
+QUESTION_AT_LEAST = 8  # characters of a question's text a bit column's label keeps, however long its option
 
 Measure = Callable[[str], int]
 
@@ -132,10 +133,15 @@ class Column:
         if self.option is None:
             scale = f" ({self.scale_note})" if self.scale_note else ""
             return fit(one_line(self.text), limit - measure(scale + suffix), measure) + scale + suffix
+        # The option tells a question's bit columns apart: it keeps its words before the question's text does.
         option = f" = {one_line(self.question.options[self.option])}"
         budget = limit - measure(suffix)
-        text = fit(one_line(self.question.text), max(budget - measure(option), budget // 2), measure)
-        return fit(text + option, budget, measure) + suffix
+        room = max(budget - measure(option), QUESTION_AT_LEAST)
+        return fit(fit(one_line(self.question.text), room, measure) + option, budget, measure) + suffix
+
+    def label_is_whole(self, limit: int, measure: Measure, with_channel: bool = False) -> bool:
+        """Whether the label holds the whole question text (and option) within `limit`."""
+        return self.label(limit, measure, with_channel) == self.label(10**9, measure, with_channel)
 
 
 def columns(current: SurveyPlan) -> list[Column]:

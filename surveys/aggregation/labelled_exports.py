@@ -113,6 +113,9 @@ def stata_notes(survey: Survey, current: SurveyPlan, cols: list[Column]) -> dict
         if c.question is None:
             continue
         what = [c.status, f"Question {c.question.key}: {one_line(c.question.text)}"]
+        if not c.label_is_whole(STATA_LABEL, characters):
+            what.append(f"Stata's {STATA_LABEL}-character variable label holds only part of this text; "
+                        "it is whole here")
         if c.option is not None:
             option = one_line(c.question.options[c.option])
             what.append(f"Bit of option {c.option} ({option}): 1 if the report marks it")

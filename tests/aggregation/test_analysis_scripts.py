@@ -196,3 +196,12 @@ def test_each_script_is_a_named_attachment(client, owner, survey, name, content_
     response = client.get(reverse(f"aggregation:export-{name}", args=[survey.slug]))
     assert response["Content-Disposition"] == f'attachment; filename="health-{FILES[name]}"'
     assert response["Content-Type"].startswith(content_type)
+
+
+def test_the_python_script_prints_every_option_label_whole(exported):
+    survey, folder = exported
+    printed, _ = run_python(folder, survey.slug, [])
+    labels = [option.label for question in survey.ordered_questions() for option in question.ordered_options()]
+    assert max(map(len, labels)) > 150  # "Often xxx…": longer than any fixed column
+    for label in labels:
+        assert re.search(rf"^  {re.escape(label)} +\d", printed, re.MULTILINE), label

@@ -38,3 +38,25 @@ def test_the_columns_are_the_reports_csvs(survey):
 
     current = plan.of(survey)
     assert [c.name for c in export_labels.columns(current)] == exports.codebook(survey, current)["reports_csv_columns"]
+
+
+def test_a_bit_columns_label_keeps_its_option_before_the_questions_text(db):
+    from surveys.collection import builder
+    from surveys.collection.builder import QuestionSpec
+
+    survey = builder.create_survey("paid", "Paid", [QuestionSpec(
+        "In the past year, which of these have you done?", "multiselect", epsilon=2.0, kind="multi_select",
+        options=["Paid cash to an official", "None of these"])])
+    bits = [c for c in export_labels.columns(plan.of(survey)) if c.option is not None]
+    assert [c.label(80, characters) for c in bits] == [
+        f"In the… = Paid cash to an offic… [{RANDOMIZED}]",  # the 80 characters force a cut: the option first
+        f"In the past yea… = None of these [{RANDOMIZED}]",
+    ]
+    assert [c.label_is_whole(80, characters) for c in bits] == [False, False]
+    assert [c.label_is_whole(256, utf8_bytes) for c in bits] == [True, True]
+    from surveys.aggregation.labelled_exports import stata_notes
+
+    notes = stata_notes(survey, plan.of(survey), export_labels.columns(plan.of(survey)))
+    cut = "Stata's 80-character variable label holds only part of this text; it is whole here"
+    assert [notes[c.name][2] for c in bits] == [cut, cut]
+    assert notes[bits[0].name][1] == "Question q1: In the past year, which of these have you done?"
