@@ -104,7 +104,7 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     @admin.display(description=gettext_lazy("Settings"))
     def settings(self, question: Question) -> str:
         return format_html_join(mark_safe("<br>"), "{}: {}", (
-            (capfirst(label_for_field(name, Question, self)) if name != "options" else _("Options"), value)
+            (capfirst(str(label_for_field(name, Question, self))) if name != "options" else _("Options"), value)
             for name, value in applicable(question, self.options_text(question))))
 
     @admin.display(description=gettext_lazy("Order"))
