@@ -6,6 +6,7 @@ from . import errors, health
 from .accounts import views as accounts
 
 handler404 = errors.not_found
+handler500 = errors.server_error
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
