@@ -2,12 +2,14 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import errors, health
+from . import errors, health, landing
 from .accounts import views as accounts
 
 handler404 = errors.not_found
+handler500 = errors.server_error
 
 urlpatterns = [
+    path("", landing.landing, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     # Researchers are not staff, so they sign in here rather than through the admin.

@@ -7,12 +7,13 @@ who is not), `superuser`, and anonymous (the plain `client`).
 import math
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.servers.basehttp import ThreadedWSGIServer
 from django.utils import translation
 
-from surveys.collection import builder
+from surveys.collection import builder, store
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.factories import INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
@@ -21,6 +22,13 @@ from tests.factories import INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
 # connections, as a production server's does (gunicorn: 2048); otherwise the kernel resets
 # some of the 50 simultaneous submissions of tests/collection/test_invitation_concurrency.py.
 ThreadedWSGIServer.request_queue_size = 128
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Django removes the test database file; the writers' lock file beside it is ours to remove."""
+    test_database = django_settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if test_database:
+        store.lock_path(test_database).unlink(missing_ok=True)
 
 
 @pytest.fixture(autouse=True)

@@ -46,6 +46,7 @@ CASES = cases()
 
 MATRIX = {
     # (url, method, subject)                                         anonymous   respondent  owner       other       staff       viewer      superuser
+    ("home", "GET", None):                                          (200,        200,        200,        200,        200,        200,        200),
     ("healthz", "GET", None):                                       (200,        200,        200,        200,        200,        200,        200),
     ("login", "GET", None):                                         (200,        200,        TO_RESULTS, TO_RESULTS, TO_RESULTS, TO_RESULTS, TO_RESULTS),
     ("logout", "GET", None):                                        (405,        405,        405,        405,        405,        405,        405),

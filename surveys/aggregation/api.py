@@ -41,7 +41,7 @@ PARAMETERS = [
 @extend_schema(
     operation_id="survey_estimates", tags=["results"], parameters=PARAMETERS,
     summary="Debiased estimates with confidence intervals (assigned researchers and superusers)",
-    responses={200: SurveyEstimatesSerializer, **dict.fromkeys((400, 403, 404, 409), ErrorSerializer)},
+    responses={200: SurveyEstimatesSerializer, **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
 )
 @api_view(["GET"])
 @permission_classes([IsAuthenticated])
@@ -66,7 +66,7 @@ QUESTION_PARAMETERS = [
     parameters=[*QUESTION_PARAMETERS, *(p for p in PARAMETERS if p.name in params.CROSSTAB_FIELDS)],
     summary="Two questions counted together: joint table, conditional fractions, independence test, planner "
             "(assigned researchers and superusers)",
-    responses={200: CrossTabSerializer, **dict.fromkeys((400, 403, 404, 409), ErrorSerializer)},
+    responses={200: CrossTabSerializer, **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
 )
 @api_view(["GET"])
 @permission_classes([IsAuthenticated])

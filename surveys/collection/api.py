@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils import translation
 from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
@@ -39,13 +40,18 @@ class CsrfForEveryone(SessionAuthentication):
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def survey_detail(request: Request, slug: str) -> Response:
-    """The survey's questions with each mechanism's exact integer parameters, in the survey's own
-    language or the one ?lang= names (one it offers: anything else is refused, never guessed)."""
+    """The survey's questions with each mechanism's exact integer parameters, in one of the survey's
+    languages: the one ?lang= names (one it offers: anything else is refused, never guessed), else
+    the browser's if offered, else its own. Every word of the answer is in that language, the
+    explanations too, whatever the interface's language (Accept-Language) would have been."""
     survey = get_object_or_404(Survey.objects.published(), slug=slug)
     asked = request.query_params.get("lang")
     if asked is not None and asked not in languages.offered(survey):
         raise ApiError(400, "lang", _("this survey is not offered in that language"))
-    return Response(SurveyDefinitionSerializer(definition.of(survey, asked)).data)
+    language = languages.choose(survey, asked, request)
+    with translation.override(language):
+        found = SurveyDefinitionSerializer(definition.of(survey, language)).data
+    return Response(found, headers={"Content-Language": language})
 
 
 @schema.submission

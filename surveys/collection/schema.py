@@ -9,7 +9,7 @@ from .serializers import ReceiptSerializer, SubmissionSerializer, SurveyDefiniti
 definition = extend_schema(
     operation_id="survey_definition", tags=["respondents"],
     summary="A published survey's questions with each mechanism's exact integer parameters",
-    responses={200: SurveyDefinitionSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    responses={200: SurveyDefinitionSerializer, **dict.fromkeys((400, 404, 503), ErrorSerializer)},
 )
 
 submission = extend_schema(
@@ -21,9 +21,9 @@ submission = extend_schema(
                 "unknown invitation. 404: no such survey. 413: body over the upload limit. "
                 "429: too many submissions from one network. "
                 "409: outdated version, the key reused for other reports, or an unreadable configuration. "
-                "410: not accepting responses.",
+                "410: not accepting responses. 503: the database is unavailable (Retry-After: try again then).",
     responses={
         200: ReceiptSerializer, 201: ReceiptSerializer,
-        **dict.fromkeys((400, 403, 404, 409, 410, 413, 415, 429), ErrorSerializer),
+        **dict.fromkeys((400, 403, 404, 409, 410, 413, 415, 429, 503), ErrorSerializer),
     },
 )

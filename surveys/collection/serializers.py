@@ -251,8 +251,9 @@ class SurveyDefinitionSerializer(serializers.Serializer):
         "Shown before the questions; empty: none. Respondents answer only after agreeing; nothing about the "
         "agreement is sent or stored."))
     language = serializers.CharField(source="texts.language", help_text=(
-        "The language of the texts (?lang=, one of `languages`; default: the survey's own). The mechanisms and the "
-        "version are the same in every language, and a submission carries no language."))
+        "The language of the answer, also sent as Content-Language: ?lang= (one of `languages`), else the browser's "
+        "(Accept-Language) if offered, else the survey's own. The texts and every explanation are in it. The "
+        "mechanisms and the version are the same in every language, and a submission carries no language."))
     languages = serializers.ListField(source="texts.languages", child=serializers.CharField(),
                                       help_text="The languages offered, the survey's own first.")
     accepting_responses = serializers.BooleanField()

@@ -11,9 +11,7 @@ concurrent submissions can win, and a failure anywhere leaves nothing written.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
-import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -69,7 +67,22 @@ _LOCKS: dict[str, int] = {}  # database file -> the descriptor of its lock file,
 
 
 def lock_path(database: str) -> Path:
-    return Path(tempfile.gettempdir()) / f"surveys-{hashlib.sha256(database.encode()).hexdigest()[:16]}.lock"
+    """Beside the database file (resolved as SQLite resolves it), never in a shared directory
+    where another local user could create the name first and hold the lock. Not `<database>.lock`:
+    SQLite's dot-file locking uses that name."""
+    return Path(f"{database}-writers.lock")
+
+
+def open_lock(database: str) -> int:
+    """The lock file's descriptor: created for the app's user alone, never through a symbolic
+    link planted in its place (OSError), and made private if an older file was not."""
+    descriptor = os.open(lock_path(database), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(descriptor, 0o600)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
 
 
 @contextmanager
@@ -77,14 +90,14 @@ def _one_writer() -> Iterator[None]:
     """SQLite takes one writer at a time and makes the others poll, sleeping 1, 2, 5, 10... ms
     between tries while a writer needs a fraction of a millisecond: under load the cores idle.
     Submissions queue on a file lock instead, which the kernel hands to the next one at once
-    (a queueing aid only: SQLite's own lock still guards every writer). The lock file lives in
-    the temporary directory, named after the database file."""
+    (a queueing aid only: SQLite's own lock still guards every writer). Not for an in-memory
+    database (nothing to name a file after) or a URI name (which may be one)."""
     name = str(connection.settings_dict["NAME"])
     if connection.vendor != "sqlite" or name == ":memory:" or name.startswith("file:"):
         yield
         return
     if name not in _LOCKS:
-        _LOCKS[name] = os.open(lock_path(name), os.O_RDWR | os.O_CREAT, 0o600)
+        _LOCKS[name] = open_lock(name)
     fcntl.flock(_LOCKS[name], fcntl.LOCK_EX)
     try:
         yield

@@ -65,3 +65,12 @@ def test_it_validates_without_warnings(tmp_path):
     target = tmp_path / "schema.json"
     call_command("spectacular", "--validate", "--fail-on-warn", "--format", "openapi-json", "--file", str(target))
     assert "/api/v1/surveys/{slug}/estimates/" in json.loads(target.read_text())["paths"]
+
+
+def test_every_api_operation_but_the_schema_documents_the_outage_answer(schema):
+    # Any of them meets a database outage as a 503 in the error shape (surveys/errors.py).
+    operations = {(path, method): operation for path, methods in schema["paths"].items()
+                  for method, operation in methods.items() if path != "/api/v1/schema/"}
+    assert {key: operation["responses"].get("503", {}).get("content", {}).get("application/json", {})
+            .get("schema", {}).get("$ref") for key, operation in operations.items()} == dict.fromkeys(
+        operations, "#/components/schemas/Error")

@@ -6,8 +6,9 @@ language with a missing text."""
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import translation
 
-from surveys.collection import builder, lifecycle, plan, submission
+from surveys.collection import builder, lifecycle, plan, submission, wording
 from surveys.collection.builder import TranslationSpec
 from surveys.collection.models import OptionTranslation, QuestionTranslation, Response, Survey, SurveyTranslation
 from tests.collection.helpers import question
@@ -27,8 +28,9 @@ def multilingual(survey):
     return survey
 
 
-def definition(client, survey, **query):
-    return client.get(reverse("collection:api-survey", args=[survey.slug]), query)
+def definition(client, survey, browser=None, **query):
+    headers = {} if browser is None else {"HTTP_ACCEPT_LANGUAGE": browser}
+    return client.get(reverse("collection:api-survey", args=[survey.slug]), query, **headers)
 
 
 def page(client, survey, **headers):
@@ -47,7 +49,37 @@ def test_the_definition_is_in_the_language_asked_for_with_the_same_mechanisms_an
 
 
 def untranslated(found):
-    return [{k: v for k, v in q.items() if k not in ("text", "options")} for q in found["questions"]]
+    """The questions less their words: the texts, the labels and the deniability's explanation."""
+    return [{**{k: v for k, v in q.items() if k not in ("text", "options")},
+             "deniability": {k: v for k, v in q["deniability"].items() if k != "text"}} for q in found["questions"]]
+
+
+def test_the_definition_speaks_the_asked_language_alone_whatever_the_browsers(client, multilingual):
+    # Spanish asked for by a French browser: the explanations in Spanish too, never in French.
+    asked = definition(client, multilingual, browser="fr", lang="es")
+    assert (asked.headers["Content-Language"], asked.json()) == ("es", definition(client, multilingual, "es").json())
+    assert asked.json()["questions"][0]["deniability"]["text"] == (
+        "Ver lo que envía su navegador cambia las probabilidades que cualquiera asigne entre dos respuestas como mucho "
+        "3,00 veces; si ambas eran igual de probables de antemano, una conjetura de su respuesta a partir de ello "
+        "acierta como mucho el 75% de las veces.")
+
+
+def test_the_definition_takes_the_browsers_language_if_offered_else_the_surveys_own(client, multilingual):
+    spanish, french = definition(client, multilingual, "es-ES,es;q=0.9"), definition(client, multilingual, "fr")
+    assert (spanish.headers["Content-Language"], spanish.json()) == ("es", definition(client, multilingual,
+                                                                                       lang="es").json())
+    # Not offered: the survey's own language, its explanations in English rather than French.
+    assert (french.headers["Content-Language"], french.json()) == ("en", definition(client, multilingual).json())
+    assert "Accept-Language" in french.headers["Vary"]
+
+
+def test_the_definition_in_arabic_explains_in_arabic(client, multilingual):
+    arabic = definition(client, multilingual, browser="es", lang="ar")
+    assert arabic.headers["Content-Language"] == "ar"
+    with translation.override("ar"):
+        explained = [wording.deniability_text(q.mechanism.sampler()) for q in plan.of(multilingual).questions]
+    assert [q["deniability"]["text"] for q in arabic.json()["questions"]] == explained
+    assert [q["options"] for q in arabic.json()["questions"]][:2] == [["لا", "نعم"]] * 2
 
 
 def test_the_definition_refuses_a_language_the_survey_does_not_offer(client, multilingual):

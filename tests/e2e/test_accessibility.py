@@ -1,5 +1,6 @@
 """Every kind of page passes axe-core's WCAG 2.2 A and AA checks: the respondent page before and
-after sending, the researcher's list and dashboard, the sign-in page and the admin's survey page."""
+after sending, the researcher's list and dashboard, the sign-in page, the admin's survey page and
+the front page (signed out and in, in every language under test)."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -49,6 +50,18 @@ def test_the_admins_survey_page_has_no_violations(live_server, page):
     survey, _ = demo.create_demo_survey()
     log_in(page, f"{live_server.url}/admin/login/", "admin", f"/admin/collection/survey/{survey.pk}/change/")
     assert axe_violations(page) == []
+
+
+def test_the_front_page_has_no_violations_signed_out_or_in(live_server, page_in_language, language):
+    make_user("staff", is_staff=True)
+    page = page_in_language()
+    page.goto(f"{live_server.url}/")
+    assert page.locator("html").get_attribute("lang") == language
+    assert page.locator("main a").count() == 1  # signing in
+    assert axe_violations(page) == [], "signed out"
+    log_in(page, f"{live_server.url}/accounts/login/", "staff", "/")
+    assert page.url == f"{live_server.url}/" and page.locator("main a").count() == 2  # results, the admin
+    assert axe_violations(page) == [], "signed in"
 
 
 def test_the_probe_sees_a_violation(live_server, page):
