@@ -125,7 +125,7 @@ def binary_sequence(successes: npt.ArrayLike, trials: npt.ArrayLike, alpha: floa
 
     >>> low, high = binary_sequence([831], [2435], 0.05, 2435)
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
-    (0.3124, 0.3708)
+    (0.3125, 0.3708)
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError("alpha must lie in (0, 1)")
@@ -142,22 +142,23 @@ def binary_sequence(successes: npt.ArrayLike, trials: npt.ArrayLike, alpha: floa
     # M_t(S_t / t) <= 1 < 1 / alpha, so the centre is inside; the low end is searched in u = ln lambda0,
     # where ln M_t grows about linearly towards 0.
     inner = np.log(np.clip(both / trials, _TINY, 1.0 - 1e-15))
-    low = np.exp(_boundary(lambda u: log_mixture(np.exp(u), both, trials, strength) - threshold, inner))
+    outer = np.full_like(inner, math.log(_TINY))
+    low = np.exp(boundary(lambda u: log_mixture(np.exp(u), both, trials, strength) - threshold, inner, outer))
     low = np.where(both == 0, 0.0, low)
     return low[: s.size].reshape(s.shape), (1.0 - low[s.size:]).reshape(s.shape)
 
 
-def _boundary(excess: Callable[[FloatArray], FloatArray], inner: FloatArray) -> FloatArray:
-    """Where `excess` (< 0 at `inner`, increasing towards ln(_TINY) on the way out) crosses 0, by the Illinois
-    variant of regula falsi, vectorized; the returned point is always on the outer (rejected) side, so the
-    interval never comes out narrower than the set it stands for. ln(_TINY) is returned where no crossing."""
-    outer = np.full_like(inner, math.log(_TINY))
+def boundary(excess: Callable[[FloatArray], FloatArray], inner: FloatArray, outer: FloatArray) -> FloatArray:
+    """Where `excess` (< 0 at `inner`, growing on the way to `outer`) crosses 0, elementwise, by the Illinois
+    variant of regula falsi; the point returned is always on the outer (rejected) side, so an interval never
+    comes out narrower than the set it stands for. `outer` itself is returned where `excess` < 0 there too."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return _illinois(excess, inner, outer)
 
 
 def _illinois(excess: Callable[[FloatArray], FloatArray], inner: FloatArray, outer: FloatArray) -> FloatArray:
     g_in, g_out = excess(inner), excess(outer)
+    edge = outer.copy()
     inside = g_out < 0.0  # accepted all the way out: the interval reaches the edge
     g_in = np.minimum(g_in, -1e-300)
     side = np.zeros(inner.shape, dtype=np.int8)
@@ -172,7 +173,7 @@ def _illinois(excess: Callable[[FloatArray], FloatArray], inner: FloatArray, out
         g_in = np.where(out & (side == 1), g_in / 2.0, g_in)
         g_out = np.where(~out & (side == -1), g_out / 2.0, g_out)
         side = np.where(out, 1, -1).astype(np.int8)
-    return np.where(inside, math.log(_TINY), outer)
+    return np.where(inside, edge, outer)
 
 
 def streams(mechanism: Mechanism) -> int:
@@ -218,7 +219,7 @@ def anytime_respondents_needed(mechanism: Mechanism, margin: float, confidence: 
     >>> from ldp.planning import respondents_needed
     >>> qrr = QRandomizedResponse("0.5")
     >>> respondents_needed(qrr, 0.05), anytime_respondents_needed(qrr, 0.05)
-    (1537, 3681)
+    (1537, 3682)
     """
     from .grid import GridMechanism  # the grid imports estimates; keep this module's imports light
 
