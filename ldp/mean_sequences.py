@@ -45,9 +45,9 @@ def onebit_sequence(mechanism: OneBitMean, n: npt.ArrayLike, ones: npt.ArrayLike
     fractions = fraction_sequence(mechanism, looks, np.stack([looks - ones, ones], axis=1), confidence=confidence,
                                   planned=planned)
     lo, width = float(mechanism.lo), mechanism.width
-    return Sequence(n=looks, estimate=lo + width * fractions.estimate[:, 1:], ci_low=lo + width * fractions.ci_low[:, 1:],
-                    ci_high=lo + width * fractions.ci_high[:, 1:], confidence=confidence, planned=fractions.planned,
-                    construction=fractions.construction)
+    return Sequence(n=looks, estimate=lo + width * fractions.estimate[:, 1:],
+                    ci_low=lo + width * fractions.ci_low[:, 1:], ci_high=lo + width * fractions.ci_high[:, 1:],
+                    confidence=confidence, planned=fractions.planned, construction=fractions.construction)
 
 
 def mixture(mechanism: DiscreteLaplace, planned: int, alpha: float) -> tuple[FloatArray, FloatArray, FloatArray]:

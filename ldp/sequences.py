@@ -34,8 +34,8 @@ and is clipped to [0, 1], as the fixed-n intervals of `ldp.estimates` are.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
