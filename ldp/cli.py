@@ -1,4 +1,5 @@
-"""`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, or plan a sample size.
+"""`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, plan a sample size,
+analyze an export, or print intervals valid at every look from a column of reports (`sequence`).
 
 Multi-select and numeric questions (multiselect, onebit, dlaplace) read --truth and --margin as
 `ldp.cli_qtypes` says: inclusion fractions per option, or a distribution "v:p,v:p" over grid values.

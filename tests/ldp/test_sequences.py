@@ -150,19 +150,22 @@ def test_the_width_ratio_to_the_fixed_n_interval_at_the_planned_size_stays_near_
     assert 1.45 < ratio < 1.6  # measured 1.52, 1.54, 1.55: sqrt((c + 1) / c (ln(c + 1) - 2 ln alpha)) / z = 1.549
 
 
-def test_the_planner_gives_the_smallest_n_whose_sequence_meets_the_margin():
-    for mechanism, margin, expected in [(QRR, 0.03, None), (ldp.KaryRR(2.0, 4), 0.05, 0.1),
-                                        (ldp.OptimizedUnary(1.0, 5), 0.04, None)]:
-        n = anytime_respondents_needed(mechanism, margin, expected=expected)
-        gap = mechanism.p - mechanism.q_other
-        lam = 0.5 if expected is None else mechanism.q_other + expected * gap
-        alpha = 0.05 / (1 if mechanism.k == 2 else mechanism.k)
+def _half_width(rate: float, size: int, alpha: float, gap: float) -> float:
+    low, high = binary_sequence([rate * size], [size], alpha, size)
+    return float(high[0] - low[0]) / (2 * gap)
 
-        def half(size: int) -> float:
-            low, high = binary_sequence([lam * size], [size], alpha, size)
-            return (high[0] - low[0]) / (2 * gap)
 
-        assert half(n) <= margin < half(n - 1)
-        assert n > ldp.respondents_needed(mechanism, margin, expected=expected)
+@pytest.mark.parametrize("mechanism, margin, expected", [(QRR, 0.03, None), (ldp.KaryRR(2.0, 4), 0.05, 0.1),
+                                                         (ldp.OptimizedUnary(1.0, 5), 0.04, None)])
+def test_the_planner_gives_the_smallest_n_whose_sequence_meets_the_margin(mechanism, margin, expected):
+    n = anytime_respondents_needed(mechanism, margin, expected=expected)
+    gap = mechanism.p - mechanism.q_other
+    rate = 0.5 if expected is None else mechanism.q_other + expected * gap
+    alpha = 0.05 / (1 if mechanism.k == 2 else mechanism.k)
+    assert _half_width(rate, n, alpha, gap) <= margin < _half_width(rate, n - 1, alpha, gap)
+    assert n > ldp.respondents_needed(mechanism, margin, expected=expected)
+
+
+def test_the_planner_refuses_a_mean():
     with pytest.raises(ValueError, match="estimates a mean"):
         anytime_respondents_needed(ldp.OneBitMean(1.0, "0", "1", "1"), 0.1)
