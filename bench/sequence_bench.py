@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import ldp  # noqa: E402
 from ldp.intervals import wilson  # noqa: E402
 
-QRR = ldp.QRandomizedResponse("0.6666666667")
+QRR = ldp.make("qrr", q="0.6666666667")
 RATE = 831 / 2435
 
 
