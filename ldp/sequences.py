@@ -17,7 +17,7 @@ sequence (Howard, Ramdas, McAuliffe & Sekhon 2021, "Time-uniform, nonparametric,
 sequences", Ann. Statist. 49(2), the beta-binomial mixture, with the prior centred at the hypothesised
 lambda0 as in their Bernoulli confidence sequence). M_t(S_t / t) <= 1, and log M_t is unimodal in lambda0
 (checked numerically over a grid of S, t and s in the tests), so C_t is an interval around S_t / t whose
-ends are found by bisection, vectorized across looks.
+ends are found by regula falsi (Illinois) in ln lambda0, vectorized across looks (`boundary`).
 
 Planning size: the prior strength s sets the sample size at which C_t is narrowest. It matches the
 normal mixture's optimal prior variance at a planned size t0 (Howard et al. 2021, section 3.5):
