@@ -48,6 +48,7 @@ FloatArray = npt.NDArray[np.float64]
 CONSTRUCTION = "beta-binomial mixture (Howard et al. 2021), prior centred at each lambda0"
 _ITERATIONS = 18  # from the guess, Illinois is within about 1e-14 by then (measured); the outer end is kept
 _TINY = 1e-300
+_CHUNK = 1 << 18  # looks x options searched at once: bounds the memory of many options and looks
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 
 
@@ -139,15 +140,20 @@ def binary_sequence(successes: npt.ArrayLike, trials: npt.ArrayLike, alpha: floa
     # (the prior is mirrored with it), so high is 1 - the low end of the mirrored counts: one search for both.
     both = np.concatenate([s.reshape(-1), (t - s).reshape(-1)])
     trials = np.concatenate([t.reshape(-1), t.reshape(-1)])
+    low = np.concatenate([_low_ends(both[i:i + _CHUNK], trials[i:i + _CHUNK], strength, threshold)
+                          for i in range(0, max(both.size, 1), _CHUNK)])
+    return low[: s.size].reshape(s.shape), (1.0 - low[s.size:]).reshape(s.shape)
+
+
+def _low_ends(ones: FloatArray, trials: FloatArray, strength: float, threshold: float) -> FloatArray:
     # M_t(S_t / t) <= 1 < 1 / alpha, so the centre is inside; the low end is searched in u = ln lambda0,
     # where ln M_t grows about linearly towards 0.
-    centre = np.clip(both / trials, _TINY, 1.0 - 1e-15)
+    centre = np.clip(ones / trials, _TINY, 1.0 - 1e-15)
     inner, outer = np.log(centre), np.full_like(centre, math.log(_TINY))
     # A first guess 3 normal standard errors out (about where the end is near the planned size) splits the bracket
     guess = np.log(np.maximum(centre - 3.0 * np.sqrt(centre * (1.0 - centre) / trials), _TINY))
-    low = np.exp(boundary(lambda u: log_mixture(np.exp(u), both, trials, strength) - threshold, inner, outer, guess))
-    low = np.where(both == 0, 0.0, low)
-    return low[: s.size].reshape(s.shape), (1.0 - low[s.size:]).reshape(s.shape)
+    low = np.exp(boundary(lambda u: log_mixture(np.exp(u), ones, trials, strength) - threshold, inner, outer, guess))
+    return np.asarray(np.where(ones == 0, 0.0, low), dtype=float)
 
 
 def boundary(excess: Callable[[FloatArray], FloatArray], inner: FloatArray, outer: FloatArray,
