@@ -33,13 +33,16 @@ from .mechanisms import (
 )
 from .ordinal import mean_score
 from .planning import advise, joint_respondents_needed, margin_at, mean_respondents_needed, respondents_needed
+from .report_stream import stream_sequence
+from .sequences import Sequence, anytime_respondents_needed, fraction_sequence
 
 __all__ = [
-    "BitFlip", "BudgetExceeded", "Conditional", "Direct", "DiscreteLaplace", "EPSILON_MAX", "EPSILON_MIN", "Estimate",
-    "Independence", "JointCounts", "JointEstimate", "KaryRR", "K_MAX", "MECHANISMS", "MeanEstimate", "Mechanism",
-    "MultiSelect", "NUMERIC", "ONE_OF_K", "OneBitMean", "OptimizedUnary", "QRandomizedResponse", "ReportError",
-    "SymmetricUnary", "YES_NO", "advise", "best_guess", "check_budget", "debias", "deniability", "epsilon_from_q",
-    "estimate_conditional", "estimate_joint", "from_dict", "independence", "joint_respondents_needed", "make",
-    "margin_at", "mean_respondents_needed", "mean_score", "odds_factor", "project_to_simplex", "q_from_epsilon",
-    "respondents_needed", "survey_epsilon",
+    "BitFlip", "BudgetExceeded", "Conditional", "Direct", "DiscreteLaplace", "EPSILON_MAX", "EPSILON_MIN",
+    "Estimate", "Independence", "JointCounts", "JointEstimate", "KaryRR", "K_MAX", "MECHANISMS", "MeanEstimate",
+    "Mechanism", "MultiSelect", "NUMERIC", "ONE_OF_K", "OneBitMean", "OptimizedUnary", "QRandomizedResponse",
+    "ReportError", "Sequence", "SymmetricUnary", "YES_NO", "advise", "anytime_respondents_needed", "best_guess",
+    "check_budget", "debias", "deniability", "epsilon_from_q", "estimate_conditional", "estimate_joint",
+    "fraction_sequence", "from_dict", "independence", "joint_respondents_needed", "make", "margin_at",
+    "mean_respondents_needed", "mean_score", "odds_factor", "project_to_simplex", "q_from_epsilon",
+    "respondents_needed", "stream_sequence", "survey_epsilon",
 ]
