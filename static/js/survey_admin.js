@@ -81,7 +81,7 @@ const pending = new WeakMap();
 async function refresh(row) {
   const line = figuresLine(row);
   const mechanism = field(row, "mechanism_name").value;
-  const query = new URLSearchParams({ mechanism });
+  const query = new URLSearchParams({ mechanism, kind: field(row, "kind")?.value || "" });
   if (mechanism === "qrr") query.set("q", field(row, "q").value.trim());
   else if (mechanism !== "direct") query.set("epsilon", field(row, "epsilon").value.trim());
   if (!["qrr", "bitflip"].includes(mechanism) && hasOptions(row)) query.set("k", String(optionCount(row)));

@@ -32,7 +32,7 @@ def strength(epsilon: float) -> str:
     return "strong" if epsilon <= STRONG else "moderate" if epsilon <= MODERATE else "weak"
 
 
-def of(mechanism: ldp.Mechanism) -> dict[str, Any]:
+def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any]:
     """The figures of one mechanism: effective epsilon, q of q-RR with the same channel (yes/no
     only), the odds factor, the best guess from one report (%), respondents for ±5 points.
 
@@ -62,12 +62,13 @@ def of(mechanism: ldp.Mechanism) -> dict[str, Any]:
         "strength": strength(epsilon),
     }
     figures.update(question_figures.of(mechanism, MARGIN))
+    figures.update(question_figures.lowest_variance(mechanism, fitting))  # `fitting`: the kind's mechanisms
     loss = loss_of(mechanism.sampler())  # what the summary says: rounded up from the integers, never to nearest
     figures["shown"] = {"epsilon": str(loss.epsilon_up(4)), "odds": str(loss.odds_up(2)),
                         "guess": str(loss.guess_up(1))}
     # Exact, so the page's running total is the saved one (total_shown), not a sum of rounded floats.
     figures["loss"] = {"ratio": str(loss.ratio), "rational": str(loss.rational)}
-    figures["summary"] = summary(figures) + question_figures.summary(figures)
+    figures["summary"] = summary(figures) + question_figures.summary(figures) + question_figures.advice(figures)
     return figures
 
 

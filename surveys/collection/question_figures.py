@@ -20,6 +20,7 @@ import ldp.numeric
 import ldp.planning
 
 MEANS = frozenset({"onebit", "dlaplace"})  # a numeric question asked for its mean
+ONE_OF_K = ("krr", "sue", "oue")  # the channels for one of k options, compared by lowest_variance
 CONFIDENCE = 0.95
 VARIANCE_NAMES = {"onebit": "1-bit mean", "dlaplace": "discrete Laplace"}
 
@@ -43,6 +44,19 @@ def variances(mechanism: ldp.Mechanism) -> dict[str, float]:
     return {name: float(found[name]) for name in VARIANCE_NAMES}
 
 
+def lowest_variance(mechanism: ldp.Mechanism, fitting: tuple[str, ...]) -> dict[str, Any]:
+    """Of the one-of-k channels that fit the question (k-RR, SUE, OUE), the one whose estimates vary least at
+    this epsilon and k: the mean over options of Var(pi_hat_j) for one report at the uniform answer pi_j = 1/k
+    (k-RR wins below about k = 3 e^eps + 2, OUE above). Empty when there is no choice to make."""
+    names = [name for name in fitting if name in ONE_OF_K]
+    if mechanism.name not in names or len(names) < 2:
+        return {}
+    epsilon, k = mechanism.to_dict()["epsilon"], mechanism.k
+    found = {name: float(ldp.make(name, epsilon=epsilon, k=k).variance([1 / k] * k, 1).mean()) for name in names}
+    best = min(found, key=found.__getitem__)
+    return {"lowest_variance_mechanism": best, "variance_ratio": found[mechanism.name] / found[best]}
+
+
 def of(mechanism: ldp.Mechanism, margin: float) -> dict[str, Any]:
     """The figures particular to `mechanism` (none for the others); `margin` as a fraction of the range."""
     if mechanism.name == "multiselect":
@@ -56,6 +70,21 @@ def of(mechanism: ldp.Mechanism, margin: float) -> dict[str, Any]:
         return {"variances": found, "lower_variance": min(found, key=found.__getitem__), "mean_margin": units,
                 "mean_respondents": ldp.planning.mean_respondents_needed(mechanism, units, CONFIDENCE)}
     return {}
+
+
+def advice(figures: dict[str, Any]) -> str:
+    """`lowest_variance`'s figures in words (empty when there is no advice)."""
+    best = figures.get("lowest_variance_mechanism")
+    if best is None:
+        return ""
+    names = {"krr": _("k-ary randomized response"), "sue": _("the symmetric unary encoding"),
+             "oue": _("the optimized unary encoding")}
+    if figures["variance_ratio"] <= 1:
+        return _(". Lowest variance at this ε and number of options: this mechanism")
+    why = (_("with few options, reporting the answer itself keeps the most of it") if best == "krr" else
+           _("with many options, one bit per option keeps more of each answer than reporting one option"))
+    return _(". Lower variance at this ε and number of options: {best}, {ratio} times less ({why})").format(
+        best=names[best], ratio=f"{figures['variance_ratio']:.2f}", why=why)
 
 
 def summary(figures: dict[str, Any]) -> str:

@@ -2,6 +2,8 @@
 Open / Close buttons with the respondent link, the live privacy figures endpoint, View on site."""
 
 
+import math
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import include, path
@@ -357,3 +359,52 @@ def test_the_admin_figures_round_epsilon_odds_and_guess_up_never_to_nearest():
     said = figures.of(ldp.BitFlip(1.1))  # epsilon 1.09999999997, e^eps 3.0042, guess 75.03%
     assert said["shown"] == {"epsilon": "1.1000", "odds": "3.01", "guess": "75.1"}
     assert "at most 3.01:1" in said["summary"] and "at most 75.1% of the time" in said["summary"]
+
+
+def uniform_variance(p, q, k):
+    lam = q + (p - q) / k
+    return lam * (1 - lam) / (p - q) ** 2
+
+
+def textbook_variances(epsilon, k):
+    """The channels' textbook p and q (Wang et al. 2017), without the samplers' integer rounding."""
+    e = math.exp(epsilon)
+    return {"krr": uniform_variance(e / (e + k - 1), 1 / (e + k - 1), k),
+            "sue": uniform_variance(math.exp(epsilon / 2) / (math.exp(epsilon / 2) + 1),
+                                    1 / (math.exp(epsilon / 2) + 1), k),
+            "oue": uniform_variance(0.5, 1 / (e + 1), k)}
+
+
+@pytest.mark.parametrize("kind,mechanism,epsilon,k,best", [
+    ("single_choice", "oue", 1.0, 8, "krr"),  # k-RR wins below about 3 e^eps + 2 = 10.2 options
+    ("single_choice", "krr", 1.0, 12, "oue"),
+    ("single_choice", "oue", 1.0, 4, "krr"),
+    ("ordinal", "sue", 2.0, 5, "krr"),
+    ("single_choice", "krr", 0.5, 8, "oue"),  # 3 e^0.5 + 2 = 6.9
+])
+def test_the_figures_advise_the_mechanism_of_lowest_variance_among_the_kinds(admin_client, kind, mechanism,
+                                                                             epsilon, k, best):
+    figures = admin_client.get(f"{FIGURES}?mechanism={mechanism}&epsilon={epsilon}&k={k}&kind={kind}").json()
+    textbook = textbook_variances(epsilon, k)
+    assert min(textbook, key=textbook.get) == best
+    assert figures["lowest_variance_mechanism"] == best
+    assert figures["variance_ratio"] == pytest.approx(textbook[mechanism] / textbook[best], rel=1e-6)
+    names = {"krr": "k-ary randomized response", "oue": "the optimized unary encoding"}
+    assert (f". Lower variance at this ε and number of options: {names[best]}, "
+            f"{figures['variance_ratio']:.2f} times less (") in figures["summary"]
+
+
+@pytest.mark.parametrize("query", ["mechanism=krr&epsilon=1&k=3&kind=single_choice",  # k-RR is the lowest
+                                   "mechanism=oue&epsilon=0.5&k=12&kind=ordinal"])
+def test_the_figures_say_when_the_chosen_mechanism_is_the_lowest_variance(admin_client, query):
+    figures = admin_client.get(f"{FIGURES}?{query}").json()
+    assert figures["variance_ratio"] == 1.0
+    assert figures["summary"].endswith(". Lowest variance at this ε and number of options: this mechanism")
+
+
+@pytest.mark.parametrize("query", ["mechanism=krr&epsilon=1&k=12&kind=numeric",  # bins: k-RR is the only one
+                                   "mechanism=krr&epsilon=1&k=12",  # no kind: no advice
+                                   "mechanism=qrr&q=0.5&kind=yes_no", "mechanism=direct&k=3&kind=single_choice"])
+def test_the_figures_give_no_advice_where_there_is_no_choice(admin_client, query):
+    figures = admin_client.get(f"{FIGURES}?{query}").json()
+    assert "lowest_variance_mechanism" not in figures and "variance" not in (figures["summary"] or "")

@@ -22,7 +22,7 @@ from surveys.history.hooks import RecordsConfigurationChanges
 
 from .. import figures
 from ..models import Option, Question, Survey
-from ..models.kinds import has_options, kinds_config
+from ..models.kinds import KIND_MECHANISMS, has_options, kinds_config
 from . import option_lines
 from .question_forms import QuestionForm, QuestionFormSet, QuestionInlineForm
 
@@ -33,7 +33,7 @@ def describe(question: Question) -> str:
         mechanism = question.mechanism()
     except (ValueError, TypeError) as error:
         return str(error)
-    return format_html("{}", figures.of(mechanism)["summary"])
+    return format_html("{}", figures.of(mechanism, KIND_MECHANISMS.get(question.kind, ()))["summary"])
 
 
 FROZEN_FIELDS = ("position", "text", "kind", "settings", "privacy")

@@ -20,7 +20,7 @@ from surveys.history import recorder
 
 from .. import figures, lifecycle, scales, sharing
 from ..models import MAX_OPTIONS, Question, Survey, build_mechanism
-from ..models.kinds import MEAN_MECHANISMS
+from ..models.kinds import KIND_MECHANISMS, MEAN_MECHANISMS
 
 MAX_TOTAL_QUESTIONS = 500  # far more than a survey has: a bound on the work one request asks for
 
@@ -29,9 +29,11 @@ class FiguresQuery(forms.Form):
     """?mechanism=qrr&q=0.5, ?mechanism=krr&epsilon=1&k=5, ?mechanism=direct&k=5 (no parameter: not
     randomized), ?mechanism=multiselect&epsilon=2&k=5&at_most=2, ?mechanism=onebit&epsilon=1&lo=0&hi=10&step=1.
     k: the number of options (levels, bins), default 2; at_most: multi-select only; lo, hi, step: a numeric
-    question asked for its mean (onebit, dlaplace) only."""
+    question asked for its mean (onebit, dlaplace) only; kind: the question's kind, whose mechanisms the advice on the
+    lowest variance chooses among."""
 
     mechanism = forms.ChoiceField(choices=Question.MechanismName.choices)
+    kind = forms.ChoiceField(choices=Question.Kind.choices, required=False)  # for advice among the kind's mechanisms
     q = forms.DecimalField(required=False, max_digits=7, decimal_places=6)
     epsilon = forms.FloatField(required=False)
     k = forms.IntegerField(required=False, min_value=2, max_value=MAX_OPTIONS,
@@ -98,10 +100,11 @@ def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> Http
         return JsonResponse(body("request", _("GET only")), status=405, headers={"Allow": "GET"})
     if not (model_admin.has_view_or_change_permission(request) or model_admin.has_add_permission(request)):
         raise PermissionDenied
-    found = FiguresQuery(request.GET).mechanism_or_error()
+    query = FiguresQuery(request.GET)
+    found = query.mechanism_or_error()
     if isinstance(found, tuple):
         return JsonResponse(body(*found), status=400)
-    return JsonResponse(figures.of(found))
+    return JsonResponse(figures.of(found, KIND_MECHANISMS.get(query.cleaned_data["kind"], ())))
 
 
 def privacy_total(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
