@@ -27,6 +27,13 @@ def offer(survey, language="es", title="Salud"):
     SurveyTranslation.objects.create(survey=survey, language=language, title=title)
 
 
+def boxes(page):
+    """The page's text boxes by name, with what they hold: a question's text in a text area (a long question
+    shows whole), an option's label in a one-line box."""
+    return {field.attrs["name"]: field.raw_text.strip("\n") if field.tag == "textarea" else field.attrs.get("value", "")
+            for field in page.iter() if field.tag == "textarea" or (field.tag == "input" and field.attrs.get("type") == "text")}
+
+
 def as_draft(survey):
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
     survey.refresh_from_db()
@@ -55,7 +62,7 @@ def test_the_survey_own_language_is_refused_as_a_translation(admin_client, surve
 def test_the_translation_page_saves_every_text_and_records_it(admin_client, responded):
     offer(responded)
     page = parse(admin_client.get(translate_url(responded, "es")).content.decode())
-    names = [field.attrs["name"] for field in page.find_all("input", type="text")]
+    names = list(boxes(page))
     assert len(names) == 4 + 3 + 4  # four questions, then the options of questions 3 and 4
     data = {name: f"es {name}" for name in names}
     response = admin_client.post(translate_url(responded, "es"), data)
@@ -71,7 +78,7 @@ def test_the_translation_page_saves_every_text_and_records_it(admin_client, resp
 def test_a_cleared_box_removes_its_translation(admin_client, survey):
     builder.translate(survey, SPANISH)
     page = parse(admin_client.get(translate_url(survey, "es")).content.decode())
-    data = {field.attrs["name"]: field.attrs.get("value", "") for field in page.find_all("input", type="text")}
+    data = boxes(page)
     data[f"question-{question(survey, 1).pk}"] = "  "
     admin_client.post(translate_url(survey, "es"), data)
     assert not QuestionTranslation.objects.filter(question=question(survey, 1)).exists()
@@ -100,3 +107,22 @@ def test_the_open_action_refuses_a_missing_translation(admin_client, survey):
     response = admin_client.post(SURVEYS, {"action": "open_surveys", "_selected_action": [survey.pk]}, follow=True)
     assert Survey.objects.get(pk=survey.pk).status == Survey.Status.DRAFT
     assert messages_on(response) == ["Health: cannot open: no Spanish (es) text for question 4"]
+
+
+def test_a_prefer_not_to_say_option_comes_translated_and_other_labels_do_not(admin_client, kinds_survey):
+    offer(kinds_survey, "fr", "Types")
+    shown = boxes(parse(admin_client.get(translate_url(kinds_survey, "fr")).content.decode()))
+    labels = {option.label: shown[f"option-{option.pk}"] for q in kinds_survey.ordered_questions()
+              for option in q.ordered_options()}
+    assert labels["Prefer not to say"] == "Je préfère ne pas répondre"
+    assert {label: text for label, text in labels.items() if label != "Prefer not to say"} == {
+        label: "" for label in labels if label != "Prefer not to say"}
+
+
+def test_the_question_texts_are_text_areas_that_show_a_long_question_whole(admin_client, survey):
+    offer(survey)
+    page = parse(admin_client.get(translate_url(survey, "es")).content.decode())
+    assert [f.attrs["name"] for f in page.find_all("textarea")] == [
+        f"question-{q.pk}" for q in survey.ordered_questions()]
+    inline = parse(admin_client.get(survey_url(survey)).content.decode())
+    assert inline.find("textarea", name="questions-0-text").attrs["rows"] == "2"

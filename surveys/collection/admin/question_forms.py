@@ -50,6 +50,7 @@ class QuestionInlineForm(forms.ModelForm):
     class Meta:
         model = Question
         fields = ("text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most")
+        widgets = {"text": forms.Textarea(attrs={"rows": 2, "cols": 60})}  # a long question shows whole
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -187,6 +188,7 @@ class QuestionForm(forms.ModelForm):
     class Meta:
         model = Question
         fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most")
+        widgets = QuestionInlineForm.Meta.widgets
 
     def _post_clean(self) -> None:
         super()._post_clean()  # type: ignore[misc]  # Django's hook, absent from the stubs

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import translation
 from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -25,6 +26,7 @@ from surveys.history import recorder
 from .. import languages
 from ..models import OptionTranslation, Question, QuestionTranslation, Survey, SurveyTranslation
 from ..models.kinds import has_options
+from . import option_lines
 
 
 class SurveyTranslationFormSet(forms.BaseInlineFormSet):
@@ -60,6 +62,19 @@ def translation_links(survey: Survey) -> str:
     return format_html_join("", '<p><a href="{}">{}</a></p>', rows)
 
 
+def shipped(label: str, language: str) -> str:
+    """The app's own translation of an option it wrote ("Prefer not to say", added in one click), so nobody
+    translates it by hand; empty for any other label."""
+    if label.casefold() not in {_in(code).casefold() for code, _name in settings.LANGUAGES}:
+        return ""
+    return _in(language)
+
+
+def _in(language: str) -> str:
+    with translation.override(language):
+        return option_lines.prefer_not_to_say()
+
+
 def _fields(survey: Survey, language: str) -> dict[str, tuple[Any, str, str]]:
     """Form field name -> (the row it translates, its default text, its translation now)."""
     found: dict[str, tuple[Any, str, str]] = {}
@@ -69,7 +84,7 @@ def _fields(survey: Survey, language: str) -> dict[str, tuple[Any, str, str]]:
         if has_options(question.kind, question.mechanism_name):
             for option in question.ordered_options():
                 label = next((t.label for t in option.translations.all() if t.language == language), "")
-                found[f"option-{option.pk}"] = (option, option.label, label)
+                found[f"option-{option.pk}"] = (option, option.label, label or shipped(option.label, language))
     return found
 
 
@@ -80,7 +95,9 @@ class TranslationForm(forms.Form):
             label = (_("Question %(n)d") % {"n": row.order} if isinstance(row, Question)
                      else _("Question %(n)d, option %(i)d") % {"n": row.question.order, "i": row.order + 1})
             self.fields[name] = forms.CharField(label=label, initial=text, required=False, help_text=default,
-                                               max_length=500 if isinstance(row, Question) else 200)
+                                               max_length=500 if isinstance(row, Question) else 200,
+                                               widget=forms.Textarea(attrs={"rows": 2, "cols": 60})
+                                               if isinstance(row, Question) else None)
 
 
 def save(fields: dict[str, tuple[Any, str, str]], data: dict[str, str], language: str) -> None:
