@@ -30,8 +30,8 @@ def offer(survey, language="es", title="Salud"):
 def boxes(page):
     """The page's text boxes by name, with what they hold: a question's text in a text area (a long question
     shows whole), an option's label in a one-line box."""
-    return {field.attrs["name"]: field.raw_text.strip("\n") if field.tag == "textarea" else field.attrs.get("value", "")
-            for field in page.iter() if field.tag == "textarea" or (field.tag == "input" and field.attrs.get("type") == "text")}
+    found = [f for f in page.iter() if f.tag == "textarea" or (f.tag == "input" and f.attrs.get("type") == "text")]
+    return {f.attrs["name"]: f.raw_text.strip("\n") if f.tag == "textarea" else f.attrs.get("value", "") for f in found}
 
 
 def as_draft(survey):
