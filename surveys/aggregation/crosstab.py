@@ -53,9 +53,9 @@ class Relation:
                   "v": point(f"{self.test.cramers_v:.2f}")}
         if self.related:
             return _("The answers are related: a relation this strong in the randomized reports would be rare "
-                     "if they were independent (p = %(p)s < %(alpha)s). Estimated strength (Cramér's V, "
+                     "if they were independent (%(p)s, below %(alpha)s). Estimated strength (Cramér's V, "
                      "debiased): %(v)s.") % values
-        return _("No evidence that the answers are related (p = %(p)s, not below %(alpha)s). This does not show "
+        return _("No evidence that the answers are related (%(p)s, not below %(alpha)s). This does not show "
                  "that they are independent: the randomization hides weak relations unless there are many "
                  "respondents. Estimated strength (Cramér's V, debiased): %(v)s.") % values
 
@@ -144,7 +144,8 @@ class CrossTab:
 
 
 def _p_text(p: float) -> str:
-    return point("< 0.0001" if p < 1e-4 else f"{p:.4f}".rstrip("0").rstrip("."))
+    """"p = 0.0123", or "p < 0.0001" for a smaller one (never "p = < 0.0001")."""
+    return "p < " + point("0.0001") if p < 1e-4 else "p = " + point(f"{p:.4f}".rstrip("0").rstrip("."))
 
 
 @dataclass(frozen=True)

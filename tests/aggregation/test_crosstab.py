@@ -126,7 +126,19 @@ def test_a_strong_relation_is_found_and_said_in_words(survey):
     found = crosstab.crosstab(survey, options(q[1], q[3]))
     assert found.relation.related and found.relation.test.p_value < 1e-6
     assert "The answers are related" in found.relation.statement
+    assert "(p < 0.0001, below 0.05)." in found.relation.statement  # never "p = < 0.0001 < 0.05"
     assert found.b_given_a.estimate[1][2] > 0.7
+
+
+@pytest.mark.parametrize("p,related,words", [
+    (0.00009, True, "(p < 0.0001, below 0.05)"), (0.0001, True, "(p = 0.0001, below 0.05)"),
+    (0.0499, True, "(p = 0.0499, below 0.05)"), (0.05, False, "(p = 0.05, not below 0.05)"),
+    (0.5, False, "(p = 0.5, not below 0.05)"),
+])
+def test_the_independence_test_says_its_p_value_once_in_words(p, related, words):
+    test = ldp.Independence(p_value=p, statistic=1.0, df=1, tables=1, phi_squared=0.01, cramers_v=0.1)
+    relation = crosstab.Relation(test)
+    assert relation.related is related and words in relation.statement
 
 
 def test_a_direct_question_is_computed_like_any_other():

@@ -10,7 +10,9 @@ import pytest
 from django.urls import reverse
 
 from ldp.intervals import wilson
-from surveys.collection import plan
+from surveys.collection import builder, plan
+from surveys.collection.builder import QuestionSpec
+from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
 
 N = 400
@@ -91,5 +93,15 @@ def test_the_dashboard_says_not_randomized_and_totals_the_randomized_questions(r
     assert html.count("not randomized (sent as given)") == 2
     assert html.count("Observed fractions (not randomized: answers sent as given)") == 2
     assert html.count("Answers as received (not randomized)") == 2
-    assert "the sum over its randomized questions: 2 not randomized, sent as given, are not in it" in html
+    assert "the sum over its randomized questions: the 2 questions sent as given, not randomized, are not in it" in html
+
+
+def test_the_dashboard_says_one_direct_question_in_the_singular(researcher, owner):
+    one = builder.create_survey("one", "One", [QuestionSpec("Cheated?", "qrr", q="0.5"),
+                                               QuestionSpec("Age band?", "direct", options=["<30", "30+"])],
+                                status=Survey.Status.OPEN)
+    one.researchers.add(owner)
+    add_responses(one, 10, seed=1)
+    html = get(researcher, "dashboard", one).decode()
+    assert "the sum over its randomized questions: the 1 question sent as given, not randomized, is not in it" in html
     assert not re.search(r"\binf\b|Infinity|∞", html)
