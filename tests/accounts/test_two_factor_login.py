@@ -105,10 +105,14 @@ def test_when_required_researchers_are_not_asked_for_a_code(client, owner, setti
     assert client.get("/results/").status_code == 200
 
 
+@pytest.mark.parametrize("is_staff", [True, False])
 def test_when_required_a_superuser_signed_in_with_the_password_alone_reads_no_results(client, superuser, survey,
-                                                                                     settings):
-    """Issue 24, item 2: the researchers' login page is no way around the admin's rule."""
+                                                                                     settings, is_staff):
+    """Issue 24, item 2: the researchers' login page is no way around the admin's rule (nor is
+    taking away a superuser's staff status)."""
     settings.STAFF_TWO_FACTOR = "required"
+    superuser.is_staff = is_staff
+    superuser.save()
     assert sign_in(client, "/accounts/login/", "super")["Location"] == "/results/"
     for page in ["/results/", "/results/health/", "/results/health/export/reports.csv"]:
         assert client.get(page)["Location"] == f"/accounts/login/?next={page}"
