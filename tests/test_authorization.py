@@ -12,6 +12,11 @@ Roles (columns, in this order; see urls_under_test.ROLE_HELP):
 
 An expected answer is a status, or "302 <Location>" for a redirect, where {url} stands for
 the requested path (with its query string).
+
+Every URL is also requested in two sessions the admin refuses for want of the second factor,
+which must get what an anonymous visitor gets (NOT_AS_ANONYMOUS lists where they may not). The
+module takes about 40 s of one core (most of it building the world afresh for each URL): it is
+the one place that proves "every URL", so it is not cut down.
 """
 
 import functools
