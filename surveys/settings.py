@@ -126,7 +126,8 @@ STORAGES = {
 # for one username from one address within SECONDS, that username is refused from that address
 # for SECONDS (surveys/accounts/throttle.py), on both login pages. DJANGO_STAFF_2FA: "optional"
 # (staff may enrol an authenticator app at /accounts/two-factor/; an enrolled account always
-# needs its code) or "required" (no staff member uses the admin before enrolling).
+# needs its code) or "required" (no staff member or superuser uses the admin, the preview or the
+# results before enrolling).
 LOGIN_LOCKOUT = env.rate("DJANGO_LOGIN_LOCKOUT", (5, 900))
 STAFF_TWO_FACTOR = env.choice("DJANGO_STAFF_2FA", "optional", ("optional", "required"))
 OTP_TOTP_ISSUER = env.text("DJANGO_OTP_ISSUER", "Private surveys")  # the name authenticator apps show

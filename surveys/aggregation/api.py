@@ -3,7 +3,8 @@ of its questions.
 
 Neither is ever cached (Cache-Control: private, no-store, like the dashboard): they are a survey's
 results. Anonymous requests get 403 with the API's error shape (session authentication sends no
-WWW-Authenticate challenge, so DRF answers 403, not 401); a researcher not assigned to
+WWW-Authenticate challenge, so DRF answers 403, not 401), and so does a session the admin would
+refuse (surveys.accounts.guards.SignedIn: the second factor); a researcher not assigned to
 the survey gets 404; bad query parameters get 400 naming the parameter; a survey whose stored
 configuration cannot be read gets 409.
 """
@@ -12,10 +13,10 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.cache import never_cache
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework.decorators import api_view, permission_classes
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from surveys.accounts.guards import SignedIn
 from surveys.collection.models import Survey
 from surveys.errors import ErrorSerializer
 
@@ -44,7 +45,7 @@ PARAMETERS = [
     responses={200: SurveyEstimatesSerializer, **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
 )
 @api_view(["GET"])
-@permission_classes([IsAuthenticated])
+@permission_classes([SignedIn])
 def estimates(request: Request, slug: str) -> Response:
     """Per question: counts of randomized reports, n, unbiased estimates, standard errors,
     intervals, post-processed (clipped, simplex-projected) estimates and the planner."""
@@ -69,7 +70,7 @@ QUESTION_PARAMETERS = [
     responses={200: CrossTabSerializer, **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
 )
 @api_view(["GET"])
-@permission_classes([IsAuthenticated])
+@permission_classes([SignedIn])
 def crosstab(request: Request, slug: str) -> Response:
     """The co-occurrence counts of A's and B's reports over the responses with both, the debiased
     joint fractions with standard errors and intervals, P(B | A) and P(A | B) with Fieller's

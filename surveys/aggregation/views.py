@@ -1,7 +1,9 @@
 """Researcher pages and exports: check access, read the parameters, call a service, render.
 
-Anonymous visitors are sent to log in; a survey the researcher is not assigned to is a 404.
-Nothing here is cached anywhere (never_cache): these are a survey's results.
+Anonymous visitors, and sessions the admin would refuse (surveys.accounts.guards: an account with
+two-factor sign-in not verified with a code, or a staff member or superuser who must enrol first),
+are sent to log in; a survey the researcher is not assigned to is a 404. Nothing here is cached
+anywhere (never_cache): these are a survey's results.
 """
 
 import csv
@@ -9,12 +11,12 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
 
+from surveys.accounts import guards
 from surveys.collection import plan, sharing
 from surveys.collection.models import Survey
 
@@ -22,7 +24,7 @@ from . import access, charts, crosstab, exports, numeric_charts, params, progres
 
 
 def researchers_only(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    return login_required(never_cache(view))
+    return guards.signed_in(never_cache(view))
 
 
 @researchers_only

@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.views.decorators.cache import never_cache
 
+from surveys.accounts import two_factor
 from surveys.headers import no_referrer
 
 from . import integrity, languages, page
@@ -32,9 +33,9 @@ def preview(request: HttpRequest, slug: str) -> HttpResponse:
     """The page as respondents see it, for staff only, in any state (drafts too); it sends nothing.
 
     Anybody else gets 404, as for an unknown slug: the preview reveals nothing, not even that
-    the survey exists."""
+    the survey exists. That includes a staff session the admin would refuse (two_factor.admitted)."""
     user = request.user
-    if not (user.is_authenticated and user.is_active and user.is_staff):
+    if not (two_factor.admitted(user) and user.is_staff):
         raise Http404
     survey = get_object_or_404(Survey, slug=slug)
     try:

@@ -4,6 +4,7 @@ import json
 
 import pytest
 from django.urls import reverse
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 ROUTES = {
     "dashboard": "aggregation:dashboard",
@@ -79,3 +80,14 @@ def test_results_are_never_cached(client, owner, survey, route):
 
 def test_the_schema_is_public(client):
     assert client.get(reverse("aggregation:api-schema")).status_code == 200
+
+
+def test_a_session_the_admin_would_refuse_gets_the_apis_anonymous_answer_word_for_word(client, survey, superuser):
+    """A superuser with an authenticator app, signed in without its code (issue 24, item 2)."""
+    url = reverse(ROUTES["api-estimates"], args=[survey.slug])
+    anonymous = client.get(url)
+    TOTPDevice.objects.create(user=superuser, name="phone", confirmed=True)
+    client.force_login(superuser)
+    refused = client.get(url)
+    assert (refused.status_code, json.loads(refused.content)) == (anonymous.status_code, json.loads(anonymous.content))
+    assert anonymous.status_code == 403

@@ -1,13 +1,16 @@
 """The staff-only preview /s/<slug>/preview/: the respondent's page in any state, sending nothing.
 
-Staff (is_staff) see it, drafts included; everybody else gets 404, as for an unknown slug."""
+Staff (is_staff) see it, drafts included, in a session the admin would let in (the second factor);
+everybody else gets 404, as for an unknown slug."""
 
 import json
 
 import pytest
 from django.urls import reverse
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.collection.models import Question, Survey
+from tests.accounts.conftest import code, sign_in
 from tests.collection.pages import parse
 from tests.factories import make_user
 
@@ -59,6 +62,25 @@ def test_anybody_else_gets_404_even_for_a_draft_they_own(client, draft, owner, o
     response = client.get(preview_url())
     assert response.status_code == 404
     assert BANNER not in response.content.decode() and "Cheated?" not in response.content.decode()
+
+
+@pytest.mark.parametrize("session", ["signed in without the code of its app", "required to enrol first"])
+def test_a_staff_session_the_admin_would_refuse_gets_404(client, draft, staff, settings, session):
+    """Issue 24, item 2: the preview applies the admin's rule of the second factor."""
+    if session == "required to enrol first":
+        settings.STAFF_TWO_FACTOR = "required"
+    else:
+        TOTPDevice.objects.create(user=staff, name="phone", confirmed=True)
+    client.force_login(staff)
+    assert client.get("/admin/").status_code == 302
+    response = client.get(preview_url())
+    assert response.status_code == 404 and BANNER not in response.content.decode()
+
+
+def test_a_staff_session_verified_with_its_code_sees_it(client, draft, staff):
+    device = TOTPDevice.objects.create(user=staff, name="phone", confirmed=True)
+    assert sign_in(client, "/admin/login/", "staff", otp_token=code(device)).status_code == 302
+    assert client.get(preview_url()).status_code == 200
 
 
 def test_an_unknown_slug_is_404_for_staff_too(client, survey, staff):

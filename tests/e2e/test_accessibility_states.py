@@ -144,6 +144,7 @@ def test_the_sign_in_pages_have_no_violations_with_or_without_errors(live_server
     log_in(page, f"{live_server.url}/admin/login/", "admin", "/admin/")
     page.goto(f"{live_server.url}/accounts/two-factor/")
     assert visible(page, ".two-factor-qr svg")
+    page.fill("#id_password", PASSWORD)
     page.fill("#id_code", "000000")
     page.click("#content-main [type=submit]")
     assert visible(page, ".errorlist")

@@ -1,6 +1,6 @@
 """Two-factor sign-in in a real browser: a staff member enrols an authenticator app from the QR
-page (typing the code an app would show for the key on the page), and from then on the admin's
-login needs the code. Both pages pass axe-core's WCAG 2.2 A and AA checks."""
+page (typing the password and the code an app would show for the key on the page), and from then
+on the admin's login needs the code. Both pages pass axe-core's WCAG 2.2 A and AA checks."""
 
 import time
 from base64 import b32decode
@@ -39,6 +39,7 @@ def test_a_staff_member_enrols_and_then_signs_in_only_with_the_code(live_server,
     assert page.locator(".two-factor-qr svg").is_visible()
     assert axe_violations(page) == []
     key = page.locator("code").inner_text()
+    page.fill("#id_password", PASSWORD)
     page.fill("#id_code", code_for(key))
     page.click("#content-main [type=submit]")  # not the header's "Log out"
     page.wait_for_load_state()
@@ -46,7 +47,9 @@ def test_a_staff_member_enrols_and_then_signs_in_only_with_the_code(live_server,
 
     page.context.clear_cookies()
     sign_in(page, live_server.url)
-    assert "Two-factor sign-in is on for this account" in page.locator(".errornote").inner_text()
+    # Refused as a wrong password is: the page does not say that the password was right.
+    assert "and the code of your authenticator app if two-factor sign-in is on for it" in \
+        page.locator(".errornote").inner_text()
     assert page.url.startswith(f"{live_server.url}/admin/login/")
     sign_in(page, live_server.url, code_for(key, steps_ahead=1))  # the enrolment's code is spent
     assert page.url == f"{live_server.url}/admin/"
