@@ -1,4 +1,5 @@
-"""The respondent page /s/<slug>/: questions in no form (radios grouped by question), exact samplers, no inline script."""
+"""The respondent page /s/<slug>/: questions in no form (radios grouped by question), exact samplers, no
+inline script."""
 
 import json
 import math
@@ -59,7 +60,8 @@ def test_without_a_question_sent_as_given_the_footer_and_the_resend_notice_say_n
 
 
 def test_each_questions_radios_are_one_group_named_for_it(survey, page):
-    names = [{radio.attrs.get("name") for radio in fieldset.find_all("input")} for fieldset in page.find_all("fieldset")]
+    names = [{radio.attrs.get("name") for radio in fieldset.find_all("input")}
+             for fieldset in page.find_all("fieldset")]
     assert names == [{f"question-{question.pk}"} for question in survey.ordered_questions()]
 
 

@@ -126,7 +126,8 @@ FOCUS = """() => {""" + _SHARED + """
 TABBABLE = """() => {""" + _SHARED + """
   const stop = (el) => {
     if (el.type !== "radio" || !el.name) return true;
-    const group = [...document.querySelectorAll(`input[type=radio][name="${el.name}"]`)].filter((r) => r.form === el.form);
+    const group = [...document.querySelectorAll(`input[type=radio][name="${el.name}"]`)]
+      .filter((radio) => radio.form === el.form);
     return el === (group.find((radio) => radio.checked) || group[0]);
   };
   return [...document.querySelectorAll(

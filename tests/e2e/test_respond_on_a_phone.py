@@ -101,7 +101,9 @@ def test_no_privacy_figure_splits_across_lines_at_any_phone_width(phone):
         found = {}
         for width in widths:
             page.set_viewport_size({"width": width, "height": 844})
-            found.update({width: split for split in [page.evaluate(SPLIT_FIGURES)] if split})
+            split = page.evaluate(SPLIT_FIGURES)
+            if split:
+                found[width] = split
         return found
 
     assert page.evaluate(FIGURES) == 2  # the survey's total, the browser's own figure
