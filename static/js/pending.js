@@ -1,10 +1,11 @@
 // A randomized payload kept until the server acknowledges it, so that a lost response, a reload
 // or a closed tab never leads to randomizing the same true answers a second time.
 // What is kept is the payload as it will be sent (randomized reports, the submission key, the
-// invitation if any), never a true answer. localStorage, not sessionStorage: the payload must
-// outlive the tab (closing a tab after a failed send is common), and it is removed as soon as
-// the server acknowledges it or the respondent discards it. Keyed by survey and mechanism
-// version: a payload of an older version would be refused anyway.
+// invitation if any): no true answer but those to direct questions, which are sent as given.
+// localStorage, not sessionStorage: the payload must outlive the tab (closing a tab after a failed
+// send is common), and it is removed as soon as the server acknowledges it or the respondent
+// discards it. Keyed by survey and mechanism version: a payload of an older version would be
+// refused anyway.
 
 const keyOf = (slug, version) => `ldp-survey-pending:${slug}:${version}`;
 

@@ -1,7 +1,8 @@
 // DOM glue for the respondent page: read the true answers (kept in memory only; answers.js reads
 // each kind), randomize them with randomizer.js, post the reports as JSON, show the receipt.
-// True answers never leave this page: the inputs have no name and sit in no form. A numeric
-// answer off its grid, or too many ticks, is refused in words before anything is randomized.
+// True answers never leave this page: the inputs sit in no form (a question's radios share a name
+// only to be one group for the keyboard and screen readers) and only the reports are posted. A
+// numeric answer off its grid, or too many ticks, is refused in words before anything is randomized.
 // A staff preview (config.preview) never posts: it has no endpoint and the button stays disabled.
 // Before anything is randomized, the privacy loss is computed from the samplers' own integers
 // (epsilon.js) and checked against the survey's stated total and 10 per question; a randomized
@@ -72,8 +73,27 @@ function showProblem(fieldset, words) {
   if (number) number.setAttribute("aria-invalid", String(Boolean(words)));
 }
 
-// Unnamed radios do not group by themselves: keep one choice per question. Ticks over a
-// multi-select's limit, and a number off its grid, are said at once (the number when it is left).
+// Where the respondent reaches when a number is left: the height of a press on the screen, below
+// for Tab and above for Shift+Tab; null for anything else (typing, the arrows stepping the number).
+let reach = null;
+document.addEventListener("pointerdown", (event) => { reach = event.clientY; }, true);
+document.addEventListener("keydown", (event) => {
+  reach = event.key !== "Tab" ? null : event.shiftKey ? -Infinity : Infinity;
+}, true);
+
+// A problem said as a number is left must not move what the respondent reaches for next: a tap
+// whose press and release land on different places is lost. What lies below the question keeps its
+// place on the screen (the page scrolls by what the question grew); what lies above does not move.
+function showProblemInPlace(fieldset, words) {
+  const bottom = fieldset.getBoundingClientRect().bottom;
+  const below = reach !== null && reach >= bottom;
+  showProblem(fieldset, words);
+  const grown = fieldset.getBoundingClientRect().bottom - bottom;
+  if (below && grown) window.scrollBy({ top: grown, behavior: "instant" });
+}
+
+// Ticks over a multi-select's limit, and a number off its grid, are said at once (the number when
+// it is left); choosing an option clears its question's problem.
 root.addEventListener("change", (event) => {
   const input = event.target;
   const fieldset = input.closest("fieldset");
@@ -82,14 +102,10 @@ root.addEventListener("change", (event) => {
     return;
   }
   if (input.dataset.answer === "number") {
-    showProblem(fieldset, numberProblem(questionOf(fieldset), input, text, false));
+    showProblemInPlace(fieldset, numberProblem(questionOf(fieldset), input, text, false));
     return;
   }
-  if (input.type !== "radio" || !input.checked) return;
-  for (const other of fieldset.querySelectorAll("input[type=radio]")) {
-    if (other !== input) other.checked = false;
-  }
-  showProblem(fieldset, "");
+  if (input.type === "radio" && input.checked) showProblem(fieldset, "");
 });
 
 root.addEventListener("input", (event) => {
@@ -175,7 +191,9 @@ function showReceipt(payload) {
   document.getElementById("unsent").hidden = true;
   const receipt = document.getElementById("receipt");
   receipt.hidden = false;
-  receipt.focus();
+  // Its top in view: focus alone scrolls a section taller than the screen only as far as its end.
+  receipt.focus({ preventScroll: true });
+  receipt.scrollIntoView({ block: "start", behavior: "instant" });
 }
 
 async function send() {

@@ -20,8 +20,10 @@ from .serializers import SurveyDefinitionSerializer
 
 
 def client_text() -> dict[str, str]:
-    """The words respond.js shows for the new kinds ({lo}, {hi}, {step}, {m} filled in by the script)."""
-    return {
+    """The words respond.js shows for the new kinds ({lo}, {hi}, {step}, {m} filled in by the script).
+    The script writes them as text: a no-break space is written `&nbsp;`, as in the templates'
+    words, and becomes the character here (it keeps "ε = 1.099" on one line)."""
+    words = {
         "choose": _("Please choose an answer."),
         "number": _("Please enter a number."),
         "range": _("Please enter a number from {lo} to {hi}."),
@@ -39,16 +41,17 @@ def client_text() -> dict[str, str]:
         "no_browser": _("{error}. This browser cannot take part; please use an up-to-date browser."),
         # The privacy loss the browser computes from the integers it will use (epsilon.js):
         "computed": _("Your browser computed the privacy loss from the numbers it will use to randomize: at most "
-                      "ε = {epsilon} for all questions together."),
+                      "ε&nbsp;=&nbsp;{epsilon} for all questions together."),
         "receipt_epsilon": _("Privacy loss of what was sent, computed by your browser from the numbers it used: "
-                             "at most ε = {epsilon}."),
+                             "at most ε&nbsp;=&nbsp;{epsilon}."),
         "refuse_question": _("Your browser will not randomize your answers: the numbers it was given for question "
-                             "{n} allow a privacy loss of ε = {epsilon}, above the maximum of 10 for one question. "
-                             "Nothing has been sent."),
+                             "{n} allow a privacy loss of ε&nbsp;=&nbsp;{epsilon}, above the maximum of 10 for one "
+                             "question. Nothing has been sent."),
         "refuse_total": _("Your browser will not randomize your answers: the numbers it was given allow a privacy "
-                          "loss of ε = {epsilon} in all, above the ε = {stated} this survey states. Nothing has "
-                          "been sent."),
+                          "loss of ε&nbsp;=&nbsp;{epsilon} in all, above the ε&nbsp;=&nbsp;{stated} this survey "
+                          "states. Nothing has been sent."),
     }
+    return {key: text.replace("&nbsp;", "\u00a0") for key, text in words.items()}
 
 
 def input_mode(scale: dict[str, str]) -> str | None:

@@ -1,5 +1,6 @@
 """Direct questions as respondents meet them: labelled as sent as given before they answer,
-outside the page's privacy total, published with the identity sampler, stored as given."""
+outside the page's privacy total, published with the identity sampler, stored as given; the footer
+and the notice of unconfirmed answers say which answers are sent as given."""
 
 import json
 import math
@@ -8,8 +9,9 @@ import pytest
 from django.urls import reverse
 
 import ldp
-from surveys.collection import plan
-from surveys.collection.models import Report
+from surveys.collection import builder, plan
+from surveys.collection.builder import QuestionSpec
+from surveys.collection.models import Report, Survey
 from tests.collection.helpers import qid, question
 from tests.collection.pages import parse
 from tests.factories import valid_payload
@@ -54,7 +56,7 @@ def test_the_privacy_summary_names_the_direct_questions_and_totals_the_randomize
     total = plan.of(direct_survey).epsilon_total
     assert total == pytest.approx(math.log(3) + ldp.KaryRR(1.0, 3).effective_epsilon)
     assert "All randomized questions of this survey together change those odds by at most" in page_html
-    assert f"ε = {math.ceil(total * 1000) / 1000:.3f}" in page_html  # rounded up
+    assert f"ε&nbsp;=&nbsp;{math.ceil(total * 1000) / 1000:.3f}" in page_html  # rounded up, on one line
     assert "All questions of this survey together" not in page_html
     assert "except for the questions marked as sent as you give them" in page_html
 
@@ -117,3 +119,36 @@ def test_a_direct_answer_is_stored_as_given_and_an_impossible_one_refused(client
     bad = valid_payload(direct_survey, values={4: 4})
     response = client.post(url, bad, content_type="application/json")
     assert response.status_code == 400 and Report.objects.count() == 4
+
+
+def footer_and_resend_notice(page_html):
+    page = parse(page_html)
+    return page.find("footer").text, page.by_id("unsent").find_all("p")[0].text
+
+
+def test_the_footer_and_the_resend_notice_say_which_answers_are_sent_as_given(direct_survey, page_html):
+    assert footer_and_resend_notice(page_html) == (
+        "Answers are randomized in your browser before they are sent, except the answers to questions 2, 4, which "
+        "are sent as you give them. The server never sees a true answer to the other questions.",
+        "This browser randomized your answers to this survey earlier, but the server did not confirm that it "
+        "received them. They are kept in this browser until it does: the randomized reports, and your answers to "
+        "questions 2, 4 as you gave them, since they are not randomized. Send them again: the server stores them "
+        "once, however often they arrive.")
+
+
+def test_one_question_sent_as_given_is_named_alone_and_a_survey_of_only_those_says_so(client, owner):
+    builder.create_survey("one-direct", "One", [QuestionSpec("Cheated?", "qrr", q="0.5"),
+                                                QuestionSpec("Age band?", "direct", options=["Young", "Old"])],
+                          status=Survey.Status.OPEN, epsilon_budget=2.0)
+    builder.create_survey("all-direct", "All", [QuestionSpec("Age band?", "direct", options=["Young", "Old"])],
+                          status=Survey.Status.OPEN, epsilon_budget=2.0)
+    one = footer_and_resend_notice(client.get("/s/one-direct/").content.decode())
+    assert one == (
+        "Answers are randomized in your browser before they are sent, except the answer to question 2, which is "
+        "sent as you give it. The server never sees a true answer to the other questions.",
+        "This browser randomized your answers to this survey earlier, but the server did not confirm that it "
+        "received them. They are kept in this browser until it does: the randomized reports, and your answer to "
+        "question 2 as you gave it, since it is not randomized. Send them again: the server stores them once, "
+        "however often they arrive.")
+    footer, _ = footer_and_resend_notice(client.get("/s/all-direct/").content.decode())
+    assert footer == "No answer to this survey is randomized: your answers are sent as you give them."

@@ -1,4 +1,5 @@
-"""The respondent page /s/<slug>/: questions without named inputs, exact samplers, no inline script."""
+"""The respondent page /s/<slug>/: questions in no form (radios grouped by question), exact samplers, no
+inline script."""
 
 import json
 import math
@@ -45,11 +46,23 @@ def test_it_shows_a_fieldset_with_a_legend_and_a_label_per_option_for_each_quest
 
 
 def test_no_true_answer_can_be_submitted_natively(page):
-    inputs = page.find_all("input")
-    assert inputs, "the page has answer inputs"
-    assert all("name" not in element.attrs for element in inputs)
-    assert not any("name" in element.attrs for tag in ("select", "textarea") for element in page.find_all(tag))
-    assert all("action" not in form.attrs for form in page.find_all("form"))
+    """The page has no form, so no answer input is in one; tests/e2e/test_nothing_submitted_without_javascript.py
+    answers it without JavaScript and checks that no request carries an answer."""
+    assert page.find_all("input"), "the page has answer inputs"
+    assert page.find_all("form") == []
+    assert page.find_all("select") == [] and page.find_all("textarea") == []
+
+
+def test_without_a_question_sent_as_given_the_footer_and_the_resend_notice_say_no_true_answer_leaves(page):
+    assert page.find("footer").text == ("Answers are randomized in your browser before they are sent. The server "
+                                        "never sees a true answer.")
+    assert "(the randomized reports only, never your answers)" in page.by_id("unsent").text
+
+
+def test_each_questions_radios_are_one_group_named_for_it(survey, page):
+    names = [{radio.attrs.get("name") for radio in fieldset.find_all("input")}
+             for fieldset in page.find_all("fieldset")]
+    assert names == [{f"question-{question.pk}"} for question in survey.ordered_questions()]
 
 
 # The fixture's questions: the odds bound (e^epsilon rounded up to a tenth) and how often a

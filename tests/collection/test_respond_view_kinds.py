@@ -1,6 +1,7 @@
 """The respondent page /s/<slug>/ for the new kinds: inputs that fit each kind, labelled and tied to
-their hint, note and error message; no input with a name; the client's data (sampler, scale, bins,
-limit, translated words); deniability in odds and a receipt in words for each kind."""
+their hint, note and error message; no input in a form (radios named for their group only); the
+client's data (sampler, scale, bins, limit, translated words); deniability in odds and a receipt in
+words for each kind."""
 
 import json
 
@@ -63,10 +64,13 @@ def test_an_ordinal_question_is_a_radio_per_level(page, kinds_survey):
     assert [label.text for label in gamble.find_all("label")][-1] == "Prefer not to say"
 
 
-def test_no_input_of_any_kind_has_a_name_or_sits_in_a_form(page):
+def test_no_input_of_any_kind_sits_in_a_form_and_only_radios_are_named_for_their_group(page, kinds_survey):
     inputs = page.find_all("input")
     assert {i.attrs["type"] for i in inputs} == {"checkbox", "number", "radio"}
-    assert all("name" not in i.attrs for i in inputs) and page.find_all("form") == []
+    assert page.find_all("form") == []
+    names = [[i.attrs.get("name") for i in fieldset.find_all("input")] for fieldset in fieldsets(page, kinds_survey)]
+    ordinal = kinds_survey.ordered_questions()[4].pk
+    assert names == [[None] * 4, [None], [None], [None], [f"question-{ordinal}"] * 4]
 
 
 def test_each_kind_says_its_deniability_in_plain_odds(page, kinds_survey):

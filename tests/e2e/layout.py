@@ -121,11 +121,18 @@ FOCUS = """() => {""" + _SHARED + """
 }"""
 
 
-# Every control a Tab can reach, in document order (no positive tabindex reorders this page).
+# Every control a Tab forward can reach, in document order (no positive tabindex reorders this page).
+# A named group of radios is one stop: its checked radio, or its first when none is.
 TABBABLE = """() => {""" + _SHARED + """
+  const stop = (el) => {
+    if (el.type !== "radio" || !el.name) return true;
+    const group = [...document.querySelectorAll(`input[type=radio][name="${el.name}"]`)]
+      .filter((radio) => radio.form === el.form);
+    return el === (group.find((radio) => radio.checked) || group[0]);
+  };
   return [...document.querySelectorAll(
     "a[href], button:not(:disabled), input:not(:disabled):not([type=hidden]), select, textarea, summary")]
-    .filter((el) => el.checkVisibility({ visibilityProperty: true }) && el.tabIndex >= 0).map(key);
+    .filter((el) => el.checkVisibility({ visibilityProperty: true }) && el.tabIndex >= 0 && stop(el)).map(key);
 }"""
 
 
@@ -151,7 +158,8 @@ def focused(page) -> dict[str, Any]:
 
 
 def tabbable(page) -> list[str]:
-    """The keys (see `focused`) of every control that Tab reaches, in document order."""
+    """The keys (see `focused`) of every control that Tab reaches, in document order (a radio group
+    once)."""
     return page.evaluate(TABBABLE)
 
 

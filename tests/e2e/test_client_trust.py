@@ -58,7 +58,7 @@ def test_integers_above_ten_for_a_question_are_refused_in_words_and_nothing_is_s
     survey, posts = open_demo(live_server, page, inflate)
     refusal = page.locator("#refusal")
     refusal.wait_for()
-    assert "question 1 allow a privacy loss of ε = 22.181" in refusal.text_content()
+    assert "question 1 allow a privacy loss of ε\xa0=\xa022.181" in refusal.text_content()
     assert "above the maximum of 10" in refusal.text_content() and "Nothing has been sent" in refusal.text_content()
     assert page.locator("#send").is_disabled() and page.locator("#client-epsilon").is_hidden()
     answer_every_question(page)
@@ -76,7 +76,7 @@ def test_integers_above_the_stated_total_are_refused_in_words_and_nothing_is_sen
     survey, posts = open_demo(live_server, page, understate)
     refusal = page.locator("#refusal")
     refusal.wait_for()
-    assert "above the ε = 1.000 this survey states" in refusal.text_content()
+    assert "above the ε\xa0=\xa01.000 this survey states" in refusal.text_content()
     answer_every_question(page)
     page.locator("#send").dispatch_event("click")
     page.wait_for_timeout(300)
@@ -88,11 +88,11 @@ def test_the_page_and_the_receipt_show_the_epsilon_the_browser_computed(live_ser
     total = math.ceil(sum(q.mechanism().effective_epsilon for q in survey.ordered_questions()) * 1000) / 1000
     line = page.locator("#client-epsilon")
     line.wait_for()
-    assert f"at most ε = {total:.3f} for all questions together" in line.text_content()
+    assert f"at most ε\xa0=\xa0{total:.3f} for all questions together" in line.text_content()
     answer_every_question(page)
     page.click("#send")
     page.wait_for_selector("#receipt:not([hidden])")
-    assert f"at most ε = {total:.3f}." in page.locator("#receipt-epsilon").text_content()
+    assert f"at most ε\xa0=\xa0{total:.3f}." in page.locator("#receipt-epsilon").text_content()
 
 
 def test_a_lost_acknowledgement_and_a_reload_resend_the_same_reports_stored_once(live_server, page):

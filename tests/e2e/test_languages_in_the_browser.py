@@ -78,6 +78,6 @@ def test_the_receipt_is_written_in_spanish(live_server, in_language):
     # ln 3 + ln 3 + 1 = 3.197..., rounded up from the integers to thousandths, then a decimal comma.
     assert page.locator("#receipt-epsilon").inner_text() == ("Pérdida de privacidad de lo enviado, calculada por "
                                                              "su navegador a partir de los números que usó: como "
-                                                             "mucho ε = 3,198.")
+                                                             "mucho ε\xa0=\xa03,198.")
     first = page.locator("#receipt-list li").first.locator(".report").inner_text()
     assert first in ("“No”", "“Sí”")  # the yes/no report named in Spanish
