@@ -1,4 +1,5 @@
-"""`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, or plan a sample size.
+"""`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, or plan a sample size;
+analyze an export; regress a report on covariates or estimate weighted fractions from a CSV (`ldp.regress_cli`).
 
 Multi-select and numeric questions (multiselect, onebit, dlaplace) read --truth and --margin as
 `ldp.cli_qtypes` says: inclusion fractions per option, or a distribution "v:p,v:p" over grid values.
@@ -13,7 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from . import analyze_cli, cli_args, cli_qtypes, joint_cli
+from . import analyze_cli, cli_args, cli_qtypes, joint_cli, regress_cli
 from .cli_args import Parser, apportion, fraction_list, number_in, positive_int, seed
 from .mechanisms import MECHANISMS, YES_NO, Mechanism
 
@@ -39,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--interval", choices=["wilson", "exact"], default="wilson")
     joint_cli.add_parser(commands)
     analyze_cli.add_parser(commands)
+    regress_cli.add_parsers(commands)
     plan.add_argument("--margin", required=True, type=number_in(0.0, math.inf, ""),
                       help="half-width: a fraction in (0, 1), or for onebit and dlaplace in the question's units")
     plan.add_argument("--expected", type=number_in(0.0, 1.0, "both"), default=None,
@@ -111,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         joint_cli.run(parser, args)
     elif args.command == "analyze":
         analyze_cli.run(parser, args)
+    elif args.command in ("regress", "estimate"):
+        regress_cli.run(parser, args)
     else:
         _plan(parser, args)
     return 0
