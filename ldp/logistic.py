@@ -130,7 +130,8 @@ class _Model:
 
     def loglik(self, b: FloatArray) -> float:
         _, _, _, prob = self.probabilities(b)
-        return self.total(np.where(self.ones, np.log(prob), np.log1p(-prob)))
+        with np.errstate(divide="ignore"):  # P at 0 or 1 (a direct question): -inf, refused by the step
+            return self.total(np.where(self.ones, np.log(prob), np.log1p(-prob)))
 
     def total(self, terms: FloatArray) -> float:
         return float(terms.sum() if self.w is None else self.w @ terms)
@@ -139,6 +140,10 @@ class _Model:
         return _gram(self.x, weights if self.w is None else self.w * weights)
 
     def point(self, b: FloatArray) -> _Point:
+        with np.errstate(divide="ignore", invalid="ignore"):  # at infinity (separation): reported, not warned
+            return self._point(b)
+
+    def _point(self, b: FloatArray) -> _Point:
         _, s, one_minus, prob = self.probabilities(b)
         y = self.y
         rest = 1.0 - prob
@@ -307,7 +312,8 @@ def _result(model: _Model, found: tuple[_Point, int, bool], start: str, names: t
     if covariance is None:
         covariance = np.full_like(point.observed, math.nan)
     b = point.b
-    std = np.sqrt(np.diag(covariance))
+    with np.errstate(invalid="ignore"):
+        std = np.sqrt(np.diag(covariance))
     z = z_value(confidence)
     null = _null_loglik(model)
     slopes = len(names) - 1
@@ -315,10 +321,12 @@ def _result(model: _Model, found: tuple[_Point, int, bool], start: str, names: t
         test, statistic = "likelihood ratio", max(0.0, 2.0 * (point.loglik - null))
     else:
         test, statistic = "wald", _wald(b[1:], covariance[1:, 1:])
+    with np.errstate(over="ignore"):  # odds ratios of a separated fit: infinite
+        odds = np.exp(np.stack([b, b - z * std, b + z * std]))
     return LogisticFit(
         terms=names, estimate=_floats(b), std_error=_floats(std), ci_low=_floats(b - z * std),
-        ci_high=_floats(b + z * std), odds_ratio=_floats(np.exp(b)), odds_ratio_low=_floats(np.exp(b - z * std)),
-        odds_ratio_high=_floats(np.exp(b + z * std)), n=int(model.y.size), log_likelihood=point.loglik,
+        ci_high=_floats(b + z * std), odds_ratio=_floats(odds[0]), odds_ratio_low=_floats(odds[1]),
+        odds_ratio_high=_floats(odds[2]), n=int(model.y.size), log_likelihood=point.loglik,
         null_log_likelihood=null, test=test, statistic=statistic, df=slopes,
         p_value=chi2_sf(statistic, slopes) if math.isfinite(statistic) else math.nan, se=kind,
         confidence=confidence, converged=converged and not messages, iterations=iterations, start=start,
