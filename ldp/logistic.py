@@ -119,9 +119,18 @@ class _Model:
         self.y, self.x, self.p, self.q, self.w = y, x, p, q, w
         self.gap = p - q
         self.ones = y > 0
+        self.last: tuple[FloatArray, tuple[FloatArray, FloatArray, FloatArray, FloatArray]] | None = None
 
     def probabilities(self, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        """eta, s, 1 - s (accurate where s is near 1) and P."""
+        """eta, s, 1 - s (accurate where s is near 1) and P; the last b's are kept (the step's likelihood
+        and the next point's derivatives are at the same b)."""
+        if self.last is not None and np.array_equal(self.last[0], b):
+            return self.last[1]
+        found = self._probabilities(b)
+        self.last = (b.copy(), found)
+        return found
+
+    def _probabilities(self, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         eta = self.x @ b
         e = np.exp(-np.clip(eta, -700.0, 700.0))
         s = 1.0 / (1.0 + e)
