@@ -24,8 +24,8 @@ test-deps: $(PY)
 # a reader that shares no code with pyreadstat, R's survey (r-cran-survey) as the independent
 # check of ldp's raking and of the raked estimates' linearization standard errors, redis-server for
 # the shared rate-limit counters and nginx for the reverse-proxy test (the tests start their own
-# Redis and nginx on free ports), gettext (xgettext, msgfmt, msgattrib) for makemessages and the translation catalogs' test, wrk for the load
-# benchmark's test; needs root; each only if missing.
+# Redis and nginx on free ports), gettext (xgettext, msgfmt, msgattrib) for makemessages and the
+# translation catalogs' test, wrk for the load benchmark's test; needs root; each only if missing.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
