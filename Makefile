@@ -21,15 +21,17 @@ test-deps: $(PY)
 
 # Debian's chromium for the browser tests, Node.js for the JavaScript tests, npm for axe-core, R
 # (r-base-core) to run the generated R scripts and R's readstata13 to read the Stata export with
-# a reader that shares no code with pyreadstat, redis-server for the shared rate-limit counters and
-# nginx for the reverse-proxy test (the tests start their own Redis and nginx on free ports), gettext
-# (xgettext, msgfmt, msgattrib) for makemessages and the translation catalogs' test, wrk for the load
-# benchmark's test; needs root; each only if missing.
+# a reader that shares no code with pyreadstat, R's survey (r-cran-survey) as the independent
+# check of ldp's raking and of the raked estimates' linearization standard errors, redis-server for
+# the shared rate-limit counters and nginx for the reverse-proxy test (the tests start their own
+# Redis and nginx on free ports), gettext (xgettext, msgfmt, msgattrib) for makemessages and the
+# translation catalogs' test, wrk for the load benchmark's test; needs root; each only if missing.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v Rscript >/dev/null || missing="$$missing r-base-core"; \
 	Rscript -e 'library(readstata13)' >/dev/null 2>&1 || missing="$$missing r-cran-readstata13"; \
+	Rscript -e 'library(survey)' >/dev/null 2>&1 || missing="$$missing r-cran-survey"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \

@@ -1,5 +1,6 @@
 """`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, plan a sample size,
-analyze an export, or print intervals valid at every look from a column of reports (`sequence`).
+analyze an export, print intervals valid at every look from a column of reports (`sequence`), or regress a
+report on covariates or estimate weighted fractions from a CSV (`ldp.regress_cli`).
 
 Multi-select and numeric questions (multiselect, onebit, dlaplace) read --truth and --margin as
 `ldp.cli_qtypes` says: inclusion fractions per option, or a distribution "v:p,v:p" over grid values.
@@ -14,7 +15,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from . import analyze_cli, cli_args, cli_qtypes, joint_cli, sequence_cli
+from . import analyze_cli, cli_args, cli_qtypes, joint_cli, regress_cli, sequence_cli
 from .cli_args import Parser, apportion, fraction_list, number_in, positive_int, seed
 from .mechanisms import MECHANISMS, YES_NO, Mechanism
 
@@ -41,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     joint_cli.add_parser(commands)
     analyze_cli.add_parser(commands)
     sequence_cli.add_parser(commands)
+    regress_cli.add_parsers(commands)
     plan.add_argument("--margin", required=True, type=number_in(0.0, math.inf, ""),
                       help="half-width: a fraction in (0, 1), or for onebit and dlaplace in the question's units")
     plan.add_argument("--expected", type=number_in(0.0, 1.0, "both"), default=None,
@@ -115,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         analyze_cli.run(parser, args)
     elif args.command == "sequence":
         sequence_cli.run(parser, args)
+    elif args.command in ("regress", "estimate"):
+        regress_cli.run(parser, args)
     else:
         _plan(parser, args)
     return 0

@@ -1,0 +1,111 @@
+"""Linear regression of a numeric question's mean on covariates, from unbiased per-report values.
+
+Each numeric report has an unbiased per-report value v_i, E[v_i | x_i] = E[true value | x_i]:
+* 1-bit mean: v = lo + (hi - lo) (y - q) / (p - q), y the reported bit;
+* discrete Laplace: the report itself in units, v = lo + step r (its noise has mean 0).
+So ordinary least squares of v on x (with an intercept) is unbiased for b in E[value | x] = x'b. The
+noise is heteroskedastic (it depends on the true value), so the standard errors are HC1:
+
+    V = n / (n - k) (X'X)^-1 (sum_i e_i^2 x_i x_i') (X'X)^-1,   e = v - X b,
+
+k the number of terms; intervals from Student's t with n - k degrees of freedom. A weighted fit solves
+the weighted least squares and takes the sandwich (X'WX)^-1 B (X'WX)^-1 with B = n / (n - 1)
+sum w_i^2 r_i r_i', r_i the residuals of e_i x_i on the design's margins (`Design.residuals`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .dlaplace import DiscreteLaplace
+from .intervals import check_confidence, t_value
+from .mechanism import Mechanism
+from .onebit import OneBitMean
+from .raking import Design
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class LinearFit:
+    terms: tuple[str, ...]
+    estimate: tuple[float, ...]
+    std_error: tuple[float, ...]
+    ci_low: tuple[float, ...]
+    ci_high: tuple[float, ...]
+    n: int
+    se: str  # "HC1" or "sandwich"
+    confidence: float
+    covariance: FloatArray = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"terms": list(self.terms), "estimate": list(self.estimate), "std_error": list(self.std_error),
+                "ci_low": list(self.ci_low), "ci_high": list(self.ci_high), "n": self.n, "se": self.se,
+                "confidence": self.confidence}
+
+
+def per_report_values(mechanism: Mechanism, reports: npt.ArrayLike) -> FloatArray:
+    """Unbiased per-report values in the question's units, from reports as sent (the bit; the integer r).
+
+    >>> per_report_values(OneBitMean(1.0, "0", "10", "1"), [0, 1]).round(4).tolist()
+    [-5.8198, 15.8198]
+    >>> per_report_values(DiscreteLaplace(1.0, "0", "10", "2"), [-1, 3]).tolist()
+    [-2.0, 6.0]
+    """
+    r = np.asarray(reports, dtype=float)
+    if isinstance(mechanism, OneBitMean):
+        if not np.isin(r, (0.0, 1.0)).all():
+            raise ValueError("1-bit mean reports are 0 or 1")
+        gap = mechanism.p - mechanism.q_other
+        return np.asarray(float(mechanism.lo) + mechanism.width * (r - mechanism.q_other) / gap, dtype=float)
+    if isinstance(mechanism, DiscreteLaplace):
+        return np.asarray(float(mechanism.lo) + float(mechanism.step) * r, dtype=float)
+    raise ValueError("per-report values are for numeric questions (onebit, dlaplace)")
+
+
+def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None = None,
+        design: Design | None = None, confidence: float = 0.95) -> LinearFit:
+    """OLS (or WLS under a design) of the per-report values on x (which includes the intercept column).
+
+    >>> x = np.column_stack([np.ones(4), [0.0, 1.0, 2.0, 3.0]])
+    >>> found = fit([1.0, 3.0, 2.0, 5.0], x, terms=["(Intercept)", "t"])
+    >>> [round(b, 6) for b in found.estimate], [round(s, 6) for s in found.std_error]
+    ([1.1, 1.1], [0.526498, 0.336452])
+    """
+    check_confidence(confidence)
+    v = np.asarray(values, dtype=float).reshape(-1)
+    xx = np.asarray(x, dtype=float)
+    n, k = xx.shape
+    if v.size != n:
+        raise ValueError("x must have one row per value")
+    names = tuple(terms) if terms is not None else tuple(f"x{j}" for j in range(k))
+    if len(names) != k:
+        raise ValueError("one term name per column of x")
+    w = np.ones(n) if design is None else design.weights
+    gram = (xx * w[:, None]).T @ xx
+    if n <= k or np.linalg.matrix_rank(gram) < k:
+        raise ValueError("the covariates are collinear or constant (or there are fewer reports than terms)")
+    bread = np.linalg.inv(gram)
+    b = bread @ (xx.T @ (w * v))
+    e = v - xx @ b
+    if design is None:
+        meat = (xx * (e**2)[:, None]).T @ xx * (n / (n - k))
+        kind = "HC1"
+    else:
+        r = design.residuals(e[:, None] * xx)
+        meat = (r * (w**2)[:, None]).T @ r * (n / (n - 1))
+        kind = "sandwich"
+    covariance = bread @ meat @ bread
+    std = np.sqrt(np.diag(covariance))
+    t = t_value(confidence, n - k)
+    return LinearFit(terms=names, estimate=_floats(b), std_error=_floats(std), ci_low=_floats(b - t * std),
+                     ci_high=_floats(b + t * std), n=n, se=kind, confidence=confidence, covariance=covariance)
+
+
+def _floats(values: FloatArray) -> tuple[float, ...]:
+    return tuple(float(x) for x in values)

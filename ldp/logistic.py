@@ -1,0 +1,311 @@
+"""Logistic regression of a randomized yes/no report on covariates, through the mechanism's channel.
+
+A binary channel (q-RR, bit flip, option j of a k-option channel: p = P(report 1 | true 1),
+q = P(report 1 | true 0)) turns the model P(true = 1 | x) = s(x'b), s the logistic function, into
+
+    P_i = P(y_i = 1 | x_i) = q + (p - q) s(x_i'b)
+
+(van den Hout and van der Heijden 2002; Blair, Imai and Zhou 2015). With eta = x'b, s' = s (1 - s),
+dP = (p - q) s' and d2P = (p - q) s' (1 - 2s):
+
+    l(b)  = sum_i w_i [y_i log P_i + (1 - y_i) log(1 - P_i)]
+    score = sum_i w_i g_i x_i,   g_i = (y_i - P_i) / (P_i (1 - P_i)) dP_i
+    -d2l  = sum_i w_i x_i x_i' [(y_i / P_i^2 + (1 - y_i) / (1 - P_i)^2) dP_i^2 - (y_i - P_i) / (P_i (1 - P_i)) d2P_i]
+
+(w_i = 1 unless weighted). Standard errors: `observed` (default) inverts the observed information
+-d2l at the maximum; `opg` inverts the outer product of scores sum g_i^2 x_i x_i' (what R's rr
+prints). A weighted fit maximizes the pseudo-likelihood sum w_i l_i and takes the sandwich
+A^-1 B A^-1, A the weighted observed information and B = n / (n - 1) sum w_i^2 r_i r_i', r_i the
+residuals of the scores g_i x_i on the design's margins (`Design.residuals`: the raking is accounted for).
+
+The fit: Newton's method from b = 0 (the Fisher information where the observed one is not positive
+definite: the likelihood is not concave in general), halving the step until the likelihood rises;
+then again from a second start, the logistic fit of the debiased values v_i = (y_i - q) / (p - q)
+(which solves sum w_i x_i (v_i - s(x_i'b)) = 0, a concave problem, E[v | x] = s(x'b)); the higher
+maximum is kept. Where the maximum is at infinity (fitted probabilities of the true answer at 0 or 1:
+separation, or a report rate outside [q, p]) or Newton's method does not settle, the fit says so
+in `messages`.
+
+Odds ratios are exp(b) with the interval exp(b +- z SE). The likelihood-ratio test compares with
+the intercept-only model, whose maximum is closed-form: P = ybar clipped to [q, p],
+LR = 2 (l - l0) ~ chi-square(covariates) (unweighted fits only: a pseudo-likelihood ratio has no
+chi-square law; weighted fits give the Wald test b' V^-1 b on the slopes instead).
+
+The likelihood and its derivatives: `ldp.channel_likelihood`; power: `ldp.logistic_power`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .association import chi2_sf
+from .channel_likelihood import Model, Point, gram
+from .intervals import check_confidence, z_value
+from .raking import Design
+
+FloatArray = npt.NDArray[np.float64]
+SE_KINDS = ("observed", "opg")
+MAX_ITERATIONS = 100
+HALVINGS = 60
+SUBSAMPLE = 100_000  # rows on which a large survey's starts are first taken to their maxima
+DIVERGED = 30.0  # |x'b| beyond this: s is within 1e-13 of 0 or 1, the maximum is at infinity
+
+
+@dataclass(frozen=True)
+class LogisticFit:
+    """A fitted model: one entry per term in every tuple; `covariance` is the one the SEs come from."""
+
+    terms: tuple[str, ...]
+    estimate: tuple[float, ...]
+    std_error: tuple[float, ...]
+    ci_low: tuple[float, ...]
+    ci_high: tuple[float, ...]
+    odds_ratio: tuple[float, ...]
+    odds_ratio_low: tuple[float, ...]
+    odds_ratio_high: tuple[float, ...]
+    n: int
+    log_likelihood: float
+    null_log_likelihood: float
+    test: str  # "likelihood ratio" (unweighted) or "wald" (weighted)
+    statistic: float
+    df: int
+    p_value: float
+    se: str  # "observed", "opg" or "sandwich"
+    confidence: float
+    converged: bool
+    iterations: int
+    start: str  # "zero" or "debiased": where the kept maximum was reached from
+    covariance: FloatArray = field(repr=False)
+    covariance_observed: FloatArray = field(repr=False)
+    covariance_opg: FloatArray | None = field(repr=False)
+    messages: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in (
+            "terms", "estimate", "std_error", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low", "odds_ratio_high",
+            "n", "log_likelihood", "null_log_likelihood", "test", "statistic", "df", "p_value", "se", "confidence",
+            "converged", "iterations", "start", "messages")}
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in data.items()}
+
+
+def fit(y: npt.ArrayLike, x: npt.ArrayLike, p: float, q: float, *, terms: Sequence[str] | None = None,
+        design: Design | None = None, se: str = "observed", confidence: float = 0.95) -> LogisticFit:
+    """Maximum likelihood for P(y = 1 | x) = q + (p - q) s(x'b); `x` includes the intercept column.
+
+    >>> rng = np.random.default_rng(3)
+    >>> age = rng.normal(size=4000)
+    >>> truth = rng.random(4000) < 1 / (1 + np.exp(-(-0.5 + age)))
+    >>> y = np.where(rng.random(4000) < 0.5, truth, rng.random(4000) < 0.5)  # q-RR, q = 0.5
+    >>> found = fit(y, np.column_stack([np.ones(4000), age]), 0.75, 0.25, terms=["(Intercept)", "age"])
+    >>> [round(b, 2) for b in found.estimate], found.converged, found.test
+    ([-0.46, 1.01], True, 'likelihood ratio')
+    """
+    check_confidence(confidence)
+    if se not in SE_KINDS:
+        raise ValueError(f"se must be one of {SE_KINDS}")
+    yy = np.asarray(y, dtype=float).reshape(-1)
+    xx = np.asarray(x, dtype=float)
+    if xx.ndim != 2 or xx.shape[0] != yy.size:
+        raise ValueError("x must have one row per report")
+    if not np.isin(yy, (0.0, 1.0)).all():
+        raise ValueError("the reports must be 0 or 1")
+    if not 0.0 <= q < p <= 1.0:
+        raise ValueError("the channel must have 0 <= q < p <= 1")
+    names = tuple(terms) if terms is not None else tuple(f"x{j}" for j in range(xx.shape[1]))
+    if len(names) != xx.shape[1]:
+        raise ValueError("one term name per column of x")
+    if design is not None and design.n != yy.size:
+        raise ValueError("the design must have one weight per report")
+    xtx = xx.T @ xx
+    if yy.size <= xx.shape[1] or np.linalg.matrix_rank(xtx) < xx.shape[1]:
+        raise ValueError("the covariates are collinear or constant (or there are fewer reports than terms)")
+    weights = None if design is None else design.weights
+    model = Model(yy, xx, p, q, weights)
+    starts = _starts(yy, xx, p, q, weights)
+    tries = [(name, _newton(model, b)) for name, b in starts]
+    # The higher maximum; a start that settled beats one that did not.
+    start, best = max(tries, key=lambda item: (item[1][2], item[1][0].loglik))
+    return _result(model, best, start, names, design, se, confidence)
+
+
+def _starts(y: FloatArray, x: FloatArray, p: float, q: float, w: FloatArray | None) -> list[tuple[str, FloatArray]]:
+    """b = 0 and the debiased values' logistic fit. Above 2 SUBSAMPLE rows both starts are first taken to
+    their maxima on SUBSAMPLE evenly spaced rows (the same modes, up to O(1/sqrt(SUBSAMPLE))), and the full
+    data's Newton runs from each distinct one, which saves most of the steps on a large survey."""
+    zero = np.zeros(x.shape[1])
+    debiased = _debiased_start(y, x, p, q, w)
+    if y.size <= 2 * SUBSAMPLE:
+        return [("zero", zero)] + ([] if debiased is None else [("debiased", debiased)])
+    rows = np.linspace(0, y.size - 1, SUBSAMPLE).astype(np.int64)
+    part = Model(y[rows], x[rows], p, q, None if w is None else w[rows])
+    found = [("zero", _newton(part, zero)[0].b)]
+    if debiased is not None:
+        other = _newton(part, debiased)[0].b
+        if np.abs(other - found[0][1]).max() > 1e-3 * (1.0 + np.abs(other).max()):
+            found.append(("debiased", other))
+    return found
+
+
+def _newton(model: Model, b: FloatArray) -> tuple[Point, int, bool]:
+    point = model.point(b)
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        step = _direction(point)
+        decrement = float(point.gradient @ step)
+        scale = max(1.0, abs(point.loglik))
+        # Twice the distance to the maximum is below 1e-16 of the likelihood: the coefficients are within
+        # about 1e-8 standard errors of it (further steps only meet the sum's rounding).
+        if decrement < 1e-16 * scale or np.abs(step).max() < 1e-13:
+            return point, iteration, True
+        t = 1.0
+        for _ in range(HALVINGS):
+            candidate = point.b + t * step
+            value = model.loglik(candidate)
+            if np.isfinite(value) and value >= point.loglik - 1e-13 * scale:
+                break
+            t /= 2.0
+        else:
+            return point, iteration, decrement < 1e-10 * scale  # no rise left: settled only if close
+        point = model.point(candidate)
+    return point, MAX_ITERATIONS, False
+
+
+def _direction(point: Point) -> FloatArray:
+    """The Newton step where the observed information is positive definite, else the Fisher-scoring step."""
+    for matrix in (point.observed, None):
+        matrix = point.fisher() if matrix is None else matrix
+        try:
+            factor = np.linalg.cholesky(matrix)
+        except np.linalg.LinAlgError:
+            continue
+        return np.asarray(np.linalg.solve(factor.T, np.linalg.solve(factor, point.gradient)), dtype=float)
+    return np.asarray(np.linalg.lstsq(point.fisher(), point.gradient, rcond=None)[0], dtype=float)
+
+
+def _debiased_start(y: FloatArray, x: FloatArray, p: float, q: float, w: FloatArray | None) -> FloatArray | None:
+    """The root of sum w_i x_i (v_i - s(x_i'b)) = 0 (maximizing the concave sum w [v eta - log(1 + e^eta)]),
+    or None where it runs off to infinity."""
+    if y.size > 2 * SUBSAMPLE:  # a start: the evenly spaced rows will do
+        rows = np.linspace(0, y.size - 1, SUBSAMPLE).astype(np.int64)
+        y, x, w = y[rows], x[rows], None if w is None else w[rows]
+    v = (y - q) / (p - q)
+    weights = np.ones_like(y) if w is None else w
+    b = np.zeros(x.shape[1])
+
+    def objective(beta: FloatArray) -> float:
+        eta = x @ beta
+        return float(weights @ (v * eta - np.logaddexp(0.0, eta)))
+
+    value = objective(b)
+    with np.errstate(all="ignore"):  # a start that runs off to infinity is dropped, not warned about
+        for _ in range(MAX_ITERATIONS):
+            s = _logistic(x @ b)
+            gradient = x.T @ (weights * (v - s))
+            try:
+                step = np.linalg.solve(gram(x, weights * s * (1.0 - s)), gradient)
+            except np.linalg.LinAlgError:
+                return None
+            if not np.all(np.isfinite(step)):
+                return None
+            if float(gradient @ step) < 1e-12 * max(1.0, abs(value)):  # close enough for a start
+                return b if np.abs(x @ b).max() < DIVERGED else None
+            t = 1.0
+            for _ in range(HALVINGS):
+                candidate = b + t * step
+                new = objective(candidate)
+                if np.isfinite(new) and new >= value:
+                    break
+                t /= 2.0
+            else:
+                return b if np.abs(x @ b).max() < DIVERGED else None
+            b, value = candidate, new
+    return None
+
+
+def _result(model: Model, found: tuple[Point, int, bool], start: str, names: tuple[str, ...],
+            design: Design | None, se: str, confidence: float) -> LogisticFit:
+    point, iterations, converged = found
+    messages = []
+    if not converged:
+        messages.append(f"the fit did not converge in {iterations} Newton steps; the estimates are not a maximum")
+    eta = model.x @ point.b
+    if np.abs(eta).max() > DIVERGED:
+        messages.append("the data separate: the likelihood keeps rising as some coefficients go to infinity "
+                        "(fitted probabilities of the true answer at 0 or 1); the estimates and standard errors "
+                        "are not meaningful")
+    observed = _inverse(point.observed)
+    if observed is None:
+        messages.append("the observed information is not positive definite at the maximum: no standard errors")
+        observed = np.full_like(point.observed, math.nan)
+    opg = None
+    if design is None:
+        opg = _inverse(gram(model.x, point.score**2))
+        covariance = observed if se == "observed" else opg
+        kind = se
+    else:
+        residual = design.residuals(point.score[:, None] * model.x)
+        n = design.n
+        meat = n / (n - 1) * gram(residual, design.weights**2)
+        covariance = observed @ meat @ observed
+        kind = "sandwich"
+    if covariance is None:
+        covariance = np.full_like(point.observed, math.nan)
+    b = point.b
+    with np.errstate(invalid="ignore"):
+        std = np.sqrt(np.diag(covariance))
+    z = z_value(confidence)
+    null = _null_loglik(model)
+    slopes = len(names) - 1
+    if design is None:
+        test, statistic = "likelihood ratio", max(0.0, 2.0 * (point.loglik - null))
+    else:
+        test, statistic = "wald", _wald(b[1:], covariance[1:, 1:])
+    with np.errstate(over="ignore"):  # odds ratios of a separated fit: infinite
+        odds = np.exp(np.stack([b, b - z * std, b + z * std]))
+    return LogisticFit(
+        terms=names, estimate=_floats(b), std_error=_floats(std), ci_low=_floats(b - z * std),
+        ci_high=_floats(b + z * std), odds_ratio=_floats(odds[0]), odds_ratio_low=_floats(odds[1]),
+        odds_ratio_high=_floats(odds[2]), n=int(model.y.size), log_likelihood=point.loglik,
+        null_log_likelihood=null, test=test, statistic=statistic, df=slopes,
+        p_value=chi2_sf(statistic, slopes) if math.isfinite(statistic) else math.nan, se=kind,
+        confidence=confidence, converged=converged and not messages, iterations=iterations, start=start,
+        covariance=covariance, covariance_observed=observed, covariance_opg=opg, messages=tuple(messages))
+
+
+def _null_loglik(model: Model) -> float:
+    """The intercept-only maximum: P = the (weighted) report fraction, clipped to [q, p] (the reachable rates)."""
+    w = np.ones_like(model.y) if model.w is None else model.w
+    rate = float(np.clip(w @ model.y / w.sum(), model.q, model.p))
+    ones = float(w @ model.y)
+    zeros = float(w.sum()) - ones
+    return (ones * math.log(rate) if ones > 0 else 0.0) + (zeros * math.log1p(-rate) if zeros > 0 else 0.0)
+
+
+def _wald(b: FloatArray, covariance: FloatArray) -> float:
+    if b.size == 0:
+        return 0.0
+    try:
+        return float(b @ np.linalg.solve(covariance, b))
+    except np.linalg.LinAlgError:
+        return math.nan
+
+
+def _logistic(eta: FloatArray) -> FloatArray:
+    return np.asarray(np.exp(-np.logaddexp(0.0, -eta)), dtype=float)
+
+
+def _inverse(matrix: FloatArray) -> FloatArray | None:
+    try:
+        np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return None
+    return np.asarray(np.linalg.inv(matrix), dtype=float)
+
+
+def _floats(values: FloatArray) -> tuple[float, ...]:
+    return tuple(float(v) for v in values)
