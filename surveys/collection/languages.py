@@ -49,6 +49,15 @@ def choose(survey: Survey, asked: str | None, request: HttpRequest | None = None
     return preferred if preferred in languages else survey.language
 
 
+def unmet(survey: Survey, asked: str | None, request: HttpRequest) -> str | None:
+    """The browser's language when the survey lacks it and this app speaks it (so the page can say, in that
+    language, which language it shows instead); None when nothing was asked of it, or it was met."""
+    if asked is not None:
+        return None  # a language chosen in the picker: the respondent knows what they read
+    preferred = translation.get_language_from_request(request)
+    return preferred if preferred not in offered(survey) else None
+
+
 def texts(survey: Survey, language: str) -> Texts:
     """The survey's texts in `language` (one of `offered`)."""
     languages = offered(survey)

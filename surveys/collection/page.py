@@ -8,6 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.utils import translation
 from django.utils.formats import get_format
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
@@ -85,6 +86,23 @@ def picker(offered: list[str], current: str) -> list[dict[str, Any]]:
         found.append({"code": code, "name": info["name_local"], "dir": "rtl" if info["bidi"] else "ltr",
                       "current": code == current})
     return found
+
+
+def missing_language(wanted: str | None, shown: str, offered: list[str]) -> dict[str, str] | None:
+    """For a browser whose language the survey lacks: a notice in that language (with its code and direction)
+    naming it, the language shown instead and the languages the survey offers."""
+    if wanted is None:
+        return None
+    info = get_language_info(wanted)
+    with translation.override(wanted):  # every name in the wanted language
+        return {"code": wanted, "dir": "rtl" if info["bidi"] else "ltr",
+                "text": _("This survey is not available in %(wanted)s: it is shown in %(shown)s. It is offered in: "
+                          "%(offered)s.") % {"wanted": _name(wanted), "shown": _name(shown),
+                                             "offered": ", ".join(map(_name, offered))}}
+
+
+def _name(code: str) -> str:
+    return str(get_language_info(code)["name_translated"])
 
 
 def context(survey: Survey, preview: bool, language: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -50,14 +50,16 @@ def _page(request: HttpRequest, survey: Survey, preview: bool) -> HttpResponse:
     the words around the questions agree with them. The language is in the address only: the
     page never sends it."""
     language = languages.choose(survey, request.GET.get("lang"), request)
+    missing = languages.unmet(survey, request.GET.get("lang"), request)
     with translation.override(language):
-        response = _render(request, survey, preview, language)
+        response = _render(request, survey, preview, language, missing)
     response.headers["Content-Language"] = language
     return response
 
 
-def _render(request: HttpRequest, survey: Survey, preview: bool, language: str) -> HttpResponse:
+def _render(request: HttpRequest, survey: Survey, preview: bool, language: str, missing: str | None) -> HttpResponse:
     found, client = page.context(survey, preview, language)
+    found["missing"] = page.missing_language(missing, language, found["definition"]["languages"])
     if not preview:  # a preview has nowhere to post to and no token to post with
         client["endpoint"] = reverse("collection:api-responses", args=[survey.slug])
         client["csrfToken"] = get_token(request)

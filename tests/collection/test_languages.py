@@ -168,3 +168,26 @@ def test_stored_rows_have_no_column_for_a_language_or_an_agreement():
     from surveys.collection.models import Report
     columns = {field.column for model in (Response, Report) for field in model._meta.concrete_fields}
     assert not any(word in column for column in columns for word in ("lang", "consent", "agree"))
+
+
+@pytest.mark.parametrize("browser,notice", [
+    ("ar", ("ar", "rtl", "هذا الاستبيان غير متاح باللغة العربية: يُعرض باللغة الإنجليزية. "
+                         "اللغات المتاحة: الإنجليزية, الإسبانية.")),
+    ("fr-FR,fr;q=0.9", ("fr", "ltr", "Cette enquête n’est pas disponible en Français : elle est affichée en Anglais. "
+                                     "Elle est proposée en : Anglais, Espagnol.")),
+])
+def test_a_browser_whose_language_the_survey_lacks_is_told_so_in_that_language(client, survey, browser, notice):
+    builder.translate(survey, SPANISH)
+    found = parse(page(client, survey, HTTP_ACCEPT_LANGUAGE=browser).content.decode())
+    shown = found.find("p", **{"class": "notice missing-language"})
+    assert (shown.attrs["lang"], shown.attrs["dir"], shown.text) == notice
+    assert found.find("h1").text == "Health"  # shown in the survey's own language
+    assert [a.attrs["href"] for a in found.find("nav").find_all("a")] == ["?lang=en", "?lang=es"]
+
+
+@pytest.mark.parametrize("browser,query", [("es", ""), ("en", ""), ("de", ""), ("ar", "?lang=en")])
+def test_no_notice_when_the_browsers_language_is_met_unknown_here_or_a_language_was_chosen(client, survey, browser,
+                                                                                           query):
+    builder.translate(survey, SPANISH)
+    found = parse(page(client, survey, query=query, HTTP_ACCEPT_LANGUAGE=browser).content.decode())
+    assert found.find("p", **{"class": "notice missing-language"}) is None
