@@ -55,14 +55,18 @@ lint: test-deps
 # PostgreSQL (.ci/postgres installs and starts a local server with apt-get if needed, then prints
 # its URL), then the JavaScript tests. The browser tests (tests/e2e) test what the page does; every
 # server path they go through is tested on both engines by the view, API and service tests, and
-# running them twice would take the suite near half an hour on two cores. Each PostgreSQL run names
-# its database after the shell's pid, like the SQLite test files, so runs in parallel do not drop
-# each other's test database.
+# running them twice would add minutes to every run. Each PostgreSQL run names its database after
+# the shell's pid, like the SQLite test files, so runs in parallel do not drop each other's test
+# database. pytest runs on every core (pytest-xdist, one worker per core, each with its own test
+# database: pytest-django adds the worker's name, gw0, gw1..., to it); --dist loadscope keeps each
+# module's tests on one worker, so a module's shared set-up (a simulation, a server) is made once.
+# `pytest -m "not slow"` runs the fast part alone (README).
+PYTEST := $(PY) -m pytest -n auto --dist loadscope
 test: system-deps test-deps lint
 	@echo "== pytest on SQLite =="
-	$(PY) -m pytest
+	$(PYTEST)
 	@echo "== pytest on PostgreSQL =="
-	url=$$(bash .ci/postgres) && DATABASE_URL="$${url}_$$$$" $(PY) -m pytest --ignore=tests/e2e
+	url=$$(bash .ci/postgres) && DATABASE_URL="$${url}_$$$$" $(PYTEST) --ignore=tests/e2e
 	@echo "== node --test =="
 	node --test tests/js/
 

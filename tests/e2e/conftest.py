@@ -15,6 +15,15 @@ from bench.audit_randomizer import launch_chromium
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every browser test is `slow` (a real Chromium against a live server): `pytest -m "not slow"` leaves
+    them out. The hook sees the whole session's items; only this folder's are marked."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
