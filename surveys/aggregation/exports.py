@@ -200,7 +200,8 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
-                   e.confidence, _mean_interval(r.is_mean, m.name), "false", e.confidence, "", "", "", "",
+                   e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m.name),
+                   "false", e.confidence, "", "", "", "",
                    "false"]
 
 
