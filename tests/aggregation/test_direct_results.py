@@ -39,7 +39,7 @@ def get(client, name, survey, query=""):
 
 
 def test_the_estimates_api_gives_exact_fractions_with_wilson_intervals_and_null_epsilon(researcher, answered):
-    body = strict_json(get(researcher, "api-estimates", answered))
+    body = strict_json(get(researcher, "api-estimates", answered, "?interval=wilson"))
     assert body["survey"]["epsilon_total"] == pytest.approx(plan.of(answered).epsilon_total, abs=1e-15)
     by_order = {q["order"]: q for q in body["questions"]}
     for order in (2, 4):
