@@ -87,7 +87,7 @@ def test_the_estimates_csv_leaves_a_direct_questions_epsilon_empty(researcher, a
 
 
 def test_the_dashboard_says_not_randomized_and_totals_the_randomized_questions(researcher, answered):
-    html = get(researcher, "dashboard", answered).decode()
+    html = get(researcher, "dashboard", answered, "?interval=wilson").decode()  # fixed-n: its planner's n is here
     assert html.count("not randomized (sent as given)") == 2
     assert html.count("Observed fractions (not randomized: answers sent as given)") == 2
     assert html.count("Answers as received (not randomized)") == 2
