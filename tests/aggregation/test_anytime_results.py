@@ -2,6 +2,8 @@
 however often you look (`ldp`'s confidence sequences, planned for the survey's planner target) by default while
 it is open, fixed-n ones once it is closed, and whichever is asked for with ?interval= in either state."""
 
+import csv
+import io
 import json
 
 import pytest
@@ -144,6 +146,22 @@ def test_the_schema_documents_the_anytime_interval_and_the_planning_size(client,
     parameters = schema["paths"][path]["get"]["parameters"]
     interval = next(p for p in parameters if p["name"] == "interval")
     assert "anytime" in interval["schema"]["enum"] and "however often you look" in interval["description"]
+
+
+def test_the_estimates_csv_carries_the_anytime_interval_and_its_planning_size(client, owner, survey):
+    add_responses(survey, 250, seed=53)
+    client.force_login(owner)
+    body = client.get(reverse("aggregation:export-estimates", args=[survey.slug])).content.decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(body)))
+    api = get_json(client, owner, survey)
+    options = [o for q in api["questions"] for o in q["options"]]
+    assert len(rows) == len(options) == 11
+    for row, option in zip(rows, options, strict=True):
+        assert (row["interval"], int(row["planned"])) == ("anytime", api["planned"])
+        assert (float(row["ci_low"]), float(row["ci_high"])) == (option["ci_low"], option["ci_high"])
+    close(survey)
+    body = client.get(reverse("aggregation:export-estimates", args=[survey.slug])).content.decode("utf-8-sig")
+    assert {(row["interval"], row["planned"]) for row in csv.DictReader(io.StringIO(body))} == {("wilson", "")}
 
 
 def dashboard(client, owner, survey, query=""):
