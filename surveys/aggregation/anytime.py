@@ -29,6 +29,8 @@ from ldp.onebit import OneBitMean
 from ldp.sequences import anytime_respondents_needed, binary_sequence, streams
 
 ANYTIME = "anytime"
+_REMEMBERED = 4096  # planner answers kept per process (a few hundred bytes each)
+_NEEDED: dict[tuple[object, ...], int] = {}
 
 
 def level(mechanism: ldp.Mechanism, confidence: float) -> float:
@@ -37,8 +39,16 @@ def level(mechanism: ldp.Mechanism, confidence: float) -> float:
 
 
 def needed(mechanism: ldp.Mechanism, margin: float, confidence: float) -> int:
-    """Respondents for a half-width of `margin` that holds at every look (worst case)."""
-    return anytime_respondents_needed(mechanism, margin, confidence)
+    """Respondents for a half-width of `margin` that holds at every look (worst case). A bisection over
+    sequences (about a second of CPU under load), depending only on the channel, the margin and the confidence:
+    remembered per process, so a dashboard pays it once per design and margin."""
+    key = (type(mechanism).__name__, mechanism.encoding, mechanism.k, mechanism.p, mechanism.q_other, margin,
+           confidence)
+    if key not in _NEEDED:
+        if len(_NEEDED) >= _REMEMBERED:
+            _NEEDED.clear()
+        _NEEDED[key] = anytime_respondents_needed(mechanism, margin, confidence)
+    return _NEEDED[key]
 
 
 def margin_at(mechanism: ldp.Mechanism, n: int, confidence: float, planned: int) -> float:
