@@ -1,6 +1,9 @@
 """The results service, the estimates API and the dashboard for a survey watched while it runs: intervals valid
 however often you look (`ldp`'s confidence sequences, planned for the survey's planner target) by default while
-it is open, fixed-n ones once it is closed, and whichever is asked for with ?interval= in either state."""
+it is open, fixed-n ones once it is closed, and whichever is asked for with ?interval= in either state.
+
+Slower than ten seconds on one core: the anytime planner is a bisection over sequences (a fraction of a second
+per channel, more under load), which the service remembers per process but the tests recompute to compare."""
 
 import csv
 import io
