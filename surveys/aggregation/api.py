@@ -29,7 +29,8 @@ PARAMETERS = [
     OpenApiParameter("confidence", OpenApiTypes.DOUBLE, description=(
         f"Confidence level of the intervals, {params.CONFIDENCE_MIN} to {params.CONFIDENCE_MAX}; default 0.95.")),
     OpenApiParameter("interval", OpenApiTypes.STR, enum=list(params.INTERVAL_CHOICES), description=(
-        "wilson: Wilson score with continuity correction (default); exact: Clopper-Pearson.")),
+        "anytime: confidence sequences, valid however often you look (default while the survey is open); "
+        "wilson: Wilson score with continuity correction (default once closed); exact: Clopper-Pearson.")),
     OpenApiParameter("simultaneous", OpenApiTypes.BOOL, description=(
         "Bonferroni: each of a question's k intervals at 1 - (1 - confidence) / k, so all hold together; "
         "default false.")),

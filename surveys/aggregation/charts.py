@@ -104,9 +104,7 @@ def estimate_chart(result: QuestionResult) -> Chart | None:
     return Chart(
         id=f"chart-{result.question.id}",
         title=_("Estimated share of each answer to question %(order)s") % {"order": result.question.order},
-        description=_("Bars and figures show the estimate clipped to 0–100%% (post-processed), whiskers the "
-                      "%(level)s confidence interval, from %(n)s reports. ") % {"level": level, "n": result.n}
-        + "; ".join(words) + ".",
+        description=_description(result, level) + "; ".join(words) + ".",
         width=WIDTH, height=height, left=LEFT, right=RIGHT, axis_y=axis_y, bar_height=18, bars=bars,
         ticks=percent_ticks(),
     )
@@ -130,6 +128,15 @@ class DailyChart(Frame):
     top_y: int
     peak_text: str
     bars: list[DayBar]
+
+
+def _description(result: QuestionResult, level: str) -> str:
+    if result.anytime:
+        return _("Bars and figures show the estimate clipped to 0–100%% (post-processed), whiskers the %(level)s "
+                 "interval valid however often you look (confidence sequence), from %(n)s reports. ") % {
+                     "level": level, "n": result.n}
+    return _("Bars and figures show the estimate clipped to 0–100%% (post-processed), whiskers the "
+             "%(level)s confidence interval, from %(n)s reports. ") % {"level": level, "n": result.n}
 
 
 def daily_chart(days: list[Day], chart_id: str = "chart-daily") -> DailyChart | None:

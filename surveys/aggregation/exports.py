@@ -65,7 +65,7 @@ ESTIMATE_COLUMNS = [
     "question_id", "question_key", "question_order", "question_text", "mechanism", "effective_epsilon",
     "p", "q_other", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
     "confidence", "interval", "simultaneous", "interval_level", "clipped", "simplex",
-    "ci_low_unclipped", "ci_high_unclipped", "inconsistent",
+    "ci_low_unclipped", "ci_high_unclipped", "inconsistent", "planned",
 ]
 
 
@@ -184,6 +184,7 @@ def spreadsheet_safe(rows: Iterable[list[Any]]) -> Iterator[list[Any]]:
 def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     """Header, then one row per (question, option); undefined numbers (no reports) are empty."""
     o = results.options
+    planned = "" if results.planned is None else results.planned  # anytime intervals' planning size
     yield ESTIMATE_COLUMNS
     for r in results.questions:
         q, m = r.question, r.mechanism
@@ -195,13 +196,14 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
                    _cell(row.clipped), _cell(row.simplex), _cell(row.ci_low_unclipped), _cell(row.ci_high_unclipped),
-                   str(row.inconsistent).lower()]
+                   str(row.inconsistent).lower(), planned]
         if r.mean is not None:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
-                   e.confidence, _mean_interval(r.is_mean, m.name), "false", e.confidence, "", "", "", "",
-                   "false"]
+                   e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m.name),
+                   "false", e.confidence, "", "", "", "",
+                   "false", planned if r.anytime and r.is_mean else ""]
 
 
 def _mean_interval(is_mean: bool, mechanism: str) -> str:

@@ -133,8 +133,11 @@ def histogram(result: QuestionResult) -> Histogram | None:
     return Histogram(
         id=f"chart-histogram-{result.question.id}",
         title=_("Estimated share of answers in each range of question %(order)s") % {"order": result.question.order},
-        description=_("Columns show the estimate clipped to 0–100%% (post-processed), whiskers the %(level)s "
-                      "confidence interval, from %(n)s reports. ") % {"level": level, "n": result.n}
+        description=(_("Columns show the estimate clipped to 0–100%% (post-processed), whiskers the %(level)s "
+                       "interval valid however often you look (confidence sequence), from %(n)s reports. ")
+                     if result.anytime else
+                     _("Columns show the estimate clipped to 0–100%% (post-processed), whiskers the %(level)s "
+                       "confidence interval, from %(n)s reports. ")) % {"level": level, "n": result.n}
         + "; ".join(column.title for column in columns) + ".",
         width=WIDTH, height=axis_y + AXIS, left=LEFT, right=RIGHT, axis_y=axis_y, top_y=TOP,
         top_text=percent(top), columns=columns, ticks=[],

@@ -11,7 +11,7 @@ service's check (surveys.aggregation.crosstab), with the same 400.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -23,7 +23,10 @@ from surveys.errors import ApiError
 CONFIDENCE_MIN, CONFIDENCE_MAX = 0.5, 0.999
 MARGIN_MIN, MARGIN_MAX = 0.001, 0.5
 CONFIDENCE_CHOICES = (0.90, 0.95, 0.99)
+ANYTIME = "anytime"  # a confidence sequence: valid however often the results are looked at
+FIXED_DEFAULT = "wilson"  # the interval of a closed survey (or a draft), when none is asked for
 INTERVAL_CHOICES = {
+    ANYTIME: _("Valid however often you look (confidence sequence)"),
     "wilson": _("Wilson score (continuity-corrected)"),
     "exact": _("Clopper–Pearson (exact)"),
 }
@@ -34,7 +37,7 @@ FALSE_WORDS = {"0", "false", "no", "off", ""}
 @dataclass(frozen=True)
 class ResultOptions:
     confidence: float = 0.95
-    interval: str = "wilson"
+    interval: str | None = None  # None: anytime while the survey is open, else wilson (see `resolved`)
     simultaneous: bool = False
     margin: float = 0.05
     a: int | None = None  # question ids: a cross-tab of a and b, a break-down by `by`
@@ -43,8 +46,22 @@ class ResultOptions:
 
     def query(self) -> str:
         """The estimate options as a query string (for links that keep them)."""
-        return urlencode({"confidence": f"{self.confidence:g}", "interval": self.interval,
+        chosen = {"interval": self.interval} if self.interval is not None else {}  # else the survey's default
+        return urlencode({"confidence": f"{self.confidence:g}", **chosen,
                           "simultaneous": "on" if self.simultaneous else "off", "margin": f"{self.margin:g}"})
+
+    @property
+    def fixed(self) -> str:
+        """The fixed-n interval these options stand for (the default one for anytime, whose estimates and
+        standard errors are the fixed-n ones)."""
+        return FIXED_DEFAULT if self.interval in (None, ANYTIME) else str(self.interval)
+
+    def resolved(self, is_open: bool) -> ResultOptions:
+        """These options with the interval named: one asked for wins; else intervals valid however often you
+        look while the survey is open (it is being watched), and the fixed-n default once it is closed."""
+        if self.interval is not None:
+            return self
+        return replace(self, interval=ANYTIME if is_open else FIXED_DEFAULT)
 
     def crosstab_query(self) -> str:
         """The cross-tab's parameters as a query string (its export and API take these only)."""
@@ -99,8 +116,8 @@ def _question(name: str, text: str) -> int | None:
 
 
 def _interval(text: str) -> str:
-    if text not in INTERVALS:
-        raise BadParameter("interval", "must be one of " + ", ".join(sorted(INTERVALS)))
+    if text not in INTERVALS and text != ANYTIME:
+        raise BadParameter("interval", "must be one of " + ", ".join(sorted({*INTERVALS, ANYTIME})))
     return text
 
 

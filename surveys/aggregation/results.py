@@ -26,7 +26,7 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
-from . import means, versions
+from . import anytime, means, params, versions
 from .params import DEFAULTS, ResultOptions
 
 SAME = 1e-9  # a post-processed value this close to the unbiased one is not a different figure
@@ -57,6 +57,13 @@ class QuestionResult:
     margin: float  # the planner's target half-width (a mean: in its units, a fraction of its range)
     needed: int  # respondents for `margin` at `level`, worst case
     mean: ldp.MeanEstimate | None = None  # a numeric question's mean, an ordinal question's mean score
+    interval: str = params.FIXED_DEFAULT  # the kind of the options' (or numeric mean's) intervals
+
+    @property
+    def anytime(self) -> bool:
+        """Whether this question's figures hold however often the results are looked at (an ordinal
+        question's mean score never does: `ldp` has no sequence for it)."""
+        return self.interval == params.ANYTIME
 
     @property
     def mechanism(self) -> ldp.Mechanism:
@@ -130,6 +137,7 @@ class SurveyResults:
     responses: int
     epsilon_total: float
     questions: list[QuestionResult]
+    planned: int | None = None  # the sequences' planning size while they are shown, else None
 
     @property
     def needed(self) -> int:
@@ -162,15 +170,20 @@ def count_reports(questions: Iterable[PlannedQuestion]) -> tallies.Counted:
 
 
 def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyResults:
-    """Debiased estimates, intervals and the sample-size planner for every question."""
+    """Debiased estimates, intervals and the sample-size planner for every question. Without an interval
+    asked for: intervals valid however often you look while the survey is open, fixed-n ones once closed."""
+    options = options.resolved(survey.status == Survey.Status.OPEN)
     current = plan.of(survey)
     versions.check(survey, current)
     counted = count_reports(current)
     found = means.histograms(current)
-    questions = [_mean_result(q, *counted[q.id], found.get(q.id), options) if q.mean
-                 else _question_result(q, *counted[q.id], options) for q in current]
+    planned = None
+    if options.interval == params.ANYTIME:  # the survey's planner target, from the design and margin alone
+        planned = max([_needed(q, options) for q in current] or [1])
+    questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned) if q.mean
+                 else _question_result(q, *counted[q.id], options, planned) for q in current]
     return SurveyResults(survey=survey, options=options, responses=_responses(counted),
-                         epsilon_total=current.epsilon_total, questions=questions)
+                         epsilon_total=current.epsilon_total, questions=questions, planned=planned)
 
 
 def _responses(counted: tallies.Counted) -> int:
@@ -179,28 +192,51 @@ def _responses(counted: tallies.Counted) -> int:
     return max((n for _, n in counted.values()), default=0)
 
 
-def _question_result(question: PlannedQuestion, counts: np.ndarray, n: int, options: ResultOptions,
-                     ) -> QuestionResult:
+def _needed(question: PlannedQuestion, options: ResultOptions) -> int:
+    """The planner's respondents for this question; for intervals valid at any time, a margin that holds at
+    every look (a numeric mean has no such planner in `ldp`: its fixed-n one)."""
     mechanism = question.mechanism
-    estimate = mechanism.estimate(counts, n, confidence=options.confidence, interval=options.interval,
+    if question.mean:
+        return means.needed(question, options.margin, options.confidence)
+    if options.interval == params.ANYTIME:
+        return anytime.needed(mechanism, options.margin, options.confidence)
+    level = 1.0 - (1.0 - options.confidence) / mechanism.k if options.simultaneous else options.confidence
+    return ldp.respondents_needed(mechanism, options.margin, level)
+
+
+def _question_result(question: PlannedQuestion, counts: np.ndarray, n: int, options: ResultOptions,
+                     planned: int | None) -> QuestionResult:
+    mechanism = question.mechanism
+    fixed = options.fixed
+    estimate = mechanism.estimate(counts, n, confidence=options.confidence, interval=fixed,
                                   simultaneous=options.simultaneous)
+    score = means.mean_score(question, counts, n, options.confidence) if question.scores else None
+    if planned is not None:  # the sequence's intervals; the estimates and standard errors are the same
+        level = anytime.level(mechanism, options.confidence)
+        return QuestionResult(
+            question=question, estimate=anytime.fractions(mechanism, estimate, options.confidence, planned),
+            level=level, margin_now=anytime.margin_at(mechanism, n, options.confidence, planned),
+            margin=options.margin, needed=_needed(question, options), mean=score, interval=params.ANYTIME)
     # The planner speaks of the same intervals the table shows, Bonferroni share included.
     level = 1.0 - (1.0 - options.confidence) / mechanism.k if options.simultaneous else options.confidence
-    score = means.mean_score(question, counts, n, options.confidence) if question.scores else None
     return QuestionResult(
         question=question, estimate=estimate, level=level, margin_now=ldp.margin_at(mechanism, n, level),
-        margin=options.margin, needed=ldp.respondents_needed(mechanism, options.margin, level), mean=score,
+        margin=options.margin, needed=_needed(question, options), mean=score, interval=fixed,
     )
 
 
 def _mean_result(question: PlannedQuestion, counts: np.ndarray, n: int, histogram: means.Histogram | None,
-                 options: ResultOptions) -> QuestionResult:
+                 options: ResultOptions, planned: int | None) -> QuestionResult:
     """A numeric question asked for its mean: one interval (no Bonferroni share), a margin in its units."""
     level = options.confidence
+    mean = means.numeric_mean(question, counts, histogram, level)
+    interval = options.fixed
+    if planned is not None and anytime.has_mean_sequence(question.mechanism):
+        mean, interval = anytime.mean(question.mechanism, mean, counts, histogram, level, planned), params.ANYTIME
     return QuestionResult(
         question=question, estimate=None, level=level, margin_now=means.margin_at(question, n, level),
-        margin=means.units(question, options.margin), needed=means.needed(question, options.margin, level),
-        mean=means.numeric_mean(question, counts, histogram, level),
+        margin=means.units(question, options.margin), needed=_needed(question, options), mean=mean,
+        interval=interval,
     )
 
 

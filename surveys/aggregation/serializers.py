@@ -84,7 +84,11 @@ class QuestionEstimatesSerializer(serializers.Serializer):
     n = serializers.IntegerField(help_text="Number of reports.")
     mechanism = MechanismSerializer()
     counts_are = serializers.CharField()
-    interval_level = serializers.FloatField(source="level", help_text="Each interval's level (Bonferroni-adjusted).")
+    interval_level = serializers.FloatField(source="level", help_text=(
+        "Each interval's level (Bonferroni-adjusted; with anytime intervals, its share of the question's)."))
+    interval = serializers.ChoiceField(choices=["anytime", "wilson", "exact"], help_text=(
+        "The kind of this question's option (or numeric mean) intervals: anytime where a confidence sequence "
+        "exists, else the fixed-n one. An ordinal mean score's interval is always fixed-n (Student's t)."))
     options = OptionEstimateSerializer(source="rows", many=True, help_text=(
         "Per option (level, bin): the fraction who chose it (multi-select: who ticked it; these need not add up to "
         "1, and have no simplex projection). Empty for a numeric question asked for its mean."))
@@ -125,6 +129,12 @@ class SurveyEstimatesSerializer(serializers.Serializer):
 
     survey = EstimatedSurveySerializer(source="*")
     confidence = serializers.FloatField(source="options.confidence")
-    interval = serializers.ChoiceField(source="options.interval", choices=["wilson", "exact"])
+    interval = serializers.ChoiceField(source="options.interval", choices=["anytime", "wilson", "exact"], help_text=(
+        "The intervals used. anytime (the default while the survey is open): confidence sequences, valid however "
+        "often you look, all of a question's intervals together; an ordinal mean score keeps its fixed-n interval "
+        "(see each question's interval). wilson (the default once closed) or exact: fixed-n intervals."))
+    planned = serializers.IntegerField(allow_null=True, help_text=(
+        "With anytime intervals: their planning size, the survey's planner target (respondents_needed), where "
+        "they are narrowest; null with fixed-n intervals."))
     simultaneous = serializers.BooleanField(source="options.simultaneous")
     questions = QuestionEstimatesSerializer(many=True)

@@ -9,6 +9,7 @@ anywhere (never_cache): these are a survey's results.
 import csv
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
@@ -49,14 +50,17 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     coming_along = progress.of(found)
     return render(request, "aggregation/dashboard.html", {
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
-        "survey": survey, "results": found, "options": options, "problem": problem,
+        # The form shows the options as resolved (the interval in use); links keep only what was asked for.
+        "survey": survey, "results": found, "options": found.options, "problem": problem,
         "progress": coming_along, "daily_chart": charts.daily_chart(coming_along.window),
         **sharing.context(request, survey),
         # No chart (its words are the figures) for a question whose estimates are not shown yet.
         "questions": [(question, *numeric_charts.charts_of(question)) for question in found.questions],
         "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
-        "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[options.interval],
+        "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[found.options.fixed],
         "query": options.query(),
+        "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
+        "anytime_query": replace(options, interval=params.ANYTIME).query(),
     }, status=400 if problem or relate["relate_problem"] else 200)
 
 

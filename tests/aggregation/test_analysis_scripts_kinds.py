@@ -118,7 +118,7 @@ def test_with_no_or_one_response_every_tool_agrees_on_what_is_undefined(client, 
         builder.simulate_responses(all_kinds_survey, size, TRUTH, seed=3)
     client.force_login(owner)
     folder = fetch(client, all_kinds_survey, tmp_path)
-    api = estimates(client, all_kinds_survey)
+    api = estimates(client, all_kinds_survey, "?interval=wilson")
     assert_same_as_the_api(run_ldp(folder, "all-reports.csv", []), api, "ldp analyze")
     assert_same_as_the_api(run_python(folder, "all", [])[1], api, "Python")
     assert_same_as_the_api(run_r(folder, "all", [])[1], api, "R")

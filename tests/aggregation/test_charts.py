@@ -3,13 +3,14 @@
 import pytest
 
 from surveys.aggregation import charts, results
+from surveys.aggregation.params import ResultOptions
 from tests.aggregation.support import add_responses
 
 
 @pytest.fixture
 def found(survey):
     add_responses(survey, 80, seed=51)
-    return results.survey_results(survey)
+    return results.survey_results(survey, ResultOptions(interval="wilson"))
 
 
 def test_it_draws_one_bar_per_option_to_the_clipped_estimate(found):

@@ -14,7 +14,7 @@ from surveys.collection import plan
 from tests.aggregation.support import add_responses
 from tests.factories import INEXACT_BITFLIP_EPSILONS
 
-ENOUGH = "?margin=0.5"  # few respondents reach ±50 points: the tests' small surveys show their figures
+ENOUGH = "?margin=0.5&interval=wilson"  # fixed-n; few reach ±50 points: the small surveys show their figures
 
 
 def dashboard(client, user, survey, query=""):
@@ -39,7 +39,7 @@ def test_it_renders_with_no_one_or_many_responses(client, owner, sized_survey):
 def test_it_shows_the_estimates_intervals_and_errors_of_the_service(client, owner, survey):
     add_responses(survey, 150, seed=11)
     html = dashboard(client, owner, survey, ENOUGH).content.decode()
-    for result in results.survey_results(survey, ResultOptions(margin=0.5)).questions:
+    for result in results.survey_results(survey, ResultOptions(margin=0.5, interval="wilson")).questions:
         assert result.enough
         for row in result.rows:
             assert f"{percent(row.estimate)}</td>" in html
@@ -103,7 +103,7 @@ def test_it_applies_the_chosen_confidence_interval_and_bonferroni(client, owner,
 
 def test_its_planner_shows_the_margin_now_and_respondents_still_needed(client, owner, survey):
     add_responses(survey, 100, seed=17)
-    html = dashboard(client, owner, survey, "?margin=0.1").content.decode()
+    html = dashboard(client, owner, survey, "?margin=0.1&interval=wilson").content.decode()
     mechanism = survey.questions.get(order=3).mechanism()
     needed = ldp.respondents_needed(mechanism, 0.1)
     assert f"the margin at 95% is ±{ldp.margin_at(mechanism, 100) * 100:.1f} points" in html
@@ -111,7 +111,7 @@ def test_its_planner_shows_the_margin_now_and_respondents_still_needed(client, o
 
 
 def test_its_planner_defaults_to_5_points(client, owner, survey):
-    html = dashboard(client, owner, survey).content.decode()
+    html = dashboard(client, owner, survey, "?interval=wilson").content.decode()
     needed = ldp.respondents_needed(survey.questions.get(order=1).mechanism(), 0.05)
     assert f"For ±5.0 points you need {needed} respondents: {needed} more" in html
 

@@ -41,7 +41,7 @@ def get(client, name, survey, query=""):
 
 
 def test_the_estimates_api_gives_exact_fractions_with_wilson_intervals_and_null_epsilon(researcher, answered):
-    body = strict_json(get(researcher, "api-estimates", answered))
+    body = strict_json(get(researcher, "api-estimates", answered, "?interval=wilson"))
     assert body["survey"]["epsilon_total"] == pytest.approx(plan.of(answered).epsilon_total, abs=1e-15)
     by_order = {q["order"]: q for q in body["questions"]}
     for order in (2, 4):
@@ -89,7 +89,7 @@ def test_the_estimates_csv_leaves_a_direct_questions_epsilon_empty(researcher, a
 
 
 def test_the_dashboard_says_not_randomized_and_totals_the_randomized_questions(researcher, answered):
-    html = get(researcher, "dashboard", answered).decode()
+    html = get(researcher, "dashboard", answered, "?interval=wilson").decode()  # fixed-n: its planner's n is here
     assert html.count("not randomized (sent as given)") == 2
     assert html.count("Observed fractions (not randomized: answers sent as given)") == 2
     assert html.count("Answers as received (not randomized)") == 2

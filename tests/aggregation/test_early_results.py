@@ -48,8 +48,9 @@ def only_question(survey, options=DEFAULTS):
 
 
 @pytest.mark.parametrize("query, options, level", [
-    ("", ResultOptions(), 0.95),
-    ("?confidence=0.9&simultaneous=on&margin=0.08", ResultOptions(0.9, "wilson", True, 0.08), 1 - 0.1 / 3),
+    ("?interval=wilson", ResultOptions(interval="wilson"), 0.95),
+    ("?confidence=0.9&interval=wilson&simultaneous=on&margin=0.08", ResultOptions(0.9, "wilson", True, 0.08),
+     1 - 0.1 / 3),
 ], ids=["defaults", "bonferroni-level"])
 def test_one_respondent_short_of_the_planner_shows_the_banner_and_no_estimate(client, owner, one_question,
                                                                                query, options, level):
@@ -69,7 +70,8 @@ def test_one_respondent_short_of_the_planner_shows_the_banner_and_no_estimate(cl
 
 
 @pytest.mark.parametrize("query, options", [
-    ("", ResultOptions()), ("?confidence=0.9&simultaneous=on&margin=0.08", ResultOptions(0.9, "wilson", True, 0.08)),
+    ("?interval=wilson", ResultOptions(interval="wilson")),
+    ("?confidence=0.9&interval=wilson&simultaneous=on&margin=0.08", ResultOptions(0.9, "wilson", True, 0.08)),
 ], ids=["defaults", "bonferroni-level"])
 def test_the_planners_number_of_respondents_shows_the_figures(client, owner, one_question, query, options):
     result = only_question(one_question, options)
@@ -84,8 +86,8 @@ def test_the_planners_number_of_respondents_shows_the_figures(client, owner, one
 
 def test_the_threshold_is_per_question(client, owner, survey):
     add_responses(survey, 100, seed=3)
-    html = html_of(client, owner, survey, "?margin=0.2")
-    found = results.survey_results(survey, ResultOptions(margin=0.2))
+    html = html_of(client, owner, survey, "?margin=0.2&interval=wilson")
+    found = results.survey_results(survey, ResultOptions(margin=0.2, interval="wilson"))
     shown = [result.enough for result in found.questions]
     assert shown == [result.n >= ldp.respondents_needed(result.mechanism, 0.2) for result in found.questions]
     assert True in shown and False in shown  # the yes/no questions are there, the choices are not
@@ -108,9 +110,9 @@ def yes_no_survey(owner, yes, no):
 def test_the_post_processed_columns_appear_only_where_they_differ(client, owner, db):
     # q = 0.5: a report is the truth with probability 3/4, so 15 Yes of 16 estimate Yes at 137.5%.
     survey = yes_no_survey(owner, 15, 1)
-    result = only_question(survey, ResultOptions(margin=0.5))
+    result = only_question(survey, ResultOptions(margin=0.5, interval="wilson"))
     assert result.enough and result.rows[1].estimate > 1 and result.clipping_differs and result.simplex_differs
-    html = html_of(client, owner, survey, "?margin=0.5")
+    html = html_of(client, owner, survey, "?margin=0.5&interval=wilson")
     assert "Clipped to 0–100%</th>" in html and "Sums to 100%</th>" in html
     assert f'<td class="num post">{percent(1.0)}</td>' in html
     # The chart leads with the clipped value, which lies inside its (clipped) interval.
@@ -119,9 +121,9 @@ def test_the_post_processed_columns_appear_only_where_they_differ(client, owner,
 
 def test_no_post_processed_column_when_nothing_was_changed(client, owner, db):
     survey = yes_no_survey(owner, 8, 8)  # 50% each: inside [0, 1] and summing to 1
-    result = only_question(survey, ResultOptions(margin=0.5))
+    result = only_question(survey, ResultOptions(margin=0.5, interval="wilson"))
     assert result.enough and not result.clipping_differs and not result.simplex_differs
-    html = html_of(client, owner, survey, "?margin=0.5")
+    html = html_of(client, owner, survey, "?margin=0.5&interval=wilson")
     assert "Clipped to 0–100%</th>" not in html and "Sums to 100%</th>" not in html
     assert "for analysis" in html
 

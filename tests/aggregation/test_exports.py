@@ -295,6 +295,8 @@ ESTIMATES_CSV_FROM_API = {
     # Added deliberately (issue 14, item 5): an interval wholly outside [0, 1] is flagged, unclipped.
     "ci_low_unclipped": ("option", "ci_low_unclipped", _number),
     "ci_high_unclipped": ("option", "ci_high_unclipped", _number),
+    # Added deliberately (issue 27, item 2): the planning size of intervals valid at any time, empty if fixed-n.
+    "planned": ("survey", "planned", lambda cell: int(cell) if cell else None),
     "inconsistent": ("option", "inconsistent", _flag),
 }
 

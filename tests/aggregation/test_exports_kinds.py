@@ -18,9 +18,9 @@ from surveys.collection import builder, plan
 TRUTH = {1: [0.6, 0.3, 0.2, 0.05], 2: [1 / 101] * 101, 5: [0.4, 0.3, 0.2, 0.1]}
 
 
-def download(client, owner, survey, name):
+def download(client, owner, survey, name, query=""):
     client.force_login(owner)
-    response = client.get(reverse(f"aggregation:export-{name}", args=[survey.slug]))
+    response = client.get(reverse(f"aggregation:export-{name}", args=[survey.slug]) + query)
     assert response.status_code == 200
     return (b"".join(response.streaming_content) if response.streaming else response.content).decode()
 
@@ -106,9 +106,10 @@ def test_every_estimate_redone_from_the_reports_csv_and_codebook_alone_equals_th
 
 
 def test_the_estimates_csv_has_a_mean_row_and_a_mean_score_row(client, owner, answered):
-    header, *body = list(csv.reader(io.StringIO(download(client, owner, answered, "estimates"))))
+    header, *body = list(csv.reader(io.StringIO(download(client, owner, answered, "estimates", "?interval=wilson"))))
     records = [dict(zip(header, row, strict=True)) for row in body]
-    api = client.get(reverse("aggregation:api-estimates", args=[answered.slug])).json()["questions"]
+    api = client.get(reverse("aggregation:api-estimates", args=[answered.slug]) + "?interval=wilson").json()[
+        "questions"]
     means = [r for r in records if r["option_index"] in ("mean", "mean_score")]
     assert [(r["question_key"], r["option_index"], r["mechanism"], r["interval"]) for r in means] == [
         ("q2", "mean", "onebit", "wilson"), ("q3", "mean", "dlaplace", "normal"), ("q5", "mean_score", "krr", "t")]
@@ -125,7 +126,8 @@ def test_the_estimates_csv_has_a_mean_row_and_a_mean_score_row(client, owner, an
 
 def test_the_normal_interval_of_discrete_laplace_is_the_estimate_plus_minus_z_standard_errors(client, owner, answered):
     client.force_login(owner)
-    found = client.get(reverse("aggregation:api-estimates", args=[answered.slug])).json()["questions"][2]["mean"]
+    found = client.get(reverse("aggregation:api-estimates", args=[answered.slug]) + "?interval=wilson").json()[
+        "questions"][2]["mean"]
     z = NormalDist().inv_cdf(0.975)
     assert found["ci_low"] == pytest.approx(max(0.0, found["mean"] - z * found["std_error"]))
     assert found["ci_high"] == pytest.approx(min(10.0, found["mean"] + z * found["std_error"]))

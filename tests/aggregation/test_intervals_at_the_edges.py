@@ -53,7 +53,7 @@ def test_a_count_of_zero_or_n_has_a_standard_error_above_zero():
 
 def test_the_api_flags_it_with_the_unclipped_bounds(client, owner, all_no):
     client.force_login(owner)
-    data = client.get(reverse("aggregation:api-estimates", args=[all_no.slug])).json()
+    data = client.get(reverse("aggregation:api-estimates", args=[all_no.slug]) + "?interval=wilson").json()
     options = data["questions"][0]["options"]
     assert [o["inconsistent"] for o in options] == [True, True]
     assert options[0]["ci_high_unclipped"] < 0 < options[0]["std_error"]
@@ -68,7 +68,8 @@ def test_the_openapi_schema_documents_the_flag(client, owner):
 
 def test_the_dashboard_says_inconsistent_and_shows_the_unclipped_interval(client, owner, all_no):
     client.force_login(owner)
-    html = client.get(reverse("aggregation:dashboard", args=[all_no.slug]) + "?margin=0.5").content.decode()
+    query = "?margin=0.5&interval=wilson"
+    html = client.get(reverse("aggregation:dashboard", args=[all_no.slug]) + query).content.decode()
     assert "inconsistent with the mechanism" in html and "These reports do not fit the mechanism." in html
     assert "(unclipped: " in html
     assert "0.0% – 0.0%" not in html and "100.0% – 100.0%" not in html
@@ -76,7 +77,7 @@ def test_the_dashboard_says_inconsistent_and_shows_the_unclipped_interval(client
 
 def test_the_estimates_csv_has_the_flag_and_the_unclipped_bounds(client, owner, all_no):
     client.force_login(owner)
-    body = client.get(reverse("aggregation:export-estimates", args=[all_no.slug])).content
+    body = client.get(reverse("aggregation:export-estimates", args=[all_no.slug]) + "?interval=wilson").content
     rows = list(csv.DictReader(io.StringIO(body.decode("utf-8-sig"))))
     assert [row["inconsistent"] for row in rows] == ["true", "true"]
     assert float(rows[0]["ci_high_unclipped"]) < 0 and float(rows[1]["ci_low_unclipped"]) > 1

@@ -6,8 +6,11 @@ from django.http import QueryDict
 from surveys.aggregation.params import DEFAULTS, BadParameter, ResultOptions, parse
 
 
-def test_it_defaults_to_95_percent_wilson_not_simultaneous_margin_5_points():
-    assert parse(QueryDict("")) == DEFAULTS == ResultOptions(0.95, "wilson", False, 0.05)
+def test_it_defaults_to_95_percent_the_surveys_interval_not_simultaneous_margin_5_points():
+    # No interval named: the results service picks anytime while the survey is open, wilson once closed.
+    assert parse(QueryDict("")) == DEFAULTS == ResultOptions(0.95, None, False, 0.05)
+    assert DEFAULTS.resolved(True).interval == "anytime" and DEFAULTS.resolved(False).interval == "wilson"
+    assert ResultOptions(interval="exact").resolved(True).interval == "exact"
 
 
 def test_it_reads_every_parameter():

@@ -73,7 +73,7 @@ def test_a_closed_surveys_window_ends_at_its_last_response(survey):
 
 def test_the_survey_wide_target_is_the_most_any_question_needs(survey):
     add_responses(survey, 120, seed=34)
-    options = ResultOptions(margin=0.1)
+    options = ResultOptions(margin=0.1, interval="wilson")
     found = results.survey_results(survey, options)
     needed = max(ldp.respondents_needed(q.mechanism(), 0.1) for q in survey.questions.all())
     assert found.needed == needed and found.still_needed == needed - 120
@@ -118,7 +118,7 @@ def test_the_dashboard_shows_the_target_and_how_many_more(client, owner, survey,
 
 def test_the_dashboard_says_when_the_target_is_reached(client, owner, survey):
     add_responses(survey, 80, seed=37)
-    html = dashboard_html(client, owner, survey, "?margin=0.5")
+    html = dashboard_html(client, owner, survey, "?margin=0.5&interval=wilson")
     assert "on every question" in html and "You have 80: enough." in html
 
 

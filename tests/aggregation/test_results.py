@@ -21,9 +21,9 @@ def by_order(found):
 
 
 @pytest.mark.parametrize("options", [
-    ResultOptions(),
+    ResultOptions(interval="wilson"),
     ResultOptions(confidence=0.99, interval="exact"),
-    ResultOptions(confidence=0.9, simultaneous=True),
+    ResultOptions(confidence=0.9, interval="wilson", simultaneous=True),
 ])
 def test_its_estimates_equal_ldps_on_the_same_counts(survey, options):
     reports = add_responses(survey, 300, seed=1)
@@ -140,7 +140,7 @@ def test_the_report_scan_sums_the_bits_of_unary_questions_with_many_options_in_a
 
 
 def test_it_reports_no_estimate_but_a_plan_before_any_response(survey):
-    found = results.survey_results(survey)
+    found = results.survey_results(survey, ResultOptions(interval="wilson"))
     assert found.responses == 0
     for result in found.questions:
         assert result.n == 0 and all(math.isnan(x) for x in result.estimate.estimate)
@@ -152,7 +152,7 @@ def test_it_reports_no_estimate_but_a_plan_before_any_response(survey):
 
 def test_its_planner_uses_the_bonferroni_level_when_simultaneous(survey):
     add_responses(survey, 100, seed=6)
-    found = by_order(results.survey_results(survey, ResultOptions(simultaneous=True, margin=0.1)))
+    found = by_order(results.survey_results(survey, ResultOptions(interval="wilson", simultaneous=True, margin=0.1)))
     krr = found[3]
     level = 1 - 0.05 / 3
     assert krr.level == pytest.approx(level)
