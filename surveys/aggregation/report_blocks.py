@@ -38,7 +38,7 @@ from surveys.collection.models import Report, Response, Survey
 from surveys.collection.models.reports import REPORTS_BY_QUESTION
 from surveys.collection.plan import PlannedQuestion
 
-BLOCK = 4096  # responses per block
+BLOCK = 1000  # responses per block: what memory holds at once, whatever the number of responses
 LOOKUP_LIMIT = 4096  # renderings a Lookup keeps (a unary question may store up to 2^k distinct values)
 
 

@@ -91,7 +91,7 @@ def plan_order(current, question_id):
     return next(q.order for q in current if q.id == question_id)
 
 
-@pytest.fixture(params=[3, 64, 4096], ids=["blocks of 3", "blocks of 64", "one block"])
+@pytest.fixture(params=[3, 64, 1000], ids=["blocks of 3", "blocks of 64", "one block"])
 def block(request, monkeypatch):
     monkeypatch.setattr(report_blocks, "BLOCK", request.param)
     monkeypatch.setattr(report_blocks, "LOOKUP_LIMIT", 5)  # past it, values are rendered each time
