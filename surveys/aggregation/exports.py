@@ -36,25 +36,29 @@ Under /results/<slug>/export/:
   standard error and interval in the question's units; count = n), and an ordinal question adds a row
   "mean_score" after its levels.
 
-The report exports stream: one query read in chunks (values_list + iterator), one
-response at a time out, so memory does not grow with the number of reports.
+The report exports stream: read in blocks of responses in the order the indexes give
+(surveys.aggregation.report_blocks), each block written out as one piece of text, so memory does
+not grow with the number of reports.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import itertools
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from surveys.collection import integrity, plan
-from surveys.collection.models import Report, Survey
+from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
 
+from . import report_blocks
 from .crosstab import CrossTab
+from .report_blocks import Lookup
 from .results import SurveyResults
 
 CODEBOOK_FORMAT = "ldp-survey-codebook/2"
@@ -232,40 +236,57 @@ def crosstab_rows(table: CrossTab) -> Iterator[list[Any]]:
                *map(_cell, c.a_given_b[:4]), str(c.a_given_b[4]).lower()]
 
 
-def responses(survey: Survey, current: SurveyPlan) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
-    """(id, day, version, {question key: report}) per response, from one streamed query."""
-    questions = {q.id: q for q in current}
-    rows = (Report.objects.filter(response__survey=survey).order_by("response_id", "question_id")
-            .values_list("response_id", "response__submitted_on", "response__mechanism_version",
-                         "question_id", "value")
-            .iterator(chunk_size=CHUNK))
-    for (response_id, day, version), group in itertools.groupby(rows, key=lambda row: row[:3]):
-        reports = {}
-        for *_, question_id, value in group:
-            question = questions[question_id]
-            reports[question.key] = question.mechanism.decode(value)
-        yield str(response_id), day.isoformat(), version, reports
-
-
 def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
+    """The header line, then the rows, a block of responses at a time (`report_blocks`)."""
     writer = csv.writer(_Echo())
     yield writer.writerow(FIXED_COLUMNS + [c for q in current for c in columns(q)])
-    for response_id, day, version, reports in responses(survey, current):
-        cells: list[Any] = []
-        for q in current:
-            value = reports.get(q.key, [""] * len(columns(q)))  # a missing report: every column of it empty
-            cells += value if isinstance(value, list) else [value]
-        yield writer.writerow([response_id, day, version, *cells])
+    # Each cell as csv.writer writes it in a row, with the comma before it: a report's cells from a
+    # lookup per question, the day's and version's from one per distinct value.
+    def cell(value: Any) -> str:
+        return writer.writerow(["", value])[:-len(writer.dialect.lineterminator)]
+    days, versions = Lookup(lambda day: cell(day.isoformat()), None), Lookup(cell, None)
+    reports = [Lookup(functools.partial(_csv_cells, cell, q), "," * len(columns(q))) for q in current]
+    for block in report_blocks.blocks(survey, list(current)):
+        cells = [list(map(lookup.__getitem__, column)) for lookup, column in zip(reports, block.values, strict=True)]
+        yield "".join(itertools.chain.from_iterable(zip(
+            block.ids, map(days.__getitem__, block.days), map(versions.__getitem__, block.versions), *cells,
+            itertools.repeat(writer.dialect.lineterminator, len(block)), strict=True)))
+
+
+def _csv_cells(cell: Callable[[Any], str], question: PlannedQuestion, value: int | str) -> str:
+    return "".join(map(cell, cells(question, value)))
+
+
+def cells(question: PlannedQuestion, value: int | str) -> list[int]:
+    """A stored value (or its decimal text) as the report's cells: the reported index (or integer), or
+    each option's bit."""
+    decoded = question.mechanism.decode(int(value))
+    return decoded if isinstance(decoded, list) else [decoded]
+
+
+def _json_report(question: PlannedQuestion, value: int | str) -> str:
+    return f"{json.dumps(question.key)}: {json.dumps(question.mechanism.decode(int(value)))}"
 
 
 def report_json_chunks(survey: Survey, current: SurveyPlan) -> Iterator[str]:
-    """The JSON export, written piece by piece (the responses array can be long)."""
+    """The JSON export, written a block of responses at a time (the responses array can be long)."""
     book = codebook(survey, current)
     yield f'{{"format": {json.dumps(REPORTS_FORMAT)}, "codebook": {json.dumps(book, allow_nan=False)}, "responses": ['
+    # Each response as json.dumps writes {"id", "submitted_on", "mechanism_version", "reports"}, its reports
+    # in question-id order (the order the export always had), pieced together from per-value lookups.
+    in_id_order = sorted(current, key=lambda q: q.id)
+    days = Lookup(lambda day: f'", "submitted_on": {json.dumps(day.isoformat())}, "mechanism_version": ', None)
+    versions = Lookup(lambda version: f'{json.dumps(version)}, "reports": {{', None)
+    reports = [Lookup(functools.partial(_json_report, q), "") for q in in_id_order]
     separator = "\n"
-    for response_id, day, version, reports in responses(survey, current):
-        yield separator + json.dumps({"id": response_id, "submitted_on": day,
-                                      "mechanism_version": version, "reports": reports})
+    for block in report_blocks.blocks(survey, in_id_order):
+        cells = [map(lookup.__getitem__, column) for lookup, column in zip(reports, block.values, strict=True)]
+        rows = zip(*cells, strict=True)
+        joined = map(", ".join, rows if block.complete else (filter(None, row) for row in rows))
+        starts = itertools.chain([separator + '{"id": "'], itertools.repeat(',\n{"id": "', len(block) - 1))
+        yield "".join(itertools.chain.from_iterable(zip(
+            starts, block.ids, map(days.__getitem__, block.days), map(versions.__getitem__, block.versions),
+            joined, itertools.repeat("}}", len(block)), strict=True)))
         separator = ",\n"
     yield "\n]}\n"
 

@@ -15,26 +15,30 @@ variable's notes (with its full question; Stata's labels hold 80 characters), in
 variable label itself, and the file's documents (DISPLAY DOCUMENTS) give every question's full
 text and channel.
 
-pyreadstat writes each file's dictionary from a two-row prototype; the rows are streamed from one
-query into a temporary file in the same layout (surveys.aggregation.readstat_layout), so memory
-does not grow with the number of responses (the file is on disk until it has been sent).
+pyreadstat writes each file's dictionary from a two-row prototype; the rows are read a block of
+responses at a time (surveys.aggregation.report_blocks) and written into a temporary file in the same
+layout (surveys.aggregation.readstat_layout), so memory does not grow with the number of responses
+(the file is on disk until it has been sent).
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from surveys.collection.models import Response, Survey
-from surveys.collection.plan import SurveyPlan
+from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
-from . import exports
+from . import exports, report_blocks
 from .export_labels import Column, Measure, characters, columns, fit, one_line, utf8_bytes, wrap
 from .readstat_layout import Field, Layout, SpssLayout, StataLayout
+from .report_blocks import Lookup
 
 STATA_LABEL, STATA_VALUE_LABEL = 80, 32000
 SPSS_LABEL, SPSS_VALUE_LABEL, SPSS_FILE_LABEL = 256, 120, 64
@@ -52,7 +56,7 @@ def stata_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
     cols = columns(current)
     layout = StataLayout(_fields(cols))
     notes = stata_notes(survey, current, cols)
-    return _file(layout, _prototype(cols, stata_writer(survey, cols)), report_rows(survey, current),
+    return _spliced(layout, _prototype(cols, stata_writer(survey, cols)), encoded_rows(survey, current, layout),
                  lambda head: layout.with_notes(head, notes))
 
 
@@ -60,7 +64,8 @@ def spss_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
     """reports.sav, rewound, in a temporary file (deleted once closed)."""
     cols = columns(current)
     writer = spss_writer(survey, current, cols)
-    return _file(SpssLayout(_fields(cols)), _prototype(cols, writer), report_rows(survey, current))
+    layout = SpssLayout(_fields(cols))
+    return _spliced(layout, _prototype(cols, writer), encoded_rows(survey, current, layout))
 
 
 Writer = Callable[[Any, str], None]  # (a data frame, the path to write it to)
@@ -188,21 +193,52 @@ def _prototype(cols: list[Column], write: Writer) -> tuple[bytes, list[list[Any]
 
 
 def report_rows(survey: Survey, current: SurveyPlan) -> Iterator[list[Any]]:
-    """Each response's cells in column order, from one streamed query."""
-    for response_id, day, version, reports in exports.responses(survey, current):
-        cells: list[Any] = [response_id, date.fromisoformat(day), version]
-        for q in current:
-            value = reports.get(q.key)
-            if q.mechanism.unary:
-                cells += value if value is not None else [None] * q.mechanism.k
-            else:
-                cells.append(value)
-        yield cells
+    """Each response's cells in column order (what the file's rows hold)."""
+    cells = [Lookup(functools.partial(exports.cells, q), [None] * len(exports.columns(q))) for q in current]
+    for block in report_blocks.blocks(survey, list(current)):
+        for response_id, day, version, *values in zip(block.ids, block.days, block.versions, *block.values,
+                                                      strict=True):
+            yield [response_id, day, version, *itertools.chain.from_iterable(map(_lookup, cells, values))]
 
 
-def _file(layout: Layout, prototype: tuple[bytes, list[list[Any]]], cells: Iterator[list[Any]],
+def _lookup(table: Lookup, value: Any) -> Any:
+    return table[value]
+
+
+def encoded_rows(survey: Survey, current: SurveyPlan, layout: Layout) -> Iterator[tuple[bytes, int]]:
+    """Each block of responses as the file's rows, and how many rows it holds. Each row is its cells'
+    bytes one after the other (`Layout.packer`): a report's from a lookup per question, the day's and
+    version's from one per distinct value."""
+    ids, day, version, *reports = layout.fields
+    ids_packed = layout.packer(ids)
+    days, versions = Lookup(layout.packer(day), None), Lookup(layout.packer(version), None)
+    questions = []
+    for q in current:
+        packers = [layout.packer(field) for field in reports[:len(exports.columns(q))]]
+        reports = reports[len(packers):]
+        missing = b"".join(pack(None) for pack in packers)
+        questions.append(Lookup(functools.partial(_encoded_report, q, packers), missing))
+    for block in report_blocks.blocks(survey, list(current)):
+        cells = [list(map(lookup.__getitem__, column)) for lookup, column in zip(questions, block.values, strict=True)]
+        yield b"".join(itertools.chain.from_iterable(zip(
+            map(ids_packed, block.ids), map(days.__getitem__, block.days), map(versions.__getitem__, block.versions),
+            *cells, strict=True))), len(block)
+
+
+def _encoded_report(question: PlannedQuestion, packers: list[Callable[[Any], bytes]], value: int | str) -> bytes:
+    return b"".join(pack(cell) for pack, cell in zip(packers, exports.cells(question, value), strict=True))
+
+
+def _file(layout: Layout, prototype: tuple[bytes, list[list[Any]]], cells: Iterable[list[Any]],
           grow: Callable[[bytes], bytes] = lambda head: head) -> BinaryIO:
-    """Head (as `grow` extends it), every row, tail, into a temporary file; then the counts patched."""
+    """`_spliced` of rows given as their cells."""
+    return _spliced(layout, prototype, ((layout.encode(row), 1) for row in cells), grow)
+
+
+def _spliced(layout: Layout, prototype: tuple[bytes, list[list[Any]]], rows: Iterable[tuple[bytes, int]],
+             grow: Callable[[bytes], bytes] = lambda head: head) -> BinaryIO:
+    """Head (as `grow` extends it), the rows (blocks of encoded rows and how many each holds), tail, into a
+    temporary file; then the counts patched."""
     written, values = prototype
     head, data, tail = layout.split(written, len(values))
     layout.check(data, values)
@@ -210,9 +246,9 @@ def _file(layout: Layout, prototype: tuple[bytes, list[list[Any]]], cells: Itera
     out = tempfile.TemporaryFile()
     out.write(head)
     n = 0
-    for row in cells:
-        out.write(layout.encode(row))
-        n += 1
+    for encoded, count in rows:
+        out.write(encoded)
+        n += count
     out.write(tail)
     layout.finish(out, head, n, (n - len(values)) * layout.row.size)
     return out

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import struct
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, BinaryIO
@@ -56,10 +57,17 @@ class Layout:
     def __init__(self, fields: list[Field]):
         self.fields = fields
         self.row = struct.Struct("<" + "".join(self._code(field) for field in fields))
+        self.packers = [self.packer(field) for field in fields]
 
     def encode(self, values: list[Any]) -> bytes:
-        """One row; None is a missing value."""
-        return self.row.pack(*(self._value(field, value) for field, value in zip(self.fields, values, strict=True)))
+        """One row; None is a missing value. The same bytes as its cells' `packer`s give one after the other
+        (no padding between fields: "<" packs them as they come)."""
+        return b"".join(pack(value) for pack, value in zip(self.packers, values, strict=True))
+
+    def packer(self, field: Field) -> Callable[[Any], bytes]:
+        """How one cell of `field` is encoded; None is a missing value."""
+        cell = struct.Struct("<" + self._code(field))
+        return lambda value: cell.pack(self._value(field, value))
 
     def split(self, prototype: bytes, rows: int) -> tuple[bytes, bytes, bytes]:
         """(what precedes the data, the prototype's rows, what follows them)."""
