@@ -48,6 +48,15 @@ def no_submission_rate_limit(settings):
     settings.SUBMISSION_RATE = None
 
 
+@pytest.fixture(autouse=True)
+def exports_prepared_within_the_request(settings, tmp_path_factory):
+    """A test's data lives in its transaction, which a background thread's connection does not see: the
+    report exports are prepared within the request, into a directory of the test session's
+    (tests/aggregation/test_prepared_exports_in_the_background.py runs the thread, on committed data)."""
+    settings.EXPORT_BACKGROUND = False
+    settings.EXPORT_DIR = tmp_path_factory.getbasetemp() / "exports"
+
+
 @pytest.fixture
 def owner(db):
     return make_user("owner")

@@ -47,20 +47,31 @@ PROTOTYPE_DAYS = (date(2000, 1, 1), date(2024, 2, 29))
 PROTOTYPE_REPORTS = (1, None)
 
 
-def stata_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
-    """reports.dta, rewound, in a temporary file (deleted once closed), with Stata notes."""
+Rows = Iterator[list[Any]]
+
+
+def _all(rows: Rows) -> Rows:
+    return rows
+
+
+def stata_file(survey: Survey, current: SurveyPlan, out: BinaryIO | None = None,
+               watch: Callable[[Rows], Rows] = _all) -> BinaryIO:
+    """reports.dta, rewound, with Stata notes: in `out`, or a temporary file (deleted once closed).
+    `watch` sees the rows go by (a preparation counts them)."""
     cols = columns(current)
     layout = StataLayout(_fields(cols))
     notes = stata_notes(survey, current, cols)
-    return _file(layout, _prototype(cols, stata_writer(survey, cols)), report_rows(survey, current),
-                 lambda head: layout.with_notes(head, notes))
+    return _file(layout, _prototype(cols, stata_writer(survey, cols)), watch(report_rows(survey, current)),
+                 lambda head: layout.with_notes(head, notes), out)
 
 
-def spss_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
-    """reports.sav, rewound, in a temporary file (deleted once closed)."""
+def spss_file(survey: Survey, current: SurveyPlan, out: BinaryIO | None = None,
+              watch: Callable[[Rows], Rows] = _all) -> BinaryIO:
+    """reports.sav, rewound: in `out`, or a temporary file (deleted once closed)."""
     cols = columns(current)
     writer = spss_writer(survey, current, cols)
-    return _file(SpssLayout(_fields(cols)), _prototype(cols, writer), report_rows(survey, current))
+    return _file(SpssLayout(_fields(cols)), _prototype(cols, writer), watch(report_rows(survey, current)),
+                 out=out)
 
 
 Writer = Callable[[Any, str], None]  # (a data frame, the path to write it to)
@@ -198,13 +209,13 @@ def report_rows(survey: Survey, current: SurveyPlan) -> Iterator[list[Any]]:
 
 
 def _file(layout: Layout, prototype: tuple[bytes, list[list[Any]]], cells: Iterator[list[Any]],
-          grow: Callable[[bytes], bytes] = lambda head: head) -> BinaryIO:
-    """Head (as `grow` extends it), every row, tail, into a temporary file; then the counts patched."""
+          grow: Callable[[bytes], bytes] = lambda head: head, out: BinaryIO | None = None) -> BinaryIO:
+    """Head (as `grow` extends it), every row, tail, into `out` or a temporary file; then the counts patched."""
     written, values = prototype
     head, data, tail = layout.split(written, len(values))
     layout.check(data, values)
     head = grow(head)
-    out = tempfile.TemporaryFile()
+    out = out if out is not None else tempfile.TemporaryFile()
     out.write(head)
     n = 0
     for row in cells:
