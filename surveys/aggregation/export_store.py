@@ -63,6 +63,14 @@ def unlink(file_name: str) -> None:
     (directory() / file_name).unlink(missing_ok=True)
 
 
+def size(file_name: str) -> int | None:
+    """The published file's size, or None if there is none."""
+    try:
+        return (directory() / file_name).stat().st_size
+    except FileNotFoundError:
+        return None
+
+
 def open_whole(file_name: str) -> BinaryIO | None:
     """The published file, open for reading (it stays readable if removed meanwhile), or None."""
     try:

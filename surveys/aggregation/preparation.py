@@ -64,7 +64,10 @@ class Progress:
 def start(export: PreparedExport) -> None:
     """Prepare `export` (its current attempt): in a background thread, or now, in this request."""
     if not settings.EXPORT_BACKGROUND:
-        prepare(export.pk, export.attempt, Progress())
+        try:
+            prepare(export.pk, export.attempt, Progress())
+        except Exception:  # logged, and the export marked failed: the request answers so
+            pass
         return
     threading.Thread(target=_in_background, args=(export.pk, export.attempt), daemon=True,
                      name=f"export-{export.pk}-{export.attempt}").start()

@@ -53,9 +53,9 @@ def request(survey: Survey, fmt: str) -> PreparedExport | None:
     None if it was removed while waited for (a purge)."""
     _remove(_gone() | _stale(survey))
     for ready in survey.prepared_exports.filter(format=fmt, status=Status.READY).order_by("-finished_at"):
-        if (export_store.directory() / file_name(ready)).exists():
+        if export_store.size(file_name(ready)) == ready.bytes:
             return ready
-        _remove(PreparedExport.objects.filter(pk=ready.pk))  # its file is gone: made again below
+        _remove(PreparedExport.objects.filter(pk=ready.pk))  # its file is gone or changed: made again below
     return _wait(_preparing(survey, fmt))
 
 
@@ -149,17 +149,21 @@ def _stale(survey: Survey) -> Q:
 
 
 def _remove(condition: Q | QuerySet[PreparedExport]) -> int:
-    """Delete these exports and, once that is committed, their files."""
+    """Delete these exports and their files (at once: should the transaction roll back, an export whose
+    file is missing is made again or answers "no longer kept", never sent)."""
     found = PreparedExport.objects.filter(condition) if isinstance(condition, Q) else condition
     ids = list(found.values_list("pk", flat=True))
     if ids:
         PreparedExport.objects.filter(pk__in=ids).delete()
-        transaction.on_commit(lambda: export_store.remove(ids))
+        export_store.remove(ids)
     return len(ids)
 
 
 def remove_for(survey: Survey) -> int:
-    """Remove every prepared export of `survey` (a purge, in its transaction); how many."""
+    """Remove every prepared export of `survey` (a purge, in its transaction); how many. Once the
+    transaction has committed, again: a preparation asked for while it ran (PostgreSQL lets a request
+    insert one meanwhile) may read the responses as they were before it, and must not stay."""
+    transaction.on_commit(lambda: _remove(survey.prepared_exports.all()))
     return _remove(survey.prepared_exports.all())
 
 

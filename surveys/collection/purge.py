@@ -9,9 +9,9 @@ be edited again) and removes, in one transaction:
 - the survey's tally rows. Deleting reports does not update the running counters, and
   readers treat a missing row as 0, so removing the rows resets them; rows rather than
   zeros, because an editable survey may change its questions' options next;
-- its prepared exports (surveys.aggregation.prepared): their rows in the transaction, their
-  files once it has committed (a preparation running meanwhile finds its export gone and
-  removes what it wrote).
+- its prepared exports and their files (surveys.aggregation.prepared), and once the
+  transaction has committed any started meanwhile; a preparation still running finds its
+  export gone and removes what it wrote.
 
 An open survey is closed in the same transaction: a careful admin wiping a survey does not
 want new responses arriving right after, and reopening it is then a deliberate act (the
