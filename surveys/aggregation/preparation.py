@@ -126,9 +126,10 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
         size, digest = export_store.publish(out, file_name)
     except BaseException as error:
         export_store.discard(out, file_name)
-        if not isinstance(error, Stopped):
+        # Failed, unless it was removed (a purge deletes the file being written) or taken over meanwhile.
+        if not isinstance(error, Stopped) and _owned(export_id, attempt).update(status=Status.FAILED,
+                                                                                 **_until(timezone.now())):
             log.exception("Preparing %s of survey %s failed", kind.name, export.survey_id)
-            _owned(export_id, attempt).update(status=Status.FAILED, **_until(timezone.now()))
         raise
     book["export"] = {"file": exports.filename(survey, kind.name), "format": export.format, "rows": rows,
                       "bytes": size, "sha256": digest, "as_of": as_of.isoformat()}

@@ -12,6 +12,7 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings as django_settings
+from django.db import IntegrityError, transaction
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
@@ -169,6 +170,13 @@ def test_a_preparation_running_elsewhere_is_joined_and_answered_202_with_its_pro
     polled = fetch(client, answered, "csv", f"?export={running.pk}", Accept="application/json")
     assert polled.status_code == 202 and "Refresh" not in polled and polled["Retry-After"] == "2"
     assert polled.json() == {"status": "preparing", "url": url, "rows": 12, "responses": 30, "retry_after": 2}
+
+
+def test_the_database_refuses_a_second_preparation_of_the_same_export(answered):
+    running_elsewhere(answered)
+    running_elsewhere(answered, "json")  # another format: its own
+    with pytest.raises(IntegrityError), transaction.atomic():
+        running_elsewhere(answered)
 
 
 def test_a_preparation_whose_worker_died_is_taken_over(client, answered):
