@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import resource
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -42,6 +43,8 @@ from django.test.utils import override_settings  # noqa: E402
 from django.urls import reverse  # noqa: E402
 from results_bench import _client, _fill, _sizes, _survey  # noqa: E402
 from scratch import scratch_for  # noqa: E402
+
+from surveys.aggregation.models import PreparedExport  # noqa: E402
 
 FORMATS = {"csv": "export-reports-csv", "json": "export-reports-json", "dta": "export-reports-dta",
            "sav": "export-reports-sav"}
@@ -103,11 +106,14 @@ class Command(BaseCommand):
 
 
 def _download(client: Client, url: str) -> tuple[float, int, int]:
-    """Seconds, bytes and peak traced allocation of one download, its body read and dropped block by block."""
+    """Seconds, bytes and peak traced allocation of one download, its body read and dropped block by block:
+    the export prepared anew within the request (into a temporary directory), then sent from its file."""
+    PreparedExport.objects.all().delete()
     tracemalloc.start()
     started = time.perf_counter()
     try:
-        with override_settings(ALLOWED_HOSTS=["testserver"]):
+        with tempfile.TemporaryDirectory() as folder, \
+                override_settings(ALLOWED_HOSTS=["testserver"], EXPORT_BACKGROUND=False, EXPORT_DIR=Path(folder)):
             response = client.get(url)
             if response.status_code != 200:
                 raise CommandError(f"{url} answered {response.status_code}")

@@ -19,7 +19,7 @@ from django.conf import settings
 
 PART = ".part"
 FILE_NAME = re.compile(r"(?P<id>[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})-[0-9]+\.(?:csv|json|dta|sav)(?:\.part)?")
-BLOCK = 1 << 20
+BLOCK = 1 << 16  # read back to hash it: small, so an export's memory stays what its rows need
 
 
 def directory() -> Path:
