@@ -1,11 +1,10 @@
 """Prepared exports written by a background thread (settings.EXPORT_BACKGROUND, as in production), on
 committed data (transactional_db): the request is answered 202 with the progress, then the file; a
 response that arrives meanwhile is in neither the file nor its codebook; two requests join one
-preparation; a purge meanwhile leaves no file. The writer is held at a chosen row (`Gate`) so that
-the test, not the machine's speed, decides what happens while it writes."""
+preparation; a purge meanwhile leaves no file. The writer is held at a chosen row
+(tests/aggregation/held_export.py)."""
 
 import json
-import threading
 import time
 
 import pytest
@@ -14,26 +13,10 @@ from surveys.aggregation import exports, preparation
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import plan
 from surveys.collection.purge import purge
+from tests.aggregation.held_export import Gate, join_preparations
 from tests.aggregation.support import add_responses
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Gate:
-    """report_csv_lines, stopping before line `at` (the header is line 0) until the test opens it."""
-
-    def __init__(self, monkeypatch, at):
-        self.reached, self.open = threading.Event(), threading.Event()
-        whole = exports.report_csv_lines
-
-        def held(survey, current):
-            for number, line in enumerate(whole(survey, current)):
-                if number == at:
-                    self.reached.set()
-                    assert self.open.wait(30)
-                yield line
-
-        monkeypatch.setattr(exports, "report_csv_lines", held)
 
 
 @pytest.fixture
@@ -42,9 +25,7 @@ def background(settings, monkeypatch):
     settings.EXPORT_WAIT = 0
     monkeypatch.setattr(preparation, "HEARTBEAT", 0.05)
     yield
-    for thread in threading.enumerate():  # none outlives its test (and its database)
-        if thread.name.startswith("export-"):
-            thread.join(30)
+    join_preparations()
 
 
 @pytest.fixture
@@ -133,9 +114,7 @@ def test_a_purge_during_the_preparation_leaves_no_export_and_no_file(client, ans
     assert gate.reached.wait(30)
     purged = purge(answered)
     gate.open.set()
-    for thread in threading.enumerate():
-        if thread.name.startswith("export-"):
-            thread.join(30)
+    join_preparations()
     assert purged.prepared_exports == 1 and not PreparedExport.objects.exists()
     assert list(settings.EXPORT_DIR.iterdir()) == []
     assert fetch(client, poll).status_code == 410
