@@ -170,6 +170,9 @@ def test_a_preparation_running_elsewhere_is_joined_and_answered_202_with_its_pro
     polled = fetch(client, answered, "csv", f"?export={running.pk}", Accept="application/json")
     assert polled.status_code == 202 and "Refresh" not in polled and polled["Retry-After"] == "2"
     assert polled.json() == {"status": "preparing", "url": url, "rows": 12, "responses": 30, "retry_after": 2}
+    codebook = client.get(f"/results/health/export/codebook.json?export={running.pk}")  # none before the file
+    assert codebook.status_code == 202
+    assert codebook["Refresh"] == f"2; url=/results/health/export/codebook.json?export={running.pk}"
 
 
 def test_the_database_refuses_a_second_preparation_of_the_same_export(answered):
@@ -228,3 +231,16 @@ def test_the_dashboard_shows_each_prepared_export(client, answered):
     assert '<progress max="30" value="10"' in page and "Being prepared: 10 of 30 responses written." in page
     assert "Its last preparation failed" in page
     assert f"kept {django_settings.EXPORT_KEEP_HOURS} hours" in page
+
+
+def test_a_prepared_file_and_its_codebook_reach_only_those_who_may_see_the_survey(
+        client, answered, other_researcher, superuser):
+    export = export_of(fetch(client, answered, "csv"))
+    paths = [f"/results/health/export/reports.csv?export={export.pk}",
+             f"/results/health/export/codebook.json?export={export.pk}"]
+    client.force_login(other_researcher)
+    assert [client.get(path).status_code for path in paths] == [404, 404]
+    client.logout()
+    assert [client.get(path).status_code for path in paths] == [302, 302]
+    client.force_login(superuser)
+    assert [client.get(path).status_code for path in paths] == [200, 200]
