@@ -33,6 +33,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -56,6 +57,7 @@ from django.urls import reverse  # noqa: E402
 from results_bench import _client, _fill, _sizes, _survey  # noqa: E402
 from scratch import scratch_for  # noqa: E402
 
+from surveys.aggregation.models import PreparedExport  # noqa: E402
 from surveys.collection import plan, tallies  # noqa: E402
 from surveys.collection.models import Report, Survey  # noqa: E402
 
@@ -209,7 +211,10 @@ def _traced_peak(client: Client, url: str) -> int:
 
 
 def _get(client: Client, url: str) -> int:
-    with override_settings(ALLOWED_HOSTS=["testserver"]):
+    """The export prepared anew within the request (into a temporary directory), then sent from its file."""
+    PreparedExport.objects.all().delete()
+    with tempfile.TemporaryDirectory() as folder, \
+            override_settings(ALLOWED_HOSTS=["testserver"], EXPORT_BACKGROUND=False, EXPORT_DIR=Path(folder)):
         response = client.get(url)
         if response.status_code != 200:
             raise CommandError(f"{url} answered {response.status_code}")

@@ -122,6 +122,19 @@ STORAGES = {
     },
 }
 
+# The report exports (reports.csv, .json, .dta, .sav) are prepared whole in a background thread of
+# the web process, from one consistent read of the database, into DJANGO_EXPORT_DIR (private: 0700,
+# files 0600; every app server must see the same directory), then downloaded with their length and
+# SHA-256 (surveys/aggregation/prepared.py). A request waits up to DJANGO_EXPORT_WAIT seconds (keep it
+# well under gunicorn's --timeout) before answering 202 "being prepared"; a file is removed
+# DJANGO_EXPORT_KEEP_HOURS after it is ready, or once new responses make it stale.
+# DJANGO_EXPORT_BACKGROUND=false prepares within the request instead (no progress page; a request
+# that outlives the worker's timeout ends in an error, never in a cut file).
+EXPORT_DIR = Path(env.text("DJANGO_EXPORT_DIR", str(BASE_DIR / "exports")))
+EXPORT_WAIT = env.integer("DJANGO_EXPORT_WAIT", 5, 0, 60)
+EXPORT_KEEP_HOURS = env.integer("DJANGO_EXPORT_KEEP_HOURS", 24, 1, 24 * 90)
+EXPORT_BACKGROUND = env.boolean("DJANGO_EXPORT_BACKGROUND", True)
+
 # Sign-in: DJANGO_LOGIN_LOCKOUT="COUNT/SECONDS" (default 5/900) or "off": after COUNT failed sign-ins
 # for one username from one address within SECONDS, that username is refused from that address
 # for SECONDS (surveys/accounts/throttle.py), on both login pages. DJANGO_STAFF_2FA: "optional"

@@ -1,6 +1,11 @@
 import os
+from importlib import import_module
 
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "surveys.settings")
 application = get_wsgi_application()
+# The URL configuration and every view are imported as the worker starts, not during its first request,
+# which gunicorn's --timeout counts: on a busy machine those imports alone took longer than a short timeout.
+import_module(settings.ROOT_URLCONF)

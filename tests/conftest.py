@@ -5,6 +5,7 @@ who is not), `superuser`, and anonymous (the plain `client`).
 """
 
 import math
+import uuid
 
 import pytest
 from django.conf import settings as django_settings
@@ -54,6 +55,15 @@ def default_language():
 def no_submission_rate_limit(settings):
     """Tests post many submissions from one address; tests/collection/test_ratelimit.py turns it on."""
     settings.SUBMISSION_RATE = None
+
+
+@pytest.fixture(autouse=True)
+def exports_prepared_within_the_request(settings, tmp_path_factory):
+    """A test's data lives in its transaction, which a background thread's connection does not see: the
+    report exports are prepared within the request, into a directory of the test's own (made when first
+    used). tests/aggregation/test_prepared_exports_in_the_background.py runs the thread, on committed data."""
+    settings.EXPORT_BACKGROUND = False
+    settings.EXPORT_DIR = tmp_path_factory.getbasetemp() / "exports" / uuid.uuid4().hex
 
 
 @pytest.fixture

@@ -51,21 +51,31 @@ PROTOTYPE_DAYS = (date(2000, 1, 1), date(2024, 2, 29))
 PROTOTYPE_REPORTS = (1, None)
 
 
-def stata_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
-    """reports.dta, rewound, in a temporary file (deleted once closed), with Stata notes."""
+Blocks = Iterator[tuple[bytes, int]]  # encoded rows, and how many
+
+
+def _all(blocks: Blocks) -> Blocks:
+    return blocks
+
+
+def stata_file(survey: Survey, current: SurveyPlan, out: BinaryIO | None = None,
+               watch: Callable[[Blocks], Blocks] = _all) -> BinaryIO:
+    """reports.dta, rewound, with Stata notes: in `out`, or a temporary file (deleted once closed).
+    `watch` sees the blocks of rows go by (a preparation counts them)."""
     cols = columns(current)
     layout = StataLayout(_fields(cols))
     notes = stata_notes(survey, current, cols)
-    return _spliced(layout, _prototype(cols, stata_writer(survey, cols)), encoded_rows(survey, current, layout),
-                 lambda head: layout.with_notes(head, notes))
+    return _spliced(layout, _prototype(cols, stata_writer(survey, cols)), watch(encoded_rows(survey, current, layout)),
+                    lambda head: layout.with_notes(head, notes), out)
 
 
-def spss_file(survey: Survey, current: SurveyPlan) -> BinaryIO:
-    """reports.sav, rewound, in a temporary file (deleted once closed)."""
+def spss_file(survey: Survey, current: SurveyPlan, out: BinaryIO | None = None,
+              watch: Callable[[Blocks], Blocks] = _all) -> BinaryIO:
+    """reports.sav, rewound: in `out`, or a temporary file (deleted once closed)."""
     cols = columns(current)
     writer = spss_writer(survey, current, cols)
     layout = SpssLayout(_fields(cols))
-    return _spliced(layout, _prototype(cols, writer), encoded_rows(survey, current, layout))
+    return _spliced(layout, _prototype(cols, writer), watch(encoded_rows(survey, current, layout)), out=out)
 
 
 Writer = Callable[[Any, str], None]  # (a data frame, the path to write it to)
@@ -236,14 +246,14 @@ def _file(layout: Layout, prototype: tuple[bytes, list[list[Any]]], cells: Itera
 
 
 def _spliced(layout: Layout, prototype: tuple[bytes, list[list[Any]]], rows: Iterable[tuple[bytes, int]],
-             grow: Callable[[bytes], bytes] = lambda head: head) -> BinaryIO:
-    """Head (as `grow` extends it), the rows (blocks of encoded rows and how many each holds), tail, into a
-    temporary file; then the counts patched."""
+             grow: Callable[[bytes], bytes] = lambda head: head, out: BinaryIO | None = None) -> BinaryIO:
+    """Head (as `grow` extends it), the rows (blocks of encoded rows and how many each holds), tail, into `out`
+    or a temporary file; then the counts patched."""
     written, values = prototype
     head, data, tail = layout.split(written, len(values))
     layout.check(data, values)
     head = grow(head)
-    out = tempfile.TemporaryFile()
+    out = out if out is not None else tempfile.TemporaryFile()
     out.write(head)
     n = 0
     for encoded, count in rows:

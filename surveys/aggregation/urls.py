@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, download_views, schema, views
+from . import api, download_views, prepared_views, schema, views
 
 app_name = "aggregation"
 
@@ -8,12 +8,16 @@ urlpatterns = [
     path("results/", views.survey_list, name="surveys"),
     path("results/<slug:slug>/", views.dashboard, name="dashboard"),
     path("results/<slug:slug>/export/estimates.csv", views.export_estimates, name="export-estimates"),
-    path("results/<slug:slug>/export/reports.csv", views.export_reports_csv, name="export-reports-csv"),
-    path("results/<slug:slug>/export/reports.json", views.export_reports_json, name="export-reports-json"),
-    path("results/<slug:slug>/export/codebook.json", views.export_codebook, name="export-codebook"),
+    path("results/<slug:slug>/export/reports.csv", prepared_views.export_reports, {"fmt": "csv"},
+         name="export-reports-csv"),
+    path("results/<slug:slug>/export/reports.json", prepared_views.export_reports, {"fmt": "json"},
+         name="export-reports-json"),
+    path("results/<slug:slug>/export/codebook.json", prepared_views.export_codebook, name="export-codebook"),
     path("results/<slug:slug>/export/crosstab.csv", views.export_crosstab, name="export-crosstab"),
-    path("results/<slug:slug>/export/reports.dta", download_views.export_stata, name="export-reports-dta"),
-    path("results/<slug:slug>/export/reports.sav", download_views.export_spss, name="export-reports-sav"),
+    path("results/<slug:slug>/export/reports.dta", prepared_views.export_reports, {"fmt": "dta"},
+         name="export-reports-dta"),
+    path("results/<slug:slug>/export/reports.sav", prepared_views.export_reports, {"fmt": "sav"},
+         name="export-reports-sav"),
     path("results/<slug:slug>/export/reports.R", download_views.export_script, {"name": "reports.R"},
          name="export-reports-r"),
     path("results/<slug:slug>/export/analysis.R", download_views.export_script, {"name": "analysis.R"},

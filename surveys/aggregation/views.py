@@ -1,4 +1,5 @@
 """Researcher pages and exports: check access, read the parameters, call a service, render.
+The report exports and the codebook are in surveys.aggregation.prepared_views (files prepared whole).
 
 Anonymous visitors, and sessions the admin would refuse (surveys.accounts.guards: an account with
 two-factor sign-in not verified with a code, or a staff member or superuser who must enrol first),
@@ -7,12 +8,12 @@ anywhere (never_cache): these are a survey's results.
 """
 
 import csv
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
@@ -21,7 +22,7 @@ from surveys.accounts import guards
 from surveys.collection import plan, sharing
 from surveys.collection.models import Survey
 
-from . import access, charts, crosstab, exports, numeric_charts, params, progress, relating, results
+from . import access, charts, crosstab, exports, numeric_charts, params, prepared, progress, relating, results
 
 
 def researchers_only(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -58,7 +59,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "questions": [(question, *numeric_charts.charts_of(question)) for question in found.questions],
         "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
         "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[found.options.fixed],
-        "query": options.query(),
+        "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
         "anytime_query": replace(options, interval=params.ANYTIME).query(),
     }, status=400 if problem or relate["relate_problem"] else 200)
@@ -91,38 +92,6 @@ def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
                            f"crosstab-{table.a.key}-{table.b.key}.csv")
     csv.writer(response).writerows(exports.spreadsheet_safe(exports.crosstab_rows(table)))
     return response
-
-
-@researchers_only
-def export_reports_csv(request: HttpRequest, slug: str) -> HttpResponseBase:
-    return _stream(request, slug, exports.report_csv_lines, "reports.csv", "text/csv; charset=utf-8")
-
-
-@researchers_only
-def export_reports_json(request: HttpRequest, slug: str) -> HttpResponseBase:
-    return _stream(request, slug, exports.report_json_chunks, "reports.json", "application/json")
-
-
-@researchers_only
-def export_codebook(request: HttpRequest, slug: str) -> HttpResponse:
-    survey = access.survey_for(request.user, slug)
-    try:
-        book = exports.codebook(survey)
-    except results.Unavailable as error:
-        return _unavailable(request, survey, error)
-    response = HttpResponse(json.dumps(book, indent=2, allow_nan=False), content_type="application/json")
-    return _attachment(response, survey, "codebook.json")
-
-
-def _stream(request: HttpRequest, slug: str, lines: Callable[[Survey, plan.SurveyPlan], Iterator[str]], name: str,
-            content_type: str) -> HttpResponseBase:
-    survey = access.survey_for(request.user, slug)
-    try:
-        current = plan.of(survey)
-    except results.Unavailable as error:
-        return _unavailable(request, survey, error)
-    response = StreamingHttpResponse(lines(survey, current), content_type=content_type)
-    return _attachment(response, survey, name)
 
 
 def _attachment(response: Any, survey: Survey, name: str) -> Any:

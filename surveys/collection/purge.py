@@ -8,7 +8,10 @@ be edited again) and removes, in one transaction:
 - every invitation, used or not (their tokens die with them);
 - the survey's tally rows. Deleting reports does not update the running counters, and
   readers treat a missing row as 0, so removing the rows resets them; rows rather than
-  zeros, because an editable survey may change its questions' options next.
+  zeros, because an editable survey may change its questions' options next;
+- its prepared exports and their files (surveys.aggregation.prepared), and once the
+  transaction has committed any started meanwhile; a preparation still running finds its
+  export gone and removes what it wrote.
 
 An open survey is closed in the same transaction: a careful admin wiping a survey does not
 want new responses arriving right after, and reopening it is then a deliberate act (the
@@ -37,6 +40,7 @@ class Purged:
     used_invitations: int  # included in `invitations`
     tally_rows: int
     closed: bool  # the survey was open and is (to be) closed first
+    prepared_exports: int = 0  # report files prepared for download (surveys.aggregation.prepared)
 
     def __str__(self) -> str:
         close = "closed it, then " if self.closed else ""
@@ -48,8 +52,9 @@ class Purged:
         return f"Purging {self.survey} will {close}remove {self._what()}; its questions and options are kept."
 
     def _what(self) -> str:
+        exports = f", {_count(self.prepared_exports, 'prepared export')}" if self.prepared_exports else ""
         return (f"{_count(self.responses, 'response')} ({_count(self.reports, 'report')}), "
-                f"{_count(self.invitations, 'invitation')} ({self.used_invitations} used) "
+                f"{_count(self.invitations, 'invitation')} ({self.used_invitations} used){exports} "
                 f"and its result counters ({_count(self.tally_rows, 'tally row')})")
 
 
@@ -68,6 +73,7 @@ def preview(survey: Survey) -> Purged:
         used_invitations=used,
         tally_rows=Tally.objects.filter(question__survey=survey).count(),
         closed=survey.status == Survey.Status.OPEN,
+        prepared_exports=survey.prepared_exports.count(),
     )
 
 
@@ -100,9 +106,11 @@ def purge(survey: Survey) -> Purged:
         reports = Report.objects.filter(response__survey=survey).delete()[0]
         responses = _delete_responses(survey)
         tally_rows = Tally.objects.filter(question__survey=survey).delete()[0]
+        from surveys.aggregation import prepared  # results depend on collection, not the other way round
+        prepared_exports = prepared.remove_for(survey)
     survey.status = locked.status
     return Purged(survey=survey.slug, responses=responses, reports=reports, invitations=used + rest,
-                  used_invitations=used, tally_rows=tally_rows, closed=was_open)
+                  used_invitations=used, tally_rows=tally_rows, closed=was_open, prepared_exports=prepared_exports)
 
 
 def _delete_responses(survey: Survey) -> int:

@@ -185,3 +185,19 @@ def test_it_deletes_in_set_statements_without_loading_reports_or_responses(busy)
     assert touching and all(sql.lstrip().upper().startswith("DELETE") for sql in touching), touching
     deletes = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("DELETE")]
     assert len(deletes) == 5  # used invitations, the rest, reports, responses, tallies
+
+
+def test_it_removes_the_surveys_prepared_exports_and_their_files(client, owner, busy, other, settings):
+    """Prepared report files hold the randomized reports too: they go with them (another survey's stay)."""
+    client.force_login(owner)
+    other.researchers.add(owner)
+    for survey, fmt in ((busy, "csv"), (busy, "sav"), (other, "csv")):
+        assert client.get(f"/results/{survey.slug}/export/reports.{fmt}").status_code == 200
+    assert preview(busy).prepared_exports == 2
+    purged = purge(busy)
+    assert purged.prepared_exports == 2
+    assert "3 responses (12 reports), 5 invitations (2 used), 2 prepared exports and its result counters" \
+        in str(purged)
+    assert not busy.prepared_exports.exists() and other.prepared_exports.count() == 1
+    assert [path.name.split("-1.")[1] for path in settings.EXPORT_DIR.iterdir()] == ["csv"]
+    assert str(other.prepared_exports.get().pk) in next(settings.EXPORT_DIR.iterdir()).name

@@ -1,0 +1,68 @@
+"""The report exports a preparation writes (surveys.aggregation.prepared): per format its file name,
+media type, and how its bytes are written into a file, counting the rows (responses) as they go.
+
+The bytes are the exports' own (surveys.aggregation.exports, labelled_exports), written as the old
+streamed downloads sent them: reports.csv and reports.json are their generators' text in UTF-8.
+Rows are counted from the text: one line per response (csv.writer ends every row with a line end, and
+no cell holds one); the JSON export's lines are its head, one per response and its last two ("]}").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from surveys.collection.models import Survey
+from surveys.collection.plan import SurveyPlan
+
+from . import exports, labelled_exports
+
+Tick = Callable[[int], None]  # told how many rows are written so far
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str  # "reports.csv": the URL's last part and the download's name after the slug
+    content_type: str
+    write: Callable[[Survey, SurveyPlan, BinaryIO, Tick], int]  # -> rows written
+
+
+def _text(chunks: Iterator[str], out: BinaryIO, tick: Tick, lines_besides_rows: int) -> int:
+    lines = 0
+    for chunk in chunks:
+        out.write(chunk.encode())
+        lines += chunk.count("\n")
+        tick(max(lines - lines_besides_rows, 0))
+    return lines - lines_besides_rows
+
+
+def write_csv(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick) -> int:
+    return _text(exports.report_csv_lines(survey, current), out, tick, 1)  # the header
+
+
+def write_json(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick) -> int:
+    return _text(exports.report_json_chunks(survey, current), out, tick, 2)  # "]}" and the end
+
+
+def _labelled(make: Callable[..., BinaryIO]) -> Callable[[Survey, SurveyPlan, BinaryIO, Tick], int]:
+    def write(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick) -> int:
+        counted = [0]
+
+        def watch(rows: Iterator[list[Any]]) -> Iterator[list[Any]]:
+            for row in rows:
+                yield row
+                counted[0] += 1
+                tick(counted[0])
+
+        make(survey, current, out, watch)
+        return counted[0]
+    return write
+
+
+FORMATS = {
+    "csv": Format("reports.csv", "text/csv; charset=utf-8", write_csv),
+    "json": Format("reports.json", "application/json", write_json),
+    "dta": Format("reports.dta", "application/x-stata-dta", _labelled(labelled_exports.stata_file)),
+    "sav": Format("reports.sav", "application/x-spss-sav", _labelled(labelled_exports.spss_file)),
+}

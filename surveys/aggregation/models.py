@@ -1,0 +1,59 @@
+"""A report export prepared whole before it is downloaded (surveys.aggregation.prepared).
+
+The file itself lives in the private export directory (surveys.aggregation.export_store); the row
+says how far its preparation has got and, once it is ready, what the file holds: its rows, bytes and
+SHA-256, and the codebook that describes exactly those responses.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from surveys.collection.models import Survey
+
+
+class PreparedExport(models.Model):
+    class Format(models.TextChoices):
+        CSV = "csv", "reports.csv"
+        JSON = "json", "reports.json"
+        STATA = "dta", "reports.dta"
+        SPSS = "sav", "reports.sav"
+
+    class Status(models.TextChoices):
+        PREPARING = "preparing"
+        READY = "ready"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="prepared_exports", db_index=False)
+    format = models.CharField(max_length=4, choices=Format.choices)
+    status = models.CharField(max_length=9, choices=Status.choices, default=Status.PREPARING)
+    # A preparation whose worker died is taken over with attempt + 1; only the current attempt may finish it.
+    attempt = models.PositiveIntegerField(default=1)
+    # What it was made from, to tell when it is stale: the number of responses in its snapshot and a
+    # digest of the survey's codebook then (questions, mechanisms, title, status, client code).
+    responses = models.PositiveIntegerField(null=True)
+    basis = models.CharField(max_length=64, blank=True)
+    rows = models.PositiveIntegerField(default=0)  # written so far; once ready, the file's
+    bytes = models.BigIntegerField(null=True)
+    sha256 = models.CharField(max_length=64, blank=True)
+    codebook = models.TextField(blank=True)  # the codebook of exactly these rows, as served
+    as_of = models.DateTimeField(null=True)  # when its snapshot was taken
+    created_at = models.DateTimeField()
+    heartbeat_at = models.DateTimeField()  # the preparing thread says it is alive every few seconds
+    finished_at = models.DateTimeField(null=True)
+    expires_at = models.DateTimeField(null=True)
+
+    class Meta:
+        constraints = [
+            # Two workers asked at once start one preparation: the second one's insert is refused.
+            models.UniqueConstraint(fields=["survey", "format"], condition=Q(status="preparing"),
+                                    name="one_preparation_per_export"),
+        ]
+        indexes = [models.Index(fields=["survey", "format", "status"], name="prepared_export_lookup")]
+
+    def __str__(self) -> str:
+        return f"{self.get_format_display()} of survey {self.survey_id} ({self.status})"

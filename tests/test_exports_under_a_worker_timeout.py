@@ -1,0 +1,118 @@
+"""Under the production stack the README documents (gunicorn's sync workers, `--timeout`, production
+settings), a reports.csv that takes longer to make than the worker timeout arrives whole: first an
+explicit "being prepared" (202), then the complete file, byte for byte the export made in process,
+with its Content-Length, SHA-256 and row count, and a codebook that describes exactly that file.
+
+Streamed, this export was cut when gunicorn killed the worker at the timeout, after the 200 had gone
+out (issue 23). The timeout is shortened to TIMEOUT seconds here, and the survey made large enough
+that its export takes about twice that in process (tests/large_survey.py times a first batch and
+sizes the rest): about 30 s in all, most of it writing the survey and the two exports.
+"""
+
+import base64
+import hashlib
+import http.client
+import json
+import shlex
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.servers import HOST, free_port, running
+from tests.test_deploy import production_env
+from tests.test_reverse_proxy import DOCUMENTED, PUBLIC_HOST, answer
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 3  # seconds; the documented 15, shortened
+WORKERS = 2  # of the documented 5: fewer to start on a busy machine; each one is a sync worker all the same
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """The documented command with --timeout TIMEOUT on a free port, over a database holding the large
+    survey; yields (port, what tests/large_survey.py printed, the directory)."""
+    directory = tmp_path_factory.mktemp("timeout")
+    environment = production_env(directory, DJANGO_SECURE_SSL_REDIRECT="false", DJANGO_EXPORT_WAIT="0",
+                                 DJANGO_EXPORT_DIR=str(directory / "exports"))
+    for step in (["migrate"], ["collectstatic", "--noinput"]):  # as on every release (README, "Deployment")
+        subprocess.run([sys.executable, "manage.py", *step, "--verbosity", "0"], cwd=ROOT, env=environment,
+                       check=True, timeout=120)
+    made = subprocess.run([sys.executable, "-m", "tests.large_survey", str(directory), str(2 * TIMEOUT)], cwd=ROOT,
+                          env=environment, capture_output=True, text=True, timeout=300, check=False)
+    assert made.returncode == 0, made.stderr
+    survey = json.loads(made.stdout.splitlines()[-1])
+    port = free_port()
+    command = (DOCUMENTED.replace("127.0.0.1:8000", f"{HOST}:{port}").replace("--timeout 15", f"--timeout {TIMEOUT}")
+               .replace("--workers 5", f"--workers {WORKERS}"))
+    assert f"--workers {WORKERS} --timeout {TIMEOUT}" in command
+    with running([sys.executable, "-m", *shlex.split(command)], port, directory, "gunicorn", cwd=ROOT,
+                 env=environment):
+        warm(port)
+        yield port, survey, directory, len((directory / "gunicorn.log").read_text())
+
+
+def warm(port):
+    """Every worker has answered a request: a worker's first one imports the URL configuration, which on a
+    busy machine can take longer than the shortened timeout (the worker is then restarted, and asked again)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with ThreadPoolExecutor(2 * WORKERS) as pool:
+            if set(pool.map(lambda _: healthy(port), range(2 * WORKERS))) == {True}:
+                return
+    raise AssertionError("gunicorn's workers did not all answer within 2 minutes")
+
+
+def healthy(port):
+    try:
+        return answer(port, timeout=30) == 200
+    except OSError:  # the worker was killed while answering
+        return False
+
+
+def get(port, path, cookie, accept="application/json"):
+    """Status, headers and the whole body; a body shorter than its Content-Length is an error."""
+    connection = http.client.HTTPConnection(HOST, port, timeout=120)
+    try:
+        connection.request("GET", path, headers={"Host": PUBLIC_HOST, "Cookie": f"sessionid={cookie}",
+                                                 "Accept": accept})
+        response = connection.getresponse()
+        return response.status, response, response.read()
+    finally:
+        connection.close()
+
+
+def test_a_csv_longer_to_make_than_the_worker_timeout_arrives_whole_after_being_prepared(stack):
+    port, survey, directory, warmed = stack
+    reference = (directory / "reference.csv").read_bytes()
+    assert survey["seconds"] > TIMEOUT, "the survey is too small to outlast the timeout: tests/large_survey.py"
+
+    started = time.monotonic()
+    status, response, body = get(port, f"/results/{survey['slug']}/export/reports.csv", survey["cookie"])
+    assert status == 202, body[:300]
+    answers = [status]
+    while status == 202:
+        assert json.loads(body)["status"] == "preparing"
+        time.sleep(int(response.getheader("Retry-After")))
+        status, response, body = get(port, json.loads(body)["url"], survey["cookie"])
+        answers.append(status)
+    took = time.monotonic() - started
+
+    assert status == 200, body[:300]
+    assert len(body) == len(reference) and body == reference
+    assert int(response.getheader("Content-Length")) == len(reference)
+    digest = base64.b64encode(hashlib.sha256(reference).digest()).decode()
+    assert response.getheader("Repr-Digest") == f"sha-256=:{digest}:"
+    assert response.getheader("X-Export-Rows") == str(survey["responses"]) == str(reference.count(b"\n") - 1)
+    assert took > TIMEOUT, f"ready after {took:.1f} s: not longer than the timeout"
+    assert "WORKER TIMEOUT" not in (directory / "gunicorn.log").read_text()[warmed:]  # no worker was cut short
+
+    codebook_path = response.getheader("Link").split(">")[0].lstrip("<")
+    status, _, book = get(port, codebook_path, survey["cookie"])
+    assert status == 200
+    assert json.loads(book)["export"] | {"as_of": None} == {
+        "file": "health-reports.csv", "format": "csv", "rows": survey["responses"], "bytes": len(reference),
+        "sha256": hashlib.sha256(reference).hexdigest(), "as_of": None}
