@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
@@ -49,10 +49,10 @@ def _labelled(make: Callable[..., BinaryIO]) -> Callable[[Survey, SurveyPlan, Bi
     def write(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick) -> int:
         counted = [0]
 
-        def watch(rows: Iterator[list[Any]]) -> Iterator[list[Any]]:
-            for row in rows:
-                yield row
-                counted[0] += 1
+        def watch(blocks: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, int]]:
+            for block in blocks:
+                yield block
+                counted[0] += block[1]
                 tick(counted[0])
 
         make(survey, current, out, watch)
