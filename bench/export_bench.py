@@ -19,7 +19,9 @@ rebuilt for the estimates. Per size:
   the server process that ran its queries, read from /proc), the MiB sent, and the ratios of both
   times to the dump's; then once more under tracemalloc for the peak of Python's traced allocations
   (the heap the export builds, not the interpreter and libraries already loaded), and this
-  process's resident set high-water mark so far.
+  process's resident set high-water mark so far (on SQLite that counts the engine's page cache,
+  which the scratch database enlarges for the load: its connection is kept throughout, so that on
+  PostgreSQL one server process runs every query and its CPU time can be read).
 
 The machine is shared: the CPU seconds (and the CPU ratio) say what the export costs, the wall
 clock how long a researcher waits on this machine as it was. A bounded export has the same traced
