@@ -3,8 +3,9 @@ media type, and how its bytes are written into a file, counting the rows (respon
 
 The bytes are the exports' own (surveys.aggregation.exports, labelled_exports), written as the old
 streamed downloads sent them: reports.csv and reports.json are their generators' text in UTF-8.
-Rows are counted from the text: one line per response (csv.writer ends every row with a line end, and
-no cell holds one); the JSON export's lines are its head, one per response and its last two ("]}").
+Rows are counted from the text's line ends: reports.csv has one per row, the header's included
+(csv.writer ends each row with one, and no cell holds one); reports.json one before each response and
+two in its closing "\n]}\n" (json.dumps escapes those inside strings).
 """
 
 from __future__ import annotations
