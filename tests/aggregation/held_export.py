@@ -14,7 +14,8 @@ class Gate:
         whole = exports.report_csv_lines
 
         def held(survey, current):
-            for number, line in enumerate(whole(survey, current)):
+            # Line by line, however many rows the writer yields as one piece.
+            for number, line in enumerate("".join(whole(survey, current)).splitlines(keepends=True)):
                 if number == at:
                     self.reached.set()
                     assert self.open.wait(60)
