@@ -170,7 +170,7 @@ def test_the_researchers_list_and_dashboards_have_no_violations_in_any_state(liv
     assert axe_violations(page) == [], "early results"
 
     first, second = plan.of(enough).questions
-    page.goto(f"{live_server.url}/results/enough/?margin=0.1&a={first.id}&b={second.id}")
+    page.goto(f"{live_server.url}/results/enough/?margin=0.1&interval=wilson&a={first.id}&b={second.id}")
     assert page.locator(".notice.early").count() == 0 and page.locator("svg.chart.estimates").count() == 2
     assert visible(page, "#relating table.joint")
     page.locator("details.per-day summary").click()
