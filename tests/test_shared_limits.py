@@ -22,6 +22,7 @@ from surveys.accounts.throttle import LoginThrottle
 from surveys.collection.ratelimit import SubmissionThrottle
 from tests.servers import redis_server
 
+pytestmark = pytest.mark.slow  # a Redis server and Django started in subprocesses
 ROOT = Path(__file__).resolve().parent.parent
 ADDRESS = "203.0.113.9"
 RATE = (3, 86400)  # one window a day: the two processes count in the same one

@@ -24,6 +24,7 @@ def lockout(settings):
     settings.PROXY_COUNT = 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", LOGIN_PAGES)
 def test_twenty_wrong_passwords_in_a_row_get_throttled(client, staff, page, monkeypatch):
     # A clock that moves 0.1 ms a reading: the 21 sign-ins take well under a second of it however

@@ -150,6 +150,7 @@ def test_keep_keeps_the_scratch_database_and_prints_its_name(engine):
         engine.remove(scratch)
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_removes_its_scratch_database(engine):
     argv, options = command(engine, "--sizes", "1000000", "--repeat", "1")
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
