@@ -108,6 +108,7 @@ def test_an_unscored_level_is_left_out_of_the_mean_score(kinds_survey):
     assert 1 <= found.ci_low < found.mean < found.ci_high <= 3
 
 
+@pytest.mark.slow
 def test_the_mean_scores_interval_over_scored_levels_holds_its_level_in_simulation():
     """Left out, "Prefer not to say" must not pull the mean score toward 0; and the delta-method standard
     error must match the spread of the estimates (2000 simulated surveys of 2000 respondents)."""
