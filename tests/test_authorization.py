@@ -223,6 +223,7 @@ def expected(value, path: str) -> int | str:
     return value.format(url=path, parent=path.rstrip("/").rpartition("/")[0] + "/") if isinstance(value, str) else value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_each_role_gets_the_expected_answer(world, case):
     assert case.key in MATRIX, f"{case.id} has no row in MATRIX: decide who may use it and add one"
@@ -388,6 +389,7 @@ def kinds_world(db, settings, kinds_survey, owner, other_researcher, superuser):
     return World.build(kinds_survey, owner, other_researcher, superuser)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", LINK_CASES, ids=[case.id for case in LINK_CASES])
 def test_a_survey_of_the_new_kinds_answers_each_role_as_the_matrix_says(kinds_world, case):
     path = kinds_world.path(case)

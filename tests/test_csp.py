@@ -119,6 +119,7 @@ def assert_clean(responses: dict, survey_page: bool = False):
     assert {who: found for who, found in problems.items() if found} == {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_every_url_answers_every_role_with_a_strict_policy_and_no_inline_script(world, case):
     assert_clean({role: world.request(role, case) for role in ROLES}, survey_page=case.url.key in SURVEY_PAGES)
@@ -218,6 +219,7 @@ def test_the_admin_registry_is_what_the_action_pages_cover():
 
 # -- the pages of a survey of the new kinds (checkboxes, number inputs, mean and histogram charts) --
 
+@pytest.mark.slow
 def test_the_pages_of_the_new_kinds_have_a_strict_policy_and_no_inline_script(db, settings, kinds_survey, owner,
                                                                              other_researcher, superuser):
     from surveys.collection import builder

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -35,6 +37,7 @@ def manage(env, *args, timeout=120):
                           capture_output=True, text=True, timeout=timeout, check=False)
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_under_production_settings(tmp_path):
     result = manage(production_env(tmp_path), "check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -47,6 +50,7 @@ def test_production_refuses_to_start_without_a_secret_key(tmp_path):
     assert "DJANGO_SECRET_KEY must be set" in result.stderr
 
 
+@pytest.mark.slow
 def test_collectstatic_hashes_modules_and_rewrites_their_imports(tmp_path):
     result = manage(production_env(tmp_path), "collectstatic", "--noinput", "--verbosity", "0")
     assert result.returncode == 0, result.stdout + result.stderr

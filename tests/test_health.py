@@ -49,6 +49,7 @@ print(response.status_code, response.content.decode())
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("database_url", [
     "sqlite:////nonexistent-directory/for-healthz/db.sqlite3",
     "postgres://nobody:secret@127.0.0.1:1/nothing",  # nothing listens on port 1

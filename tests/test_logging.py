@@ -24,6 +24,7 @@ print([browser.get(path, HTTP_HOST="evil.example").status_code for path in ("/he
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("environment", [PRODUCTION, {}], ids=["production", "development"])
 def test_a_bad_host_header_logs_one_line_without_a_traceback(tmp_path, environment):
     variables = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))}

@@ -36,6 +36,7 @@ def test_the_project_has_migrated_apps():
     assert "collection" in OUR_APPS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("app_label", OUR_APPS)
 def test_migrations_unapply_to_zero_and_reapply(transactional_db, app_label):
     assert applied(app_label) == on_disk(app_label)

@@ -22,6 +22,7 @@ import pytest
 from tests.servers import HOST, free_port, nginx_server, running
 from tests.test_deploy import production_env
 
+pytestmark = pytest.mark.slow  # gunicorn and nginx in subprocesses
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "docs" / "deploy"
 DOCUMENTED = "gunicorn surveys.wsgi:application --bind 127.0.0.1:8000 --workers 5 --timeout 15"

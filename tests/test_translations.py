@@ -47,6 +47,7 @@ def remade(tmp_path_factory) -> Path:
     return copy
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_makemessages_finds_no_untranslated_or_fuzzy_entry(remade, language):
     po = remade / "surveys" / "locale" / language / "LC_MESSAGES" / "django.po"

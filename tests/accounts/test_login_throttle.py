@@ -22,6 +22,7 @@ def lockout(settings):
     settings.PROXY_COUNT = 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", LOGIN_PAGES)
 def test_twenty_wrong_passwords_in_a_row_get_throttled(client, staff, page, monkeypatch):
     monkeypatch.setattr(throttle.time, "time", lambda: 1_000_000.0)  # Retry-After counts down by the second
@@ -94,6 +95,7 @@ def test_the_cache_holds_neither_the_username_nor_the_address(client, staff):
     assert keys and not any("editor" in key or "203.0.113" in key for key in keys)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("raw, expected", [("", "(5, 900)"), ("3/60", "(3, 60)"), ("off", "None")])
 def test_the_lockout_is_configured_by_an_environment_variable(raw, expected):
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))}

@@ -110,6 +110,7 @@ def exported(client, owner, every_kind_survey, tmp_path):
     return every_kind_survey, fetch(client, every_kind_survey, tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", QUERIES, ids=list(QUERIES))
 def test_r_python_and_ldp_analyze_give_the_estimates_apis_numbers(client, exported, query):
     survey, folder = exported
@@ -130,6 +131,7 @@ def test_r_python_and_ldp_analyze_give_the_estimates_apis_numbers(client, export
     assert "randomized report: do not tabulate as answers" in r_out and "direct answer: not randomized" in r_out
 
 
+@pytest.mark.slow
 def test_with_no_responses_every_estimate_is_undefined_and_every_interval_whole(client, owner, every_kind_survey,
                                                                                tmp_path):
     client.force_login(owner)
@@ -140,6 +142,7 @@ def test_with_no_responses_every_estimate_is_undefined_and_every_interval_whole(
         assert {row["estimate"] for row in rows} == {""} and {float(row["ci_high"]) for row in rows} == {1.0}
 
 
+@pytest.mark.slow
 def test_r_reads_the_csv_with_its_labels(exported):
     survey, folder = exported
     script = (f'source("{survey.slug}-reports.R"); '
@@ -166,6 +169,7 @@ def test_r_reads_the_csv_with_its_labels(exported):
         assert list(csv.reader(file)) == list(csv.reader(io.StringIO((folder / "values.csv").read_text())))
 
 
+@pytest.mark.slow
 def test_the_r_scripts_use_base_r_only_and_the_python_script_numpy_and_the_standard_library(exported):
     survey, folder = exported
     for name in ("analysis.R", "reports.R"):

@@ -77,6 +77,7 @@ def estimates(client, survey, parameters=""):
     return api
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", QUERIES, ids=list(QUERIES))
 def test_ldp_analyze_gives_every_kinds_estimates_and_means_as_the_api(client, exported, query):
     survey, folder = exported
@@ -87,6 +88,7 @@ def test_ldp_analyze_gives_every_kinds_estimates_and_means_as_the_api(client, ex
     assert_same_as_the_api(run_ldp(folder, f"{survey.slug}-reports.json", flags), api, "ldp analyze, JSON")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", QUERIES, ids=list(QUERIES))
 def test_the_python_script_gives_every_kinds_estimates_and_means_as_the_api(client, exported, query):
     survey, folder = exported
@@ -99,6 +101,7 @@ def test_the_python_script_gives_every_kinds_estimates_and_means_as_the_api(clie
             assert f"{question['mean']['mean']:.4f}" in printed, question["key"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", QUERIES, ids=list(QUERIES))
 def test_the_r_script_gives_every_kinds_estimates_and_means_as_the_api(client, exported, query):
     survey, folder = exported
@@ -111,6 +114,7 @@ def test_the_r_script_gives_every_kinds_estimates_and_means_as_the_api(client, e
             assert f"{question['mean']['mean']:.4f}" in printed, question["key"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [0, 1])
 def test_with_no_or_one_response_every_tool_agrees_on_what_is_undefined(client, owner, all_kinds_survey, tmp_path,
                                                                         size):

@@ -38,6 +38,7 @@ def same(got, expected):
         assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.slow
 def test_its_numbers_are_the_services(client, owner, survey):
     add_responses(survey, 200, seed=31)
     q = ids(survey)

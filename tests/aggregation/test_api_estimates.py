@@ -43,6 +43,7 @@ def test_its_estimates_equal_ldps_on_the_reports_counts(client, owner, survey):
         assert [o["count"] for o in got["options"]] == list(expected.counts)
 
 
+@pytest.mark.slow
 def test_it_shows_the_same_numbers_as_the_dashboard(client, owner, survey):
     add_responses(survey, 90, seed=22)
     query = "?confidence=0.9&interval=exact&margin=0.5"  # enough respondents for the dashboard's figures

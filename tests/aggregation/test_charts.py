@@ -29,6 +29,7 @@ def test_its_whiskers_are_the_confidence_interval(found):
         assert bar.whisker_low == charts.x(row.ci_low) and bar.whisker_high == charts.x(row.ci_high)
 
 
+@pytest.mark.slow
 def test_its_description_says_every_estimate_and_interval(found):
     result = found.questions[3]
     chart = charts.estimate_chart(result)

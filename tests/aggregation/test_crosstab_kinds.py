@@ -75,6 +75,7 @@ def test_a_break_down_leaves_the_means_out_and_refuses_one_as_its_grouping(answe
         crosstab.break_down(answered, ResultOptions(by=q[2]))
 
 
+@pytest.mark.slow
 def test_the_pickers_offer_only_questions_that_relate_and_say_which_are_left_out(client, owner, answered):
     client.force_login(owner)
     html = client.get(reverse("aggregation:dashboard", args=[answered.slug])).content.decode()

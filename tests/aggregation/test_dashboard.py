@@ -138,6 +138,7 @@ ANALYSIS_DOWNLOADS = {  # each download for other software, and a word of the se
 }
 
 
+@pytest.mark.slow
 def test_it_links_every_download_for_other_software_with_what_it_is_for(client, owner, survey):
     html = dashboard(client, owner, survey).content.decode()
     section = html[html.index('id="analysis-downloads-heading"'):]

@@ -39,6 +39,7 @@ def test_it_renders_every_kind_with_no_responses(client, owner, kinds_survey):
     assert "on the mean at 95%; the estimate is not shown yet." in html
 
 
+@pytest.mark.slow
 def test_a_numeric_mean_shows_its_estimate_with_whiskers_and_a_table(client, owner, answered):
     html = dashboard(client, owner, answered, ENOUGH).content.decode()
     found = results.survey_results(answered, ResultOptions(margin=0.5)).questions[1]
@@ -53,6 +54,7 @@ def test_a_numeric_mean_shows_its_estimate_with_whiskers_and_a_table(client, own
     assert part.find("table", **{"class": "secondary"}) is None  # no per-option counts to show
 
 
+@pytest.mark.slow
 def test_a_numeric_histogram_is_drawn_as_columns_with_whiskers(client, owner, answered):
     part = section(dashboard(client, owner, answered, ENOUGH).content.decode(), answered.ordered_questions()[3])
     svg = part.find("svg")
@@ -63,6 +65,7 @@ def test_a_numeric_histogram_is_drawn_as_columns_with_whiskers(client, owner, an
     assert "Scale" in part.text and "0 to 120, steps of 1" in part.text
 
 
+@pytest.mark.slow
 def test_a_multi_select_shows_a_bar_per_option_that_need_not_add_up(client, owner, answered):
     part = section(dashboard(client, owner, answered, ENOUGH).content.decode(), answered.ordered_questions()[0])
     assert part.find("svg").attrs["class"] == "chart estimates" and len(part.find_all("rect", **{"class": "bar"})) == 4
@@ -70,6 +73,7 @@ def test_a_multi_select_shows_a_bar_per_option_that_need_not_add_up(client, owne
     assert "Sums to 100%" not in part.text
 
 
+@pytest.mark.slow
 def test_an_ordinal_question_shows_its_levels_and_its_mean_score(client, owner, answered):
     html = dashboard(client, owner, answered, ENOUGH).content.decode()
     part = section(html, answered.ordered_questions()[4])
@@ -80,6 +84,7 @@ def test_an_ordinal_question_shows_its_levels_and_its_mean_score(client, owner, 
     assert "Over the levels with a score: “Prefer not to say” is left out." in facts
 
 
+@pytest.mark.slow
 def test_the_mean_planner_speaks_in_units(client, owner, answered):
     part = section(dashboard(client, owner, answered).content.decode(), answered.ordered_questions()[2])
     planner = part.find("p", **{"class": "planner"}).text
@@ -87,6 +92,7 @@ def test_the_mean_planner_speaks_in_units(client, owner, answered):
     assert "For ±0.5 (the margin above as a share of the scale)" in planner
 
 
+@pytest.mark.slow
 def test_discrete_laplace_shows_its_noise_instead_of_a_channel(client, owner, answered):
     part = section(dashboard(client, owner, answered).content.decode(), answered.ordered_questions()[2])
     assert "Noise" in part.text and "steps²" in part.text and "Channel" not in part.text

@@ -70,6 +70,7 @@ def test_the_codebook_marks_direct_questions_plainly(researcher, answered):
         plan.of(answered).epsilon_total)
 
 
+@pytest.mark.slow
 def test_the_reports_json_parses_strictly_and_carries_the_answers_as_given(researcher, answered):
     exported = strict_json(get(researcher, "export-reports-json", answered))
     assert [q["randomized"] for q in exported["codebook"]["questions"]] == [True, False, True, False]

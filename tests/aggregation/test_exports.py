@@ -331,6 +331,7 @@ def _at(value, path):
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", ["", "?confidence=0.9&interval=exact&simultaneous=on"],
                          ids=["defaults", "confidence-0.9-exact-simultaneous"])
 def test_every_column_of_the_estimates_csv_is_the_apis_value(client, owner, every_mechanism_survey, query):

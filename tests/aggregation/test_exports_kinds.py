@@ -47,6 +47,7 @@ def test_the_codebook_describes_each_new_kind(client, owner, answered):
     assert {"multiselect", "onebit", "dlaplace", "histogram", "ordinal"} <= set(book["debiasing"])
 
 
+@pytest.mark.slow
 def test_the_reports_csv_has_each_kinds_columns_and_discrete_laplace_as_sent(client, owner, answered):
     header, *body = list(csv.reader(io.StringIO(download(client, owner, answered, "reports-csv"))))
     assert header[3:] == ["q1_0", "q1_1", "q1_2", "q1_3", "q2", "q3", "q4", "q5"]
@@ -83,6 +84,7 @@ def redo(entry, table, header):
     return (lam - q) / (p - q), np.sqrt(lam * (1 - lam) / n) / (p - q)
 
 
+@pytest.mark.slow
 def test_every_estimate_redone_from_the_reports_csv_and_codebook_alone_equals_the_apis(client, owner, answered):
     book = json.loads(download(client, owner, answered, "codebook"))
     header, *body = list(csv.reader(io.StringIO(download(client, owner, answered, "reports-csv"))))
@@ -124,6 +126,7 @@ def test_the_estimates_csv_has_a_mean_row_and_a_mean_score_row(client, owner, an
         r["simplex"] == "" for r in records if r["question_key"] == "q1")
 
 
+@pytest.mark.slow
 def test_the_normal_interval_of_discrete_laplace_is_the_estimate_plus_minus_z_standard_errors(client, owner, answered):
     client.force_login(owner)
     found = client.get(reverse("aggregation:api-estimates", args=[answered.slug]) + "?interval=wilson").json()[

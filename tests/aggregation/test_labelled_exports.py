@@ -63,6 +63,7 @@ def test_each_labelled_export_is_a_named_attachment_sent_from_a_file(client, own
     assert response["Content-Type"] == FORMATS[extension][1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extension", FORMATS)
 def test_the_values_read_back_are_the_reports_csvs(client, owner, answered, extension, tmp_path):
     frame, meta = read_back(client, owner, answered, extension, tmp_path)
@@ -98,6 +99,7 @@ def test_every_report_column_says_it_is_a_randomized_report_or_a_direct_answer(c
         assert labels["q6"].endswith("direct (k = 3), p = 1/1, q_other = 0/1]")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extension", FORMATS)
 def test_the_value_labels_are_the_options_in_report_order(client, owner, answered, extension, tmp_path):
     _, meta = read_back(client, owner, answered, extension, tmp_path)
@@ -130,6 +132,7 @@ def test_a_survey_without_responses_reads_back_empty_with_its_labels(client, own
     assert meta.variable_value_labels["q6"] == {0: "18-34", 1: "35-54", 2: "55+"}
 
 
+@pytest.mark.slow
 def test_stata_notes_give_each_report_variable_its_question_and_exact_channel(client, owner, answered, tmp_path):
     """Read with R's readstata13, which shares no code with pyreadstat: the notes (characteristics)
     Stata's `notes` command lists, and the values and labels too."""
@@ -196,6 +199,7 @@ def test_a_pyreadstat_that_writes_rows_differently_is_refused(monkeypatch, surve
          else labelled_exports.spss_file)(survey, plan.of(survey))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", [readstat_layout.StataLayout, readstat_layout.SpssLayout])
 def test_rows_are_written_one_at_a_time(survey, layout):
     """200,000 rows through the writer without holding them: the traced peak stays far below their size."""

@@ -31,6 +31,7 @@ def answered(all_kinds_survey):
     return all_kinds_survey
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extension", FORMATS)
 def test_every_kind_reads_back_with_the_reports_csvs_values(client, owner, answered, extension, tmp_path):
     frame, meta = read_back(client, owner, answered, extension, tmp_path)
@@ -44,6 +45,7 @@ def test_every_kind_reads_back_with_the_reports_csvs_values(client, owner, answe
     assert (frame["q9"] < 0).any() and frame["q9"].isna().sum() == 1 and frame["q7_2"].isna().sum() == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extension", FORMATS)
 def test_each_new_kind_has_its_labels(client, owner, answered, extension, tmp_path):
     _, meta = read_back(client, owner, answered, extension, tmp_path)
@@ -68,6 +70,7 @@ def test_each_new_kind_has_its_labels(client, owner, answered, extension, tmp_pa
         assert "q7_0 to q7_3: Which have you used this month?" in documents
 
 
+@pytest.mark.slow
 def test_the_stata_notes_give_each_new_kinds_scale_and_scores(answered):
     current = plan.of(answered)
     notes = labelled_exports.stata_notes(answered, current, export_labels.columns(current))
@@ -80,6 +83,7 @@ def test_the_stata_notes_give_each_new_kinds_scale_and_scores(answered):
                                  "(at most 2 ticked in a true answer)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extension", FORMATS)
 def test_the_streamed_file_of_every_kind_is_the_one_pyreadstat_writes_from_all_rows(answered, extension, tmp_path):
     current = plan.of(answered)
@@ -96,6 +100,7 @@ def test_the_streamed_file_of_every_kind_is_the_one_pyreadstat_writes_from_all_r
     assert TIMESTAMPS[extension](streamed.read()) == TIMESTAMPS[extension](whole)
 
 
+@pytest.mark.slow
 def test_r_reads_every_kind_with_its_labels_and_scale(client, owner, answered, tmp_path):
     client.force_login(owner)
     folder = fetch(client, answered, tmp_path)

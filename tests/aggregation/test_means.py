@@ -24,6 +24,7 @@ def one_hot(points, index):
     return [1.0 if i == index else 0.0 for i in range(points)]
 
 
+@pytest.mark.slow
 def test_the_1bit_mean_recovers_a_planted_mean_in_the_questions_units(kinds_survey):
     builder.simulate_responses(kinds_survey, 4000, {2: one_hot(101, 70)}, seed=5)
     result = results.survey_results(kinds_survey).questions[1]
@@ -33,6 +34,7 @@ def test_the_1bit_mean_recovers_a_planted_mean_in_the_questions_units(kinds_surv
     assert 0 <= result.mean.ci_low <= result.mean.ci_high <= 100
 
 
+@pytest.mark.slow
 def test_discrete_laplace_recovers_a_planted_mean_from_the_histogram_of_stored_values(kinds_survey):
     builder.simulate_responses(kinds_survey, 3000, {3: one_hot(21, 5)}, seed=6)  # 2.5 on 0..10 by 0.5
     result = results.survey_results(kinds_survey, ResultOptions(interval="wilson")).questions[2]
@@ -42,6 +44,7 @@ def test_discrete_laplace_recovers_a_planted_mean_from_the_histogram_of_stored_v
     assert result.mean == question.mechanism.estimate_mean(values, counts)
 
 
+@pytest.mark.slow
 def test_the_histogram_is_one_grouped_query_for_every_discrete_laplace_question(kinds_survey):
     builder.simulate_responses(kinds_survey, 200, {}, seed=7)
     questions = plan.of(kinds_survey).questions
@@ -105,6 +108,7 @@ def test_an_unscored_level_is_left_out_of_the_mean_score(kinds_survey):
     assert 1 <= found.ci_low < found.mean < found.ci_high <= 3
 
 
+@pytest.mark.slow
 def test_the_mean_scores_interval_over_scored_levels_holds_its_level_in_simulation():
     """Left out, "Prefer not to say" must not pull the mean score toward 0; and the delta-method standard
     error must match the spread of the estimates (2000 simulated surveys of 2000 respondents)."""

@@ -29,6 +29,7 @@ def test_the_mean_sits_on_the_scale_from_lo_to_hi(found):
     assert chart.id == f"chart-mean-{result.question.id}" and chart.title and chart.description
 
 
+@pytest.mark.slow
 def test_a_mean_outside_its_scale_is_drawn_at_the_edge_and_said_as_it_is(found):
     result = replace(found[1], mean=ldp.MeanEstimate(-3.0, 2.0, 0.0, 1.0, 0.95, 600))
     chart = numeric_charts.mean_chart(result)
@@ -66,6 +67,7 @@ def test_charts_of_picks_each_kinds_charts(found):
                      ("Chart", "MeanChart")]
 
 
+@pytest.mark.slow
 def test_a_mean_estimate_without_a_finite_mean_draws_nothing(found):
     nothing = ldp.MeanEstimate(math.nan, math.nan, 0, 10, 0.95, 0)
     assert numeric_charts.mean_chart(replace(found[2], mean=nothing)) is None

@@ -16,6 +16,7 @@ def engine(tmp_path):
     return PostgreSQL(tmp_path) if postgres else SQLite(tmp_path)
 
 
+@pytest.mark.slow
 def test_it_times_the_cross_tab_at_each_size_and_prints_the_ratio(engine):
     env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
     done = subprocess.run([sys.executable, "bench/crosstab_bench.py", "--sizes", "20,200", "--repeat", "1",

@@ -17,6 +17,7 @@ def engine(tmp_path):
     return PostgreSQL(tmp_path) if postgres else SQLite(tmp_path)
 
 
+@pytest.mark.slow
 def test_it_measures_each_export_at_each_size_and_prints_the_ratio(engine):
     env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
     done = subprocess.run([sys.executable, "bench/export_bench.py", "--sizes", "20,200", "--formats", "csv,dta,sav"],

@@ -6,9 +6,12 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.bench.test_results_bench import ROOT, SUITE_URL
 
 
+@pytest.mark.slow
 def test_it_alternates_the_phases_and_every_round_stores_new_submissions():
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     if SUITE_URL.startswith(("postgres://", "postgresql://")):

@@ -113,6 +113,7 @@ def scratch_name(first_line):
     return first_line.split("): ", 1)[1]
 
 
+@pytest.mark.slow
 def test_it_times_each_size_on_a_scratch_database_and_prints_the_ratio(engine):
     done = bench(engine, "--sizes", "20,200", "--repeat", "1")
     assert done.returncode == 0, done.stderr
@@ -128,6 +129,7 @@ def test_it_times_each_size_on_a_scratch_database_and_prints_the_ratio(engine):
     assert not engine.exists(scratch)  # and removed its own
 
 
+@pytest.mark.slow
 def test_it_refuses_to_write_to_an_existing_database(engine):
     existing = engine.new_name("precious")
     engine.make_precious(existing)
@@ -139,6 +141,7 @@ def test_it_refuses_to_write_to_an_existing_database(engine):
         engine.remove(existing)
 
 
+@pytest.mark.slow
 def test_keep_keeps_the_scratch_database_and_prints_its_name(engine):
     done = bench(engine, "--sizes", "10", "--repeat", "1", "--keep")
     assert done.returncode == 0, done.stderr
@@ -150,6 +153,7 @@ def test_keep_keeps_the_scratch_database_and_prints_its_name(engine):
         engine.remove(scratch)
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_removes_its_scratch_database(engine):
     argv, options = command(engine, "--sizes", "1000000", "--repeat", "1")
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)

@@ -123,6 +123,7 @@ def test_a_valid_new_survey_saves_with_its_questions(admin_client):
     assert plan.of(survey).epsilon_total <= survey.epsilon_budget
 
 
+@pytest.mark.slow
 def test_a_new_survey_over_its_budget_is_refused_and_nothing_is_saved(admin_client):
     data = add_inline_forms(new_survey_form(admin_client, epsilon_budget=3), "questions",
                             yes_no(1, epsilon=2.0), yes_no(2, epsilon=2.0))
@@ -164,6 +165,7 @@ def test_a_qrr_question_without_q_is_refused_with_the_reason(admin_client):
     assert not Survey.objects.filter(slug="habits").exists()
 
 
+@pytest.mark.slow
 def test_editing_a_question_over_the_budget_on_the_survey_page_is_refused(admin_client, survey):
     before = questions_state(survey)
     data = set_question(current_form(admin_client, survey_url(survey), "survey_form"), question(survey, 2),
@@ -174,6 +176,7 @@ def test_editing_a_question_over_the_budget_on_the_survey_page_is_refused(admin_
     assert questions_state(survey) == before
 
 
+@pytest.mark.slow
 def test_lowering_the_budget_below_the_questions_cost_is_refused(admin_client, survey):
     data = current_form(admin_client, survey_url(survey), "survey_form")
     data["epsilon_budget"] = ["4"]  # the questions cost about 4.2
@@ -192,6 +195,7 @@ def test_a_valid_edit_on_the_survey_page_saves(admin_client, survey):
     assert question(survey, 2).epsilon == 1.5 and question(survey, 1).q == Decimal("0.25")
 
 
+@pytest.mark.slow
 def test_deleting_a_question_frees_its_budget_for_another(admin_client, survey):
     data = current_form(admin_client, survey_url(survey), "survey_form")
     data[f"questions-{inline_index(data, question(survey, 2))}-DELETE"] = ["on"]
@@ -203,6 +207,7 @@ def test_deleting_a_question_frees_its_budget_for_another(admin_client, survey):
         (1, "Cheated?"), (2, "Drugs?"), (3, "Party?"), (4, "Question 5?")]
 
 
+@pytest.mark.slow
 def test_a_single_choice_question_can_be_added_on_the_survey_page(admin_client, survey):
     data = add_inline_forms(current_form(admin_client, survey_url(survey), "survey_form"), "questions",
                             {"order": 5, "text": "Which?", "kind": "single_choice", "mechanism_name": "krr",
@@ -223,6 +228,7 @@ def test_a_valid_edit_on_the_question_page_saves(admin_client, survey):
     assert question(survey, 2).epsilon == 1.5
 
 
+@pytest.mark.slow
 def test_the_question_page_refuses_an_edit_that_puts_the_survey_over_budget(admin_client, survey):
     q = question(survey, 2)
     data = current_form(admin_client, question_url(q), "question_form")
@@ -241,6 +247,7 @@ def test_a_yes_no_question_can_be_added_on_the_question_page(admin_client, surve
     assert survey.questions.filter(order=5).exists()
 
 
+@pytest.mark.slow
 def test_the_question_page_warns_when_a_single_choice_question_has_too_few_options(admin_client, survey):
     q = question(survey, 3)
     data = current_form(admin_client, question_url(q), "question_form")
@@ -410,6 +417,7 @@ def test_after_a_response_a_question_cannot_be_deleted_in_the_admin(admin_client
 # --- opening through the status field -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_status_field_cannot_open_a_survey_around_the_checks(admin_client, survey):
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
     question(survey, 3).options.filter(order__gt=0).delete()
@@ -423,6 +431,7 @@ def _shown_q(mechanism, epsilon):
     return f"q = {math.tanh(epsilon / 2):.4f}"
 
 
+@pytest.mark.slow
 def test_the_admin_shows_the_q_of_the_effective_epsilon(admin_client, every_mechanism_survey):
     # Question 4's configured and effective q round differently at the admin's 4 decimals.
     bitflip = question(every_mechanism_survey, 4)

@@ -55,6 +55,7 @@ def options_of(q):
 # --- each kind saves with its options -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_each_new_kind_saves_with_its_options_levels_and_bins(admin_client):
     response = save(
         admin_client,
@@ -73,6 +74,7 @@ def test_each_new_kind_saves_with_its_options_levels_and_bins(admin_client):
     assert options_of(agree) == [("Disagree", D(-1), None), ("Neutral", D(0), None), ("Agree", D(1), None)]
 
 
+@pytest.mark.slow
 def test_levels_typed_without_scores_are_scored_one_two_three(admin_client):
     assert save(admin_client, row("Often?", "ordinal", "krr", "Never\nSometimes\nOften")).status_code == 302
     agree = Survey.objects.get(slug="habits").questions.get()
@@ -91,6 +93,7 @@ def test_prefer_not_to_say_is_added_as_the_last_ordinary_option_in_one_click(adm
     assert q.mechanism().k == 3  # randomized like the others
 
 
+@pytest.mark.slow
 def test_prefer_not_to_say_is_added_once_and_the_box_shows_it_checked(admin_client):
     assert save(admin_client, row("?", "single_choice", "krr", "Yes\nNo\nPrefer not to say",
                                   prefer_not_to_say="on")).status_code == 302
@@ -118,6 +121,7 @@ def test_a_saved_histogram_and_ordinal_question_show_their_lines_as_typed(admin_
 # --- refusals on the field at fault --------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("values, field, words", [
     (row("Age?", "numeric", "krr", "0\n65\n18", lo=0, hi=120, step=1), "options_text",
      "The lower edges must increase"),  # a swapped bin edge
@@ -155,6 +159,7 @@ def test_lo_hi_and_step_left_in_a_hidden_box_do_not_count_for_another_kind(admin
 # --- the budget ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_budget_counts_the_multi_select_at_its_total_not_per_bit(admin_client):
     """Five boxes at epsilon 2 cost 2 (each box 0.4): under a budget of 2.5 it saves, and two of them do not."""
     one = row("Used?", "multi_select", "multiselect", "A\nB\nC\nD\nE", epsilon=2.0)

@@ -73,6 +73,7 @@ def test_a_single_choice_question_without_two_distinct_options_is_refused_on_its
     assert not Survey.objects.filter(slug="habits").exists() and not Option.objects.exists()
 
 
+@pytest.mark.slow
 def test_a_yes_no_question_refuses_options(admin_client):
     data = add_inline_forms(new_survey_form(admin_client), "questions", {**yes_no(1, epsilon=1.0),
                                                                         "options_text": "Maybe"})
@@ -82,6 +83,7 @@ def test_a_yes_no_question_refuses_options(admin_client):
     assert not Survey.objects.filter(slug="habits").exists()
 
 
+@pytest.mark.slow
 def test_the_options_of_a_saved_question_are_prefilled_and_replaced_on_edit(admin_client, survey):
     data = current_form(admin_client, survey_url(survey), "survey_form")
     index = inline_index(data, question(survey, 3))
@@ -111,6 +113,7 @@ def orders(survey):
     return list(survey.questions.order_by("order").values_list("order", "text"))
 
 
+@pytest.mark.slow
 def test_swapping_two_positions_saves_without_a_duplicate_order_error(admin_client, survey):
     data = set_question(current_form(admin_client, survey_url(survey), "survey_form"), question(survey, 1),
                         position=2)
@@ -120,6 +123,7 @@ def test_swapping_two_positions_saves_without_a_duplicate_order_error(admin_clie
     assert orders(survey) == [(1, "Drove drunk?"), (2, "Cheated?"), (3, "Drugs?"), (4, "Party?")]
 
 
+@pytest.mark.slow
 def test_rows_are_numbered_by_position_ties_by_row_and_new_rows_go_last(admin_client, survey):
     data = current_form(admin_client, survey_url(survey), "survey_form")
     for q in survey.questions.all():
@@ -147,6 +151,7 @@ def as_draft(survey):
     return Survey.objects.get(pk=survey.pk)
 
 
+@pytest.mark.slow
 def test_the_open_button_opens_and_its_message_links_to_the_respondents_page(admin_client, survey):
     survey = as_draft(survey)
     page = parse(admin_client.get(survey_url(survey)).content)
@@ -174,6 +179,7 @@ def test_a_refused_open_shows_the_problems_and_stays_on_the_page(admin_client, s
     assert "Health: cannot open: question 3 needs 2 to 32 options, has 1" in messages_on(response)
 
 
+@pytest.mark.slow
 def test_the_close_button_closes_an_open_survey(admin_client, survey):
     page = parse(admin_client.get(survey_url(survey)).content)
     assert page.find("form", action=f"{SURVEYS}{survey.pk}/close/") is not None
@@ -203,6 +209,7 @@ def test_the_buttons_need_a_post_with_the_csrf_token(survey, superuser):
     assert Survey.objects.get(pk=survey.pk).status == Survey.Status.OPEN
 
 
+@pytest.mark.slow
 def test_the_survey_page_shows_the_respondent_link_with_its_copy_button_and_qr_code(admin_client, survey):
     page = parse(admin_client.get(survey_url(survey)).content)
     assert page.by_id("share-url").attrs["value"] == "http://testserver/s/health/"

@@ -40,6 +40,7 @@ def as_draft(survey):
     return survey
 
 
+@pytest.mark.slow
 def test_a_language_is_added_on_the_survey_page_and_recorded(admin_client, survey):
     data = add_inline_forms(current_form(admin_client, survey_url(survey), "survey_form"), "translations",
                             {"language": "es", "title": "Salud", "description": "", "consent": ""})
@@ -50,6 +51,7 @@ def test_a_language_is_added_on_the_survey_page_and_recorded(admin_client, surve
     assert {"field": "title (es)", "before": None, "after": "Salud"} in change.changes
 
 
+@pytest.mark.slow
 def test_the_survey_own_language_is_refused_as_a_translation(admin_client, survey):
     data = add_inline_forms(current_form(admin_client, survey_url(survey), "survey_form"), "translations",
                             {"language": "en", "title": "Health again", "description": "", "consent": ""})
@@ -59,6 +61,7 @@ def test_the_survey_own_language_is_refused_as_a_translation(admin_client, surve
     assert SurveyTranslation.objects.count() == 0 and ConfigurationChange.objects.count() == 0
 
 
+@pytest.mark.slow
 def test_the_translation_page_saves_every_text_and_records_it(admin_client, responded):
     offer(responded)
     page = parse(admin_client.get(translate_url(responded, "es")).content.decode())
@@ -89,6 +92,7 @@ def test_a_language_not_offered_has_no_translation_page(admin_client, survey):
     assert admin_client.get(translate_url(survey, "fr")).status_code == 404
 
 
+@pytest.mark.slow
 def test_the_open_button_refuses_a_missing_translation_naming_it(admin_client, survey):
     survey = as_draft(survey)
     offer(survey)

@@ -52,12 +52,14 @@ def responses_in(order_by):
         return [str(Response._meta.pk.to_python(row[0])) for row in cursor.fetchall()]
 
 
+@pytest.mark.slow
 def test_report_keys_carry_no_arrival_order(survey):
     arrived = arrive(survey)
     assert abs(rank_correlation(arrived, first_question_reports(survey, "id"))) < BOUND
     assert all(key >= 1 << KEY_BITS for key in Report.objects.values_list("pk", flat=True))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's rowids")
 def test_on_sqlite_rows_are_stored_in_random_order(survey):
     arrived = arrive(survey)
@@ -78,6 +80,7 @@ def test_on_postgresql_reorder_storage_takes_arrival_order_out_of_the_heap(surve
     assert abs(rank_correlation(arrived, first_question_reports(survey, "ctid"))) < BOUND
 
 
+@pytest.mark.slow
 def test_the_migration_rekeys_the_reports_of_before_and_keeps_their_contents(survey):
     arrived = arrive(survey)
     before = set(Report.objects.values_list("response", "question", "value"))

@@ -94,6 +94,7 @@ def test_the_base_url_option_changes_the_printed_urls(db):
     assert "https://surveys.example.org/s/demo/" in output
 
 
+@pytest.mark.slow
 def test_the_simulated_reports_debias_to_the_stated_truth(db):
     n = 3000
     run_demo(responses=n, seed=7)

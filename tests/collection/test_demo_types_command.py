@@ -26,6 +26,7 @@ def types_demo(db):
     return Survey.objects.get(slug=demo.TYPES_SLUG), output
 
 
+@pytest.mark.slow
 def test_it_has_one_question_of_each_kind_within_its_budget(types_demo):
     survey, output = types_demo
     current = plan.of(survey)
@@ -55,6 +56,7 @@ def truth_mean(question, fractions):
     return sum(float(scale.value(i)) * f for i, f in enumerate(fractions))
 
 
+@pytest.mark.slow
 def test_the_results_recover_the_stated_truth_of_every_kind(types_demo):
     survey, _ = types_demo
     found = results.survey_results(survey)
@@ -81,6 +83,7 @@ def test_every_question_is_past_its_planner_number_at_the_default_responses(db):
     assert results.survey_results(survey, fixed).needed <= 5000  # the command's default
 
 
+@pytest.mark.slow
 def test_running_it_twice_adds_nothing(types_demo):
     survey, _ = types_demo
     version = plan.of(survey).version

@@ -151,6 +151,7 @@ def test_the_figures_endpoint_refuses_a_parameter_for_a_direct_question(admin_cl
     assert response.status_code == 400 and response.json()["error"]["field"] == field
 
 
+@pytest.mark.slow
 def test_saved_direct_rows_say_they_are_sent_as_given_and_the_total_counts_the_others(admin_client, direct_survey):
     page = admin_client.get(survey_url(direct_survey)).content.decode()
     assert page.count("not randomized: sent as given") == 2
@@ -158,6 +159,7 @@ def test_saved_direct_rows_say_they_are_sent_as_given_and_the_total_counts_the_o
     assert f"{up:.4f} of 2.5 (randomized questions only; 2 not randomized, sent as given)" in page
 
 
+@pytest.mark.slow
 def test_the_survey_page_offers_direct_for_single_choice_only_and_words_the_total(admin_client, direct_survey):
     page = parse(admin_client.get(survey_url(direct_survey)).content)
     config = json.loads(page.by_id("survey-admin-config").raw_text)

@@ -103,6 +103,7 @@ def _start_django(**variables):
                           env=environment, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_a_bad_boolean_in_the_environment_stops_start_up():
     assert _start_django().returncode == 0
     result = _start_django(DJANGO_DEBUG="maybe")

@@ -61,6 +61,7 @@ def submit_together(live_server, survey, token) -> list[int]:
     return sorted(statuses)
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_submissions_with_one_token_store_exactly_one_response(live_server, one_invitation):
     survey, token = one_invitation
     statuses = submit_together(live_server, survey, token)
@@ -69,6 +70,7 @@ def test_fifty_concurrent_submissions_with_one_token_store_exactly_one_response(
     assert Invitation.objects.get().used
 
 
+@pytest.mark.slow
 def test_the_negative_control_without_the_guard_sees_the_doubles(live_server, one_invitation, monkeypatch):
     survey, token = one_invitation
 

@@ -22,6 +22,7 @@ def test_the_fixture_survey_of_every_new_kind_can_open(draft):
     assert Survey.objects.get(pk=draft.pk).status == Survey.Status.OPEN
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit, problem", [
     (lambda s: Question.objects.filter(pk=question(s, 1).pk).update(at_most=4),
      "question 1: its at-most limit (4) must be below its number of options (4)"),

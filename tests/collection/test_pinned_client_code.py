@@ -10,6 +10,7 @@ import json
 import posixpath
 import re
 
+import pytest
 from django.contrib.staticfiles import finders
 from django.urls import reverse
 
@@ -87,6 +88,7 @@ def test_the_codebook_publishes_the_same_hashes(client, owner, survey):
     assert book["client_code"] == integrity.published()
 
 
+@pytest.mark.slow
 def test_in_production_the_hashes_are_of_the_collected_hashed_files(settings, tmp_path):
     """ManifestStaticFilesStorage: the URL is the hashed name and the hash is of that file (whose import
     lines the storage rewrote), not of the source."""

@@ -70,6 +70,7 @@ def expected_totals(submitted):
     return found
 
 
+@pytest.mark.slow
 def test_submissions_of_every_mechanism_keep_the_tallies_equal_to_a_recount(every_mechanism):
     rng = np.random.default_rng(1)
     submitted = [random_values(every_mechanism, rng) for _ in range(80)]
@@ -154,6 +155,7 @@ def test_a_failing_tally_update_stores_nothing(survey):
     assert stored() == rows and snapshot() == before
 
 
+@pytest.mark.slow
 def test_simulated_demo_responses_keep_the_tallies_equal_to_a_recount(db):
     survey, _ = demo.create_demo_survey()
     demo.simulate_responses(survey, 500, seed=3)
@@ -175,6 +177,7 @@ def test_verify_passes_when_the_tallies_agree(every_mechanism):
     assert "health: ok" in rebuild_counts("--verify")
 
 
+@pytest.mark.slow
 def test_verify_reports_corrupted_tallies_and_the_rebuild_fixes_them(every_mechanism):
     rng = np.random.default_rng(2)
     submitted = [random_values(every_mechanism, rng) for _ in range(30)]

@@ -3,6 +3,7 @@ mean's two counters; discrete Laplace only its n (its estimate reads the stored 
 a grid of a million steps never becomes a million counter rows."""
 
 import numpy as np
+import pytest
 from django.db.models import Sum
 
 from surveys.collection import builder, plan, submission, tallies
@@ -36,6 +37,7 @@ def test_simulated_responses_leave_tallies_that_agree_with_a_recount(kinds_surve
     assert tallies.differences(kinds_survey) == []
 
 
+@pytest.mark.slow
 def test_a_rebuild_restores_every_kinds_tallies(kinds_survey):
     builder.simulate_responses(kinds_survey, 200, {}, seed=4)
     before = tallies.read(plan.of(kinds_survey))

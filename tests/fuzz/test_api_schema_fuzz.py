@@ -70,6 +70,7 @@ MUST_REACH = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda mode: mode.value)
 def test_it_never_answers_a_fuzzed_request_with_a_5xx_a_shapeless_error_or_a_stored_refusal(
         mode, api_schema, answered_survey, owner_session, in_process, server_errors):

@@ -58,6 +58,7 @@ def near(survey):
     return NEAR_REPORTS | st.sampled_from([-bound - 1, -bound, 20 + bound, 21 + bound, 2**63])
 
 
+@pytest.mark.slow
 def test_any_report_to_a_new_kind_is_stored_only_when_in_its_domain(respondent, kinds_survey):
     version, checks = plan.of(kinds_survey).version, domains(kinds_survey)
     reports = st.fixed_dictionaries({q: near(kinds_survey) | JSON for q in checks})
@@ -106,6 +107,7 @@ def chosen(survey):
     ]
 
 
+@pytest.mark.slow
 def test_every_answer_about_the_new_kinds_conforms_to_the_published_schema(
         api_schema, answered_kinds, owner_session, in_process, server_errors):
     survey = answered_kinds

@@ -6,6 +6,7 @@ import ast
 import shutil
 import subprocess
 
+import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ def meant(text: str) -> str:
     return "".join(EXPECTED.get(char, char) for char in text)
 
 
+@pytest.mark.slow
 @hypothesis_settings(SETTINGS, max_examples=25)
 @given(st.lists(TEXT, min_size=1, max_size=30))
 def test_r_reads_every_literal_back_as_its_text(texts):
@@ -37,6 +39,7 @@ def test_r_reads_every_literal_back_as_its_text(texts):
     assert done.stdout.splitlines() == [meant(text).encode("utf-8", "surrogatepass").hex() for text in texts]
 
 
+@pytest.mark.slow
 @hypothesis_settings(SETTINGS, max_examples=300)
 @given(TEXT)
 def test_python_reads_every_literal_back_as_its_text(text):
@@ -45,6 +48,7 @@ def test_python_reads_every_literal_back_as_its_text(text):
     assert ast.literal_eval(literal) == meant(text)
 
 
+@pytest.mark.slow
 @hypothesis_settings(SETTINGS, max_examples=300)
 @given(TEXT)
 def test_an_r_literal_is_one_line_of_ascii(text):

@@ -114,6 +114,7 @@ def check_answer(response, before, after, survey, request, valid: bool):
     return error
 
 
+@pytest.mark.slow
 def test_arbitrary_json_in_any_position_is_refused_with_a_4xx_naming_a_field_and_stores_nothing(respondent, survey):
     version, survey_domains = plan.of(survey).version, domains(survey)
     # Every position: the body itself, each field's value, each report's value, extra fields and
@@ -169,6 +170,7 @@ def one_field_changed(draw, survey):
     return payload, where.__eq__
 
 
+@pytest.mark.slow
 def test_a_valid_payload_with_one_field_changed_is_refused_naming_that_field_unless_still_valid(respondent, survey):
     version, survey_domains = plan.of(survey).version, domains(survey)
 
@@ -188,6 +190,7 @@ def test_a_valid_payload_with_one_field_changed_is_refused_naming_that_field_unl
     fuzz()
 
 
+@pytest.mark.slow
 def test_a_valid_payload_is_stored_once_and_a_retry_with_its_key_stores_nothing(respondent, survey):
     by_order = {q.order: q for q in survey.ordered_questions()}
 

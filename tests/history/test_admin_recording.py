@@ -4,6 +4,8 @@ survey page and on the question page), added and deleted questions, surveys made
 and status changes by the Open / Close buttons, the actions and a purge."""
 
 
+import pytest
+
 from surveys.collection.models import Survey
 from surveys.history.models import ConfigurationChange
 from tests.collection.helpers import question
@@ -27,6 +29,7 @@ def recorded(survey_id):
             for change in ConfigurationChange.objects.filter(survey_id=survey_id).order_by("pk")]
 
 
+@pytest.mark.slow
 def test_the_budget_and_a_questions_epsilon_changed_on_the_survey_page(admin_client, survey):
     data = set_question(current_form(admin_client, survey_url(survey), "survey_form"), question(survey, 3),
                         epsilon=0.5)
@@ -105,6 +108,7 @@ def test_the_open_and_close_actions_and_a_purge(admin_client, survey):
         [("status", "Open", "Closed")], [("status", "Closed", "Open")], [("status", "Open", "Closed")]]
 
 
+@pytest.mark.slow
 def test_a_refused_change_records_nothing(admin_client, survey):
     data = current_form(admin_client, survey_url(survey), "survey_form")
     data["epsilon_budget"] = ["4"]  # below the questions' cost: refused

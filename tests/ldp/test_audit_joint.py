@@ -46,6 +46,7 @@ def rows(sampler, rng, together, bits):
     return {x: tabulate(sampler, draw(sampler, x, rng, together), bits=bits) for x in audit_truths(sampler)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
 def test_correlated_bits_pass_the_bitwise_test_and_fail_the_joint_one(m):
     sampler = m.sampler()
@@ -56,6 +57,7 @@ def test_correlated_bits_pass_the_bitwise_test_and_fail_the_joint_one(m):
     assert not joint.passed and joint.failures
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
 def test_independent_bits_pass_the_joint_test_with_a_bound_below_the_claim(m):
     sampler = m.sampler()

@@ -36,6 +36,7 @@ def table(m, rng, draws=DRAWS, sampler_of=None) -> dict[int, list[int]]:
     return {x: tabulate(sampler, draw(m, x, draws, rng)) for x in audit_truths(sampler)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
 def test_a_faithful_randomizer_passes_with_a_bound_below_its_claim(m):
     result = audit(m.sampler(), table(m, np.random.default_rng(21)), DRAWS)
@@ -43,6 +44,7 @@ def test_a_faithful_randomizer_passes_with_a_bound_below_its_claim(m):
     assert 0 < result.epsilon_lower_bound <= result.claimed_epsilon == pytest.approx(m.effective_epsilon)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
 def test_a_randomizer_leaking_more_than_it_claims_fails(m):
     kwargs = {"k": m.k, "at_most": m.at_most} if m.name == "multiselect" else \

@@ -49,6 +49,7 @@ def test_simulate_prints_one_json_object_per_repetition(args, entries):
         assert all(0 <= lo <= hi <= 1 for lo, hi in zip(record["ci_low"], record["ci_high"], strict=True))
 
 
+@pytest.mark.slow
 def test_seeded_simulations_are_reproducible_and_seeds_matter():
     args = ["simulate", "--mechanism", "krr", "--k", "3", "--epsilon", "1", "--truth", "0.5,0.3,0.2",
             "--n", "300", "--reps", "4"]
@@ -72,6 +73,7 @@ def test_simulate_randomizes_the_stated_panel_with_the_seeded_generator():
         assert record["ci_low"] == list(est.ci_low) and record["ci_high"] == list(est.ci_high)
 
 
+@pytest.mark.slow
 def test_yes_no_simulate_reports_the_yes_fraction():
     out = records(run("simulate", "--mechanism", "bitflip", "--epsilon", "2", "--truth", "0.8", "--n", "400",
                       "--reps", "300", "--seed", "3"))
@@ -110,6 +112,7 @@ def test_help_exits_cleanly():
 SIM = ["simulate", "--n", "100"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, argument", [
     (SIM + ["--mechanism", "krr", "--epsilon", "1", "--truth", "0.5,0.5"], "--k"),
     (SIM + ["--mechanism", "krr", "--k", "100", "--epsilon", "1", "--truth", "0.5,0.5"], "--k"),

@@ -81,6 +81,7 @@ SIM = ["simulate", "--n", "100"]
 GRID = ["--lo", "0", "--hi", "10", "--step", "1"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, argument", [
     (SIM + ["--mechanism", "onebit", "--epsilon", "1", "--lo", "0", "--hi", "10", "--truth", "0:1"], "--step"),
     (SIM + ["--mechanism", "onebit", "--epsilon", "1", *GRID, "--k", "3", "--truth", "0:1"], "--k"),

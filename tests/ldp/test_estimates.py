@@ -83,6 +83,7 @@ def test_simultaneous_intervals_are_bonferroni_and_wider(interval):
     assert joint.estimate == marginal.estimate
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, database=None, derandomize=True)
 @given(data=st.data())
 def test_post_processed_estimates_are_clipped_and_on_the_simplex(data):
@@ -183,6 +184,7 @@ vectors = hnp.arrays(np.float64, st.integers(1, 7),
                      elements=st.floats(-3, 3, allow_nan=False, allow_subnormal=False))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, database=None, derandomize=True)
 @given(v=vectors)
 def test_simplex_projection_is_the_euclidean_projection(v):

@@ -62,6 +62,7 @@ def check_integers(m):
         assert m.q_other == float(Fraction(sampler["one_if_false"], big_m))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(epsilon=epsilons)
 def test_bitflip_integers_are_exact_and_never_exceed_epsilon(epsilon):
@@ -73,6 +74,7 @@ def test_bitflip_integers_are_exact_and_never_exceed_epsilon(epsilon):
     assert not fraction_le_exp(Fraction(m.keep + 1, m.modulus - m.keep - 1), epsilon)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(epsilon=epsilons, k=ks)
 def test_krr_integers_are_exact_and_never_exceed_epsilon(epsilon, k):
@@ -83,6 +85,7 @@ def test_krr_integers_are_exact_and_never_exceed_epsilon(epsilon, k):
     assert (not fraction_le_exp(Fraction(m.keep + 1, m.other), epsilon)) or m.modulus + 1 > WORD
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(epsilon=epsilons, k=ks)
 def test_sue_integers_are_exact_and_never_exceed_epsilon(epsilon, k):
@@ -92,6 +95,7 @@ def test_sue_integers_are_exact_and_never_exceed_epsilon(epsilon, k):
     check_effective_epsilon(m, lambda r: fraction_le_exp(r, epsilon), Decimal(epsilon))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(epsilon=epsilons, k=ks)
 def test_oue_integers_are_exact_and_never_exceed_epsilon(epsilon, k):
@@ -111,6 +115,7 @@ def decimal_qs(draw):
     return Decimal(numerator).scaleb(-digits)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(q=decimal_qs())
 def test_qrr_integers_from_a_decimal_q_never_exceed_its_epsilon(q):
@@ -197,6 +202,7 @@ def oue_odds(one_if_false: int) -> Fraction:
 
 
 # Epsilons 4e-16 from a step where float ceil(M / (e^eps + 1)) is one too small (glibc's exp).
+@pytest.mark.slow
 @example(epsilon=0.06701135394733669, k=2)
 @example(epsilon=0.10938050699834885, k=3)
 @example(epsilon=0.11101761096890551, k=64)
@@ -209,6 +215,7 @@ def test_oue_never_has_more_privacy_loss_than_its_configured_epsilon(epsilon, k)
 
 
 # Epsilons 2e-16 from a step where float ceil(M / (e^eps + 1)) is one too large (glibc's exp).
+@pytest.mark.slow
 @example(epsilon=0.05011477618001396, k=2)
 @example(epsilon=0.05011477618001394, k=5)
 @SETTINGS
@@ -219,6 +226,7 @@ def test_oue_gives_up_no_more_than_one_step_of_epsilon(epsilon, k):
     assert not fraction_le_exp(oue_odds(a0 - 1), epsilon)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(a0=st.integers(*A0_RANGE))
 def test_oue_on_a_float_step_epsilon_never_exceeds_it(a0):
@@ -236,6 +244,7 @@ def test_the_bit_flip_on_a_float_step_epsilon_never_exceeds_it(a):
     assert not fraction_le_exp(Fraction(keep + 1, WORD - keep - 1), epsilon)  # and gives up no more
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(epsilon=st.floats(ldp.EPSILON_MIN, ldp.EPSILON_MAX), k=st.integers(2, ldp.K_MAX))
 def test_k_ary_rr_on_its_own_float_step_epsilon_never_exceeds_it(epsilon, k):

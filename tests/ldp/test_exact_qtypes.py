@@ -24,6 +24,7 @@ def brute_force_below(x: Fraction, max_numerator: int, max_denominator: int) -> 
     return best
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(numerator=st.integers(1, 10**6), denominator=st.integers(1, 10**6), max_numerator=st.integers(1, 80),
        max_denominator=st.integers(1, 80))
@@ -52,6 +53,7 @@ def decide(numerator: int, denominator: int, epsilon: float) -> bool:
         return (Decimal(numerator) / Decimal(denominator)).ln() <= Decimal(epsilon)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(a=st.integers(2**31 + 1, 2**32 - 1), d=st.integers(1, 64), nudge=st.integers(-3, 3))
 def test_within_exactly_decides_powers_like_400_digit_logarithms(a, d, nudge):

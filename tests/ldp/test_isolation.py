@@ -74,6 +74,7 @@ def submodules() -> list[str]:
                             if info.name != "__main__")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", submodules() + ["--cli-help"])
 def test_importing_ldp_needs_only_numpy_and_the_standard_library(target):
     report = probe(target)

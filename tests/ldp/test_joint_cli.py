@@ -57,6 +57,7 @@ def test_two_direct_questions_give_the_table_back_exactly():
     assert out[0]["estimate"] == [[0.5, 0.25], [0.0, 0.25]]
 
 
+@pytest.mark.slow
 def test_seeded_joint_runs_are_reproducible_and_seeds_matter():
     args = ["joint", "--mechanism-a", "krr", "--epsilon-a", "1", "--mechanism-b", "oue", "--epsilon-b", "1",
             "--truth", "0.3,0.2;0.1,0.1;0.2,0.1", "--n", "300", "--reps", "3"]
@@ -71,6 +72,7 @@ B_FLIP = ["--mechanism-b", "bitflip", "--epsilon-b", "1"]
 T22 = ["--truth", "0.4,0.1;0.1,0.4"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, argument", [
     (JOINT + ["--mechanism-a", "rappor", "--epsilon-a", "1"] + B_FLIP + T22, "--mechanism-a"),
     (JOINT + A_QRR + ["--mechanism-b", "nope"] + T22, "--mechanism-b"),
@@ -108,6 +110,7 @@ def test_bad_joint_arguments_exit_2_with_one_line_naming_the_argument(args, argu
     assert argument in lines[0]
 
 
+@pytest.mark.slow
 def test_simulate_and_plan_take_a_direct_question():
     out = records(run("simulate", "--mechanism", "direct", "--k", "3", "--truth", "0.5,0.3,0.2", "--n", "100"))
     assert out[0]["estimate"] == [0.5, 0.3, 0.2]

@@ -18,6 +18,8 @@ import ldp
 from ldp.joint import cell_variance
 from tests.ldp.support import mechanism_named, simulate_joint
 
+# Seeded simulations over a grid of mechanisms and tables: seconds per case.
+pytestmark = pytest.mark.slow
 TABLES = {
     "2x2 dependent": [[0.4, 0.1], [0.1, 0.4]],
     "2x2 near-empty": [[0.7, 0.25], [0.045, 0.005]],

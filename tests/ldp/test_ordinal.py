@@ -64,6 +64,7 @@ def simulated(request):
     return m, pi, n, [ldp.mean_score(m, c, n, SCORES) for c in counts]
 
 
+@pytest.mark.slow
 def test_the_mean_score_is_unbiased_with_the_formulas_variance(simulated):
     m, pi, n, estimates = simulated
     means = np.array([e.mean for e in estimates])
@@ -76,6 +77,7 @@ def test_the_mean_score_is_unbiased_with_the_formulas_variance(simulated):
     assert np.var(means, ddof=1) == pytest.approx(variance, rel=0.20)
 
 
+@pytest.mark.slow
 def test_the_interval_covers_at_least_93_percent_even_with_every_answer_at_an_end(simulated):
     m, pi, n, estimates = simulated
     truth = SCORES @ pi

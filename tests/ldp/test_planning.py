@@ -69,6 +69,7 @@ def test_respondents_needed_rejects_bad_arguments(kwargs, word):
         ldp.respondents_needed(ldp.BitFlip(1.0), **kwargs)
 
 
+@pytest.mark.slow
 def test_a_seeded_survey_at_the_planned_size_achieves_the_margin():
     m, margin, reps = ldp.BitFlip(1.0), 0.05, 2000
     n = ldp.respondents_needed(m, margin)

@@ -16,6 +16,8 @@ from scipy import stats
 
 import ldp
 
+# Seeded simulations of thousands of surveys: seconds per case.
+pytestmark = pytest.mark.slow
 REPS = 4000
 N = 300
 # Coverage by simulation: with R surveys, a 95% interval's observed coverage is Binomial(R, 0.95) / R.

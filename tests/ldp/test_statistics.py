@@ -24,6 +24,8 @@ from tests.ldp.support import coverage_grid_mechanisms, describe, is_unary, repo
 
 # --- bias and variance ------------------------------------------------------------------
 
+# Seeded simulations of thousands of surveys: seconds per case.
+pytestmark = pytest.mark.slow
 REPS = 4000
 N = 300
 
