@@ -14,9 +14,11 @@ from django.core.cache import cache
 from django.core.servers.basehttp import ThreadedWSGIServer
 from django.utils import translation
 
+from surveys.aggregation import preparation
 from surveys.collection import builder, store
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
+from tests.aggregation.held_export import join_preparations
 from tests.factories import INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
 
 # The live server's listen backlog (Django's default is 10) must take a burst of concurrent
@@ -166,3 +168,14 @@ def kinds_survey(db, owner):
     survey = builder.create_survey("kinds", "Kinds", KINDS_QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=7.0)
     survey.researchers.add(owner)
     return survey
+
+
+@pytest.fixture
+def background(settings, monkeypatch):
+    """Report exports prepared in a background thread, answered 202 at once, with a quick heartbeat; every
+    preparation's threads joined at the end."""
+    settings.EXPORT_BACKGROUND = True
+    settings.EXPORT_WAIT = 0
+    monkeypatch.setattr(preparation, "HEARTBEAT", 0.05)
+    yield
+    join_preparations()

@@ -29,3 +29,4 @@ def join_preparations(seconds=60):
     for thread in threading.enumerate():
         if thread.name.startswith("export-"):
             thread.join(seconds)
+

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from surveys.aggregation import exports, preparation
+from surveys.aggregation import exports
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import plan
 from surveys.collection.purge import purge
@@ -17,15 +17,6 @@ from tests.aggregation.held_export import Gate, join_preparations
 from tests.aggregation.support import add_responses
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def background(settings, monkeypatch):
-    settings.EXPORT_BACKGROUND = True
-    settings.EXPORT_WAIT = 0
-    monkeypatch.setattr(preparation, "HEARTBEAT", 0.05)
-    yield
-    join_preparations()
 
 
 @pytest.fixture

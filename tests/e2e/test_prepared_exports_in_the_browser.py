@@ -9,24 +9,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from surveys.aggregation import exports, preparation
+from surveys.aggregation import exports
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import plan
-from tests.aggregation.held_export import Gate, join_preparations
+from tests.aggregation.held_export import Gate
 from tests.aggregation.support import add_responses
 from tests.e2e.conftest import axe_violations
 from tests.e2e.test_accessibility import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def background(settings, monkeypatch):
-    settings.EXPORT_BACKGROUND = True
-    settings.EXPORT_WAIT = 0
-    monkeypatch.setattr(preparation, "HEARTBEAT", 0.05)
-    yield
-    join_preparations()
 
 
 def test_the_browser_is_told_it_is_being_prepared_then_downloads_the_whole_file(
