@@ -71,8 +71,11 @@ def must_enrol(user: Any) -> bool:
 
 def verify(user: Any, token: str) -> Device | None:
     """The user's confirmed device that accepts `token` (each code works once; django-otp slows
-    down repeated failures), or None."""
+    down repeated failures), or None. A missing code is no guess: it does not count as a failure,
+    so the sign-in right after it, with the code, is not slowed down."""
     token = token.replace(" ", "")
+    if not (token.isascii() and token.isdigit()):
+        return None
     for device in django_otp.devices_for_user(user, confirmed=True):
         found = django_otp.verify_token(user, device.persistent_id, token)
         if found is not None:

@@ -65,6 +65,13 @@ def test_the_password_and_the_current_code_open_the_admin(client, device, page):
     assert client.get("/admin/").status_code == 200
 
 
+def test_signing_in_without_the_code_does_not_slow_down_the_sign_in_with_it(client, device):
+    """A missing code is no guess: django-otp's delay after a failure (1 s, then doubling) is not started."""
+    assert sign_in(client, "/admin/login/", "editor").status_code == 200
+    assert sign_in(client, "/admin/login/", "editor", otp_token=code(device)).status_code == 302
+    assert TOTPDevice.objects.get().throttling_failure_count == 0
+
+
 def test_a_code_works_only_once(client, device):
     used = code(device)
     assert sign_in(client, "/admin/login/", "editor", otp_token=used).status_code == 302

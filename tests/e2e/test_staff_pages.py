@@ -52,7 +52,8 @@ def test_a_researcher_logs_in_and_reads_the_dashboard_under_the_csp(live_server,
     # 200 responses are short of the planner's ±5 points: banners, the responses per day and no estimate chart.
     assert page.locator(".notice.early").count() == survey.questions.count()
     assert page.locator("svg.chart.estimates").count() == 0 and page.locator("svg.chart.daily").count() == 1
-    page.goto(f"{live_server.url}/results/{survey.slug}/?margin=0.3")  # ±30 points: 200 are enough
+    # ±30 points with fixed-n intervals: 200 are enough (an open survey's anytime intervals need 373).
+    page.goto(f"{live_server.url}/results/{survey.slug}/?margin=0.3&interval=wilson")
     assert page.locator("svg.chart.estimates[role=img]").count() == survey.questions.count()
     assert violations == []
 
