@@ -52,11 +52,13 @@ lint: test-deps
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# Lint and types, then the whole pytest suite on SQLite and all but the browser tests again on
+# Lint and types, then the whole pytest suite on SQLite and the tests that use the database again on
 # PostgreSQL (.ci/postgres installs and starts a local server with apt-get if needed, then prints
-# its URL), then the JavaScript tests. The browser tests (tests/e2e) test what the page does; every
-# server path they go through is tested on both engines by the view, API and service tests, and
-# running them twice would add minutes to every run. Each PostgreSQL run names its database after
+# its URL), then the JavaScript tests. --database-only (tests/conftest.py) leaves out of the second
+# run what cannot depend on the engine: the statistics, the generated scripts, the client code.
+# The browser tests (tests/e2e) test what the page does; every server path they go through is
+# tested on both engines by the view, API and service tests, and running them twice would add
+# minutes to every run. Each PostgreSQL run names its database after
 # the shell's pid, like the SQLite test files, so runs in parallel do not drop each other's test
 # database. pytest runs on every core (pytest-xdist, one worker per core, each with its own test
 # database: pytest-django adds the worker's name, gw0, gw1..., to it); --dist loadscope keeps each
@@ -67,7 +69,7 @@ test: system-deps test-deps lint
 	@echo "== pytest on SQLite =="
 	$(PYTEST)
 	@echo "== pytest on PostgreSQL =="
-	url=$$(bash .ci/postgres) && DATABASE_URL="$${url}_$$$$" $(PYTEST) --ignore=tests/e2e
+	url=$$(bash .ci/postgres) && DATABASE_URL="$${url}_$$$$" $(PYTEST) --database-only --ignore=tests/e2e
 	@echo "== node --test =="
 	node --test tests/js/
 

@@ -27,6 +27,28 @@ from tests.factories import INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
 ThreadedWSGIServer.request_queue_size = 128
 
 
+DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback",
+                     "live_server"}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--database-only", action="store_true",
+                     help="run only the tests that use the database or are marked `engine`: the second engine's run "
+                          "(make test), since the others (statistics, scripts, the client code) cannot depend on it")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--database-only"):
+        return
+    config.hook.pytest_deselected(items=[item for item in items if not uses_the_database(item)])
+    items[:] = [item for item in items if uses_the_database(item)]
+
+
+def uses_the_database(item) -> bool:
+    return (item.get_closest_marker("django_db") is not None or item.get_closest_marker("engine") is not None
+            or not DATABASE_FIXTURES.isdisjoint(getattr(item, "fixturenames", ())))
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Django removes the test database file; the writers' lock file beside it is ours to remove."""
     test_database = django_settings.DATABASES["default"].get("TEST", {}).get("NAME")

@@ -10,6 +10,8 @@ import pytest
 
 from tests.bench.test_results_bench import ROOT, SUITE_DB, PostgreSQL, SQLite, scratch_name
 
+pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
+
 
 @pytest.fixture
 def engine(tmp_path):

@@ -10,6 +10,8 @@ import pytest
 
 from tests.bench.test_results_bench import ROOT, SUITE_URL
 
+pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
+
 
 @pytest.mark.slow
 def test_it_alternates_the_phases_and_every_round_stores_new_submissions():

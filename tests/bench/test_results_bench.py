@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 import dj_database_url
 import pytest
 
+pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
+
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_URL = os.environ.get("DATABASE_URL", "")
 SUITE_DB = dj_database_url.parse(SUITE_URL) if SUITE_URL else {"ENGINE": "django.db.backends.sqlite3"}
