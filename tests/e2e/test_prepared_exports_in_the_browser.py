@@ -20,6 +20,20 @@ from tests.e2e.test_accessibility import log_in
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def without_refresh(page):
+    """The page as it is now, loaded again in a tab that drops its Refresh header: on a loaded machine
+    axe's run outlasts the refresh, which would destroy the page axe is reading."""
+    still = page.context.new_page()
+
+    def drop_refresh(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={name: value for name, value in response.headers.items()
+                                                  if name.lower() != "refresh"})
+    still.route("**/*", drop_refresh)
+    still.goto(page.url)
+    return still
+
+
 def test_the_browser_is_told_it_is_being_prepared_then_downloads_the_whole_file(
         live_server, page, owner, survey, background, monkeypatch):
     add_responses(survey, 40, seed=3)
@@ -31,7 +45,7 @@ def test_the_browser_is_told_it_is_being_prepared_then_downloads_the_whole_file(
     assert gate.reached.wait(30)
     page.wait_for_selector('progress[max="40"][value="20"]')  # after a refresh or two
     assert "20 of 40 responses written." in page.locator("[role=status]").inner_text()
-    assert axe_violations(page) == [], "being prepared"
+    assert axe_violations(without_refresh(page)) == [], "being prepared"
     with page.expect_download(timeout=30_000) as download:
         gate.open.set()
     assert download.value.suggested_filename == "health-reports.csv"
@@ -53,7 +67,7 @@ def test_the_export_pages_and_the_dashboards_exports_have_no_violations(live_ser
     failed = PreparedExport.objects.create(survey=survey, format="dta", status="failed", created_at=now,
                                            heartbeat_at=now, finished_at=now, expires_at=now + timedelta(hours=1))
     assert page.goto(f"{live_server.url}/results/health/export/reports.json?export={running.pk}").status == 202
-    assert axe_violations(page) == [], "being prepared"
+    assert axe_violations(without_refresh(page)) == [], "being prepared"
     assert page.goto(f"{live_server.url}/results/health/export/reports.dta?export={failed.pk}").status == 500
     assert axe_violations(page) == [], "failed"
     page.goto(f"{live_server.url}/results/health/")
