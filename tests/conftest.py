@@ -40,8 +40,11 @@ def pytest_addoption(parser):
 def pytest_collection_modifyitems(config, items):
     if not config.getoption("--database-only"):
         return
-    config.hook.pytest_deselected(items=[item for item in items if not uses_the_database(item)])
-    items[:] = [item for item in items if uses_the_database(item)]
+    kept, left_out = [], []
+    for item in items:
+        (kept if uses_the_database(item) else left_out).append(item)
+    config.hook.pytest_deselected(items=left_out)
+    items[:] = kept
 
 
 def uses_the_database(item) -> bool:

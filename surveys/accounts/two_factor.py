@@ -74,13 +74,17 @@ def verify(user: Any, token: str) -> Device | None:
     down repeated failures), or None. A missing code is no guess: it does not count as a failure,
     so the sign-in right after it, with the code, is not slowed down."""
     token = token.replace(" ", "")
-    if not (token.isascii() and token.isdigit()):
+    if not is_a_code(token):
         return None
     for device in django_otp.devices_for_user(user, confirmed=True):
         found = django_otp.verify_token(user, device.persistent_id, token)
         if found is not None:
             return found
     return None
+
+
+def is_a_code(token: str) -> bool:
+    return token.isascii() and token.isdigit()
 
 
 def begin(request: HttpRequest) -> TOTPDevice:
@@ -108,7 +112,7 @@ def accepts(device: TOTPDevice, token: str) -> bool:
     as at sign-in); if so, the device records that step as spent. Unlike django-otp's own check
     this saves nothing, so a wrong code stores no device."""
     token = token.replace(" ", "")
-    if not (token.isascii() and token.isdigit()):
+    if not is_a_code(token):
         return False
     clock = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
     clock.time = time.time()
