@@ -272,9 +272,9 @@ class Option(models.Model):
     lower = models.DecimalField("lower edge", max_digits=15, decimal_places=6, null=True, blank=True,
                                 help_text=_("Numeric questions with bins: the bin's smallest answer."))
     exclusive = models.BooleanField(
-        _("exclusive"), default=False, help_text=_("Multi-select questions: ticked alone, such as “None of these”; ticking it "
-                                   "unticks the others, and ticking another unticks it (in the respondent's "
-                                   "browser, before randomizing)."))
+        _("exclusive"), default=False,
+        help_text=_("Multi-select questions: ticked alone, such as “None of these”; ticking it unticks the others, and "
+                    "ticking another unticks it (in the respondent's browser, before randomizing)."))
 
     class Meta:
         ordering = ["question", "order"]
