@@ -21,6 +21,7 @@ from tests.collection.test_admin import (
     survey_url,
 )
 from tests.factories import valid_payload
+from tests.history.test_admin_recording import recorded
 
 ONLY_MULTI = "Only multi-select questions have exclusive options (such as “None of these”)."
 TOO_FEW = "At least two options must not be exclusive; otherwise ask a single-choice question."
@@ -127,6 +128,19 @@ def test_the_question_page_marks_an_option_exclusive_with_its_checkbox(admin_cli
     del data["options-0-exclusive"], data["options-2-exclusive"]
     assert admin_client.post(f"{QUESTIONS}{q.pk}/change/", data).status_code == 302
     assert flags(q) == [("Tobacco", False), ("Alcohol", False), ("None of these", False)]
+
+
+def test_a_change_of_the_exclusive_options_is_recorded_in_the_history(admin_client, none_of_these):
+    q = question(none_of_these, 1)
+    data = current_form(admin_client, f"{QUESTIONS}{q.pk}/change/", "question_form")
+    del data["options-2-exclusive"]
+    assert admin_client.post(f"{QUESTIONS}{q.pk}/change/", data).status_code == 302
+    data = current_form(admin_client, survey_url(none_of_these), "survey_form")
+    data[f"questions-{inline_index(data, q)}-exclusive_options"] = ["Alcohol"]
+    assert admin_client.post(survey_url(none_of_these), data).status_code == 302
+    field = f"Question {q.pk} “Which have you used?”: exclusive options"
+    assert recorded(none_of_these.pk) == [("super", "changed", [(field, "None of these", None)]),
+                                          ("super", "changed", [(field, None, "Alcohol")])]
 
 
 def test_the_question_page_refuses_an_exclusive_option_on_a_single_choice_question(admin_client, none_of_these):
