@@ -116,3 +116,28 @@ def test_an_answer_still_ticking_the_exclusive_option_with_others_is_refused_and
     assert page.locator("#receipt").is_hidden() and Response.objects.count() == 0
     assert axe_violations(page) == []
     context.close()
+
+
+def test_in_arabic_the_note_and_the_refusal_are_translated_and_axe_finds_nothing(browser, live_server):
+    none = "لا شيء مما سبق"
+    builder.create_survey("exclusive-ar", "حصري", [
+        QuestionSpec("أيّ هذه استخدمت هذا الشهر؟", "multiselect", epsilon=2.0, kind="multi_select",
+                     options=["التبغ", "الكحول", none], exclusive=[none]),
+    ], status=Survey.Status.OPEN, epsilon_budget=5.0, language="ar")
+    context, page, requests = open_page(browser, f"{live_server.url}/s/exclusive-ar/")
+    assert page.locator("html").get_attribute("dir") == "rtl"
+    page.locator(BOXES).nth(0).focus()
+    page.keyboard.press("Space")
+    page.locator(BOXES).nth(2).focus()
+    page.keyboard.press("Space")
+    assert ticks(page) == [False, False, True]
+    assert page.locator(".exclusive-note").text_content() == "(تستبعد الخيارات الأخرى)"
+    assert axe_violations(page) == []
+    page.eval_on_selector_all(BOXES, "boxes => { boxes[1].checked = true; }")
+    page.click("#send")
+    problem = page.locator("fieldset[data-kind=multi_select] p.problem")
+    problem.wait_for(state="visible")
+    assert problem.text_content() == f"«{none}» يُحدَّد وحده: ألغِ تحديده أو ألغِ تحديد الخيارات الأخرى."
+    assert [r for r in requests if r["method"] == "POST"] == []
+    assert axe_violations(page) == []
+    context.close()
