@@ -2,7 +2,9 @@
 the mouse unticks the others and ticking another unticks it, before anything is randomized; an answer
 that still ticks it with others (boxes set without the page seeing it) is refused in words and nothing is
 sent; what is sent is randomized bits only: with the same random words, a respondent who ticked two options
-and then "None of these" sends exactly what one who ticked only "None of these" sends. axe finds nothing."""
+and then "None of these" sends exactly what one who ticked only "None of these" sends. axe finds nothing, in
+English and Arabic. About 30 s on one core: five real Chromium pages against a live server (marked slow, like
+every browser test)."""
 
 import json
 
