@@ -24,12 +24,29 @@ export function numberProblem(question, input, text, required) {
   return "";
 }
 
-/** A multi-select's problem in words: more ticks than its limit. */
-export function ticksProblem(question, fieldset, text) {
-  const ticked = inputs(fieldset, "checkbox").filter((box) => box.checked).length;
+/**
+ * A multi-select's ticks after box `changed` was ticked or unticked (ticks: one boolean per option):
+ * an exclusive option ("None of these") ticked unticks every other box, and another ticked unticks
+ * the exclusive ones. Unticking changes nothing else.
+ */
+export function afterTick(ticks, changed, exclusive = []) {
+  if (!ticks[changed]) return ticks;
+  if (exclusive.includes(changed)) return ticks.map((_, i) => i === changed);
+  return ticks.map((on, i) => on && !exclusive.includes(i));
+}
+
+/** A multi-select's problem in words, from its ticks: an exclusive option with others, or more than its limit. */
+export function ticksProblem(question, ticks, text) {
+  const exclusive = question.exclusive || [];
+  const alone = exclusive.find((i) => ticks[i]);
+  if (alone !== undefined && ticks.filter(Boolean).length > 1) return fill(text.exclusive, { option: question.options[alone] });
+  const ticked = ticks.filter(Boolean).length;
   return question.at_most !== null && question.at_most !== undefined && ticked > question.at_most
     ? fill(text.too_many, { m: question.at_most }) : "";
 }
+
+/** A multi-select's ticks as the page shows them: one boolean per option. */
+export const ticksOf = (fieldset) => inputs(fieldset, "checkbox").map((box) => box.checked);
 
 /**
  * The true answer as the question's sampler takes it: an option index (yes/no, single choice,
@@ -39,7 +56,7 @@ export function ticksProblem(question, fieldset, text) {
 export function readAnswer(question, fieldset, text) {
   if (question.kind === "multi_select") {
     const boxes = inputs(fieldset, "checkbox");
-    const problem = ticksProblem(question, fieldset, text);
+    const problem = ticksProblem(question, ticksOf(fieldset), text);
     return problem ? { problem, focus: boxes[0] } : { answer: boxes.map((box) => (box.checked ? 1 : 0)) };
   }
   if (question.kind === "numeric") {

@@ -2,7 +2,9 @@
 // each kind), randomize them with randomizer.js, post the reports as JSON, show the receipt.
 // True answers never leave this page: the inputs sit in no form (a question's radios share a name
 // only to be one group for the keyboard and screen readers) and only the reports are posted. A
-// numeric answer off its grid, or too many ticks, is refused in words before anything is randomized.
+// numeric answer off its grid, too many ticks, or an exclusive option ("None of these") ticked with
+// others, is refused in words before anything is randomized (the server, which only ever receives
+// randomized bits, cannot check it).
 // A staff preview (config.preview) never posts: it has no endpoint and the button stays disabled.
 // Before anything is randomized, the privacy loss is computed from the samplers' own integers
 // (epsilon.js) and checked against the survey's stated total and 10 per question; a randomized
@@ -10,7 +12,7 @@
 // A survey with a consent text shows it first: the questions stay hidden, and nothing is read,
 // randomized or sent, until the respondent agrees. The agreement is never sent: a response exists
 // only if they agreed. A kept payload was randomized after agreeing, so its resend does not ask again.
-import { describeReport, fill, numberProblem, readAnswer, ticksProblem } from "./answers.js";
+import { afterTick, describeReport, fill, inputs, numberProblem, readAnswer, ticksOf, ticksProblem } from "./answers.js";
 import { checkSurvey, localMillisText } from "./epsilon.js";
 import { forget, keep, kept } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
@@ -92,13 +94,17 @@ function showProblemInPlace(fieldset, words) {
   if (below && grown) window.scrollBy({ top: grown, behavior: "instant" });
 }
 
-// Ticks over a multi-select's limit, and a number off its grid, are said at once (the number when
+// An exclusive option ("None of these") ticked unticks the others, and another ticked unticks it;
+// ticks over a multi-select's limit, and a number off its grid, are said at once (the number when
 // it is left); choosing an option clears its question's problem.
 root.addEventListener("change", (event) => {
   const input = event.target;
   const fieldset = input.closest("fieldset");
   if (input.type === "checkbox") {
-    showProblem(fieldset, ticksProblem(questionOf(fieldset), fieldset, text));
+    const question = questionOf(fieldset);
+    const ticks = afterTick(ticksOf(fieldset), Number(input.dataset.option), question.exclusive);
+    inputs(fieldset, "checkbox").forEach((box, i) => { box.checked = ticks[i]; });
+    showProblem(fieldset, ticksProblem(question, ticks, text));
     return;
   }
   if (input.dataset.answer === "number") {

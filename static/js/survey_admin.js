@@ -48,13 +48,15 @@ function fitMechanisms(row) {
   fitBoxes(row);
 }
 
-// The boxes the kind (and, for a numeric question, its mode) uses: options, lo/hi/step, at most.
+// The boxes the kind (and, for a numeric question, its mode) uses: options, lo/hi/step, at most,
+// exclusive options.
 function fitBoxes(row) {
   const kind = kindOf(row);
   show(box(row, "options_text"), config.kinds ? hasOptions(row) : field(row, "kind")?.value === "single_choice");
   show(box(row, "prefer_not_to_say"), Boolean(kind.prefer_not));
   for (const name of ["lo", "hi", "step"]) show(box(row, name), Boolean(kind.scale));
   show(box(row, "at_most"), Boolean(kind.at_most));
+  show(box(row, "exclusive_options"), Boolean(kind.exclusive));
 }
 
 // q for q-RR, epsilon for the other randomized mechanisms, neither for a direct question.

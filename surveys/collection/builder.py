@@ -47,6 +47,7 @@ class QuestionSpec:
     at_most: int | None = None
     edges: Sequence[str] = ()
     scores: Sequence[str | None] = ()
+    exclusive: Sequence[str] = ()  # a multi-select's options ticked alone, by label
 
     @property
     def question_kind(self) -> str:
@@ -95,7 +96,7 @@ def translate(survey: Survey, spec: TranslationSpec) -> None:
 
 
 def _option(question: Question, order: int, label: str, spec: QuestionSpec) -> Option:
-    option = Option(question=question, order=order, label=label)
+    option = Option(question=question, order=order, label=label, exclusive=label in spec.exclusive)
     if spec.edges:
         option.lower = Decimal(spec.edges[order])
     score = spec.scores[order] if spec.scores else None

@@ -3,11 +3,12 @@ texts in one of the survey's languages (the mechanisms and the version are the s
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 
 from . import integrity, languages, plan
-from .models import Survey
+from .models import Option, Survey
 from .plan import PlannedQuestion
 
 
@@ -27,7 +28,18 @@ class Definition:
 
     @cached_property
     def questions(self) -> tuple[PlannedQuestion, ...]:
-        return languages.localized(self.plan.questions, self.texts)
+        exclusive = exclusive_of(self.survey)
+        return tuple(dataclasses.replace(question, exclusive=exclusive.get(question.id, ()))
+                     for question in languages.localized(self.plan.questions, self.texts))
+
+
+def exclusive_of(survey: Survey) -> dict[int, tuple[int, ...]]:
+    """Each multi-select question's exclusive options as indexes in report order (one query)."""
+    found: dict[int, list[bool]] = {}
+    for question_id, exclusive in (Option.objects.filter(question__survey=survey, question__kind="multi_select")
+                                   .order_by("question_id", "order").values_list("question_id", "exclusive")):
+        found.setdefault(question_id, []).append(exclusive)
+    return {pk: tuple(j for j, flag in enumerate(flags) if flag) for pk, flags in found.items() if any(flags)}
 
 
 def of(survey: Survey, language: str | None = None) -> Definition:

@@ -9,7 +9,7 @@ import ldp
 
 from . import languages, plan, scales
 from .models import MAX_OPTIONS, Question, Survey
-from .models.kinds import has_options
+from .models.kinds import exclusive_problem, has_options
 
 
 def check_budget_with(survey: Survey, question: Question) -> float:
@@ -61,6 +61,9 @@ def option_problems(question: Question) -> list[str]:
     if scale is not None:
         found += [_("question %(n)s: %(problem)s") % {"n": question.order, "problem": problem}
                   for problem in scales.bin_problems(scale, [o.lower and scales.exact(o.lower) for o in options])]
+    exclusive = exclusive_problem(question.kind, [o.exclusive for o in options])
+    if exclusive:
+        found.append(_("question %(n)s: %(problem)s") % {"n": question.order, "problem": exclusive})
     if question.kind == Question.Kind.ORDINAL and all(o.score is None for o in options):
         found.append(_("question %(n)s: its levels need scores") % {"n": question.order})
     return found

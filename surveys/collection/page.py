@@ -30,6 +30,7 @@ def client_text() -> dict[str, str]:
         "range": _("Please enter a number from {lo} to {hi}."),
         "grid": _("Please enter a number from {lo} to {hi} in steps of {step}, such as {below} or {above}."),
         "too_many": _("Please tick at most {m} boxes."),
+        "exclusive": _("“{option}” is ticked alone: untick it or the other options."),
         "no_box": _("no box"),
         "bit": _("{bit} (leaning toward {end})"),
         "sending": _("Sending your randomized answers…"),
@@ -75,6 +76,7 @@ def client_question(q: dict[str, Any]) -> dict[str, Any]:
         found["edges"] = [b["lower_index"] for b in q["bins"]]
     if q["kind"] == "multi_select":
         found["at_most"] = q["mechanism"]["parameters"]["at_most"]
+        found["exclusive"] = q["exclusive"]
     return found
 
 

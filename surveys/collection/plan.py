@@ -48,6 +48,10 @@ class PlannedQuestion:
     scale: Scale | None = None  # numeric questions: the grid of answers
     edges: tuple[Decimal, ...] = ()  # a numeric histogram: each bin's lower edge
     scores: tuple[Decimal | None, ...] = ()  # an ordinal question: each level's score (None: not in the mean)
+    # A multi-select's options ticked alone ("None of these"), as indexes: a rule on the true answer, checked
+    # in the browser. Not in the plan's rows or version (how reports are made and read does not depend on
+    # it): the public definition fills it in (definition.exclusive_of).
+    exclusive: tuple[int, ...] = ()
 
     @property
     def randomized(self) -> bool:

@@ -214,6 +214,10 @@ class QuestionDefinitionSerializer(serializers.Serializer):
     scale = serializers.SerializerMethodField()
     bins = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
+    exclusive = serializers.ListField(child=serializers.IntegerField(), help_text=(
+        "Multi-select: the indexes of the options ticked alone (such as “None of these”): the browser refuses a true "
+        "answer that ticks one of them with any other option, before randomizing. The server receives only "
+        "randomized bits, so it cannot check this. Empty for every other kind."))
 
     @extend_schema_field(DeniabilitySerializer)
     def get_deniability(self, question: PlannedQuestion) -> dict[str, Any]:

@@ -38,6 +38,9 @@ def of(survey_id: int) -> Snapshot | None:
         questions[str(question.pk)] = {name: _text(question, name) for name in QUESTION_FIELDS}
         options = sorted(question.options.all(), key=lambda option: option.order)
         questions[str(question.pk)]["options"] = " | ".join(option.label for option in options)
+        exclusive = [option.label for option in options if option.exclusive]
+        if exclusive:  # absent when none: the snapshots of other questions stay as they were
+            questions[str(question.pk)]["exclusive"] = " | ".join(exclusive)
         questions[str(question.pk)].update(_translated(question, options))
     return {"survey": fields, "questions": questions}
 
@@ -84,7 +87,8 @@ def _label_survey(field: str) -> str:
 
 def _label_question(field: str) -> str:
     field, language = _language_of(field)
-    found = _("options") if field == "options" else str(_field(Question, field).verbose_name)
+    own = {"options": _("options"), "exclusive": _("exclusive options")}  # no field of the question
+    found = own[field] if field in own else str(_field(Question, field).verbose_name)
     return f"{found} ({language})" if language else found
 
 

@@ -32,14 +32,14 @@ def test_an_admin_types_each_new_kind_and_sees_its_boxes_and_figures(live_server
     violations = csp_violations(page)
     log_in(page, f"{live_server.url}/admin/login/", "admin", f"/admin/collection/survey/{survey.pk}/change/")
     total = page.locator("#privacy-total")
-    boxes = ("options_text", "prefer_not_to_say", "at_most", "lo", "hi", "step", "q", "epsilon")
+    boxes = ("options_text", "prefer_not_to_say", "exclusive_options", "at_most", "lo", "hi", "step", "q", "epsilon")
 
     page.click("#questions-group .add-row a")
     multi = page.locator("#questions-0")
     multi.locator("[name=questions-0-text]").fill("Used?")
     multi.locator("[name=questions-0-kind]").select_option("multi_select")
     assert offered(multi, 0) == ["multiselect"]
-    assert visible(multi, *boxes) == ["options_text", "prefer_not_to_say", "at_most", "epsilon"]
+    assert visible(multi, *boxes) == ["options_text", "prefer_not_to_say", "exclusive_options", "at_most", "epsilon"]
     multi.locator("[name=questions-0-options_text]").fill("Tobacco\nAlcohol\nCannabis")
     multi.locator("[name=questions-0-prefer_not_to_say]").check()  # one click: a fourth option
     multi.locator("[name=questions-0-at_most]").fill("1")

@@ -9,20 +9,21 @@
 "Prefer not to say" is an ordinary, randomized option, added as the last one by a checkbox (single
 choice, multi-select, ordinal; an ordinal one has no score and is left out of the mean score).
 `read` turns the text into option rows and the problems with them, by field; `written` is its
-inverse, for showing saved options in the box.
+inverse, for showing saved options in the box. A multi-select's exclusive options ("None of these")
+are named in a box of their own, one label per line (`mark_exclusive`, `exclusive_written`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
 
 from .. import scales
 from ..models import MAX_OPTIONS, Option, Question
-from ..models.kinds import PREFER_NOT_TO_SAY_KINDS, has_options
+from ..models.kinds import PREFER_NOT_TO_SAY_KINDS, exclusive_problem, has_options
 
 
 def prefer_not_to_say() -> str:
@@ -34,6 +35,7 @@ class Row:
     label: str
     score: Decimal | None = None
     lower: Decimal | None = None
+    exclusive: bool = False
 
 
 @dataclass
@@ -75,6 +77,27 @@ def read(kind: str, name: str, text: str, add_prefer_not: bool, scale: scales.Sc
     if "options_text" not in found.errors:
         _check_count(kind, [row.label for row in found.rows], found.errors)
     return found
+
+
+def mark_exclusive(kind: str, rows: list[Row], text: str) -> tuple[list[Row], str]:
+    """The rows with the options named in `text` (one label per line, any case) marked exclusive, and
+    what is wrong: a name that is no option, a kind without exclusive options, too few left."""
+    named = {label.casefold(): label for label in lines(text)}
+    if not named:
+        return rows, ""
+    if kind != Question.Kind.MULTI_SELECT:
+        return rows, exclusive_problem(kind, [True])
+    unknown = [label for key, label in named.items() if key not in {row.label.casefold() for row in rows}]
+    if unknown:
+        return rows, _("Not among this question's options: %(labels)s. Name each exclusive option as typed "
+                       "above.") % {"labels": ", ".join(unknown)}
+    marked = [replace(row, exclusive=row.label.casefold() in named) for row in rows]
+    return marked, exclusive_problem(kind, [row.exclusive for row in marked])
+
+
+def exclusive_written(question: Question) -> str:
+    """The saved exclusive options as their box shows them, one per line."""
+    return "\n".join(option.label for option in question.ordered_options() if option.exclusive)
 
 
 def _levels(typed: list[str], errors: dict[str, str]) -> list[Row]:

@@ -3,6 +3,7 @@ position, and the survey's budget checked with the number of options typed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -46,6 +47,13 @@ class QuestionInlineForm(forms.ModelForm):
         label=gettext_lazy("Add “Prefer not to say” as the last option"), required=False,
         help_text=gettext_lazy("An ordinary option, randomized like the others (skipping a question would itself "
                                "be a signal). Ordinal questions leave it out of the mean score."))
+    exclusive_options = forms.CharField(
+        label=gettext_lazy("Exclusive options (one per line)"), required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 40, "class": "question-exclusive"}),
+        help_text=gettext_lazy(
+            "Multi-select only: options ticked alone, such as “None of these”, named as typed above. On the "
+            "respondent's page ticking one unticks the others, and ticking another unticks it, before anything "
+            "is randomized. It changes neither the mechanism nor its epsilon."))
 
     class Meta:
         model = Question
@@ -68,6 +76,7 @@ class QuestionInlineForm(forms.ModelForm):
             text, prefer_not = option_lines.written(self.instance)
             self.fields["options_text"].initial = text
             self.fields["prefer_not_to_say"].initial = prefer_not
+            self.fields["exclusive_options"].initial = option_lines.exclusive_written(self.instance)
 
     def has_changed(self) -> bool:
         # A new row is a question once it has a text or options (its number and the default
@@ -90,7 +99,9 @@ class QuestionInlineForm(forms.ModelForm):
         scale = scales.scale_of(data.get("lo"), data.get("hi"), data.get("step"))
         found = option_lines.read(kind, name, data.get("options_text") or "", bool(data.get("prefer_not_to_say")),
                                   scale)
-        self.option_rows = found.rows
+        self.option_rows, problem = option_lines.mark_exclusive(kind, found.rows, data.get("exclusive_options") or "")
+        if problem:
+            found.errors["exclusive_options"] = problem
         for field, error in found.errors.items():
             self.add_error(field, error)
         at_most = data.get("at_most")
@@ -123,13 +134,20 @@ class QuestionInlineForm(forms.ModelForm):
         """Replace the question's options by the lines typed (order 0, 1, 2...), if they differ."""
         rows = self.option_rows
         saved = [Row(o.label, None if o.score is None else scales.exact(o.score),
-                     None if o.lower is None else scales.exact(o.lower)) for o in question.ordered_options()]
+                     None if o.lower is None else scales.exact(o.lower), o.exclusive)
+                 for o in question.ordered_options()]
         if saved == rows:
+            return
+        if [replace(row, exclusive=False) for row in saved] == [replace(row, exclusive=False) for row in rows]:
+            for option, row in zip(question.ordered_options(), rows, strict=True):  # only the flags: keep the
+                if option.exclusive != row.exclusive:  # options, and their translations
+                    option.exclusive = row.exclusive
+                    option.save(update_fields=["exclusive"])
             return
         for option in question.options.all():
             option.delete()  # refused once the survey has reports
         for order, row in enumerate(rows):
-            option = Option(question=question, order=order, label=row.label)
+            option = Option(question=question, order=order, label=row.label, exclusive=row.exclusive)
             option.score, option.lower = row.score, row.lower
             option.save()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import label_for_field
 from django.http import HttpRequest
@@ -22,7 +23,7 @@ from surveys.history.hooks import RecordsConfigurationChanges
 
 from .. import figures
 from ..models import Option, Question, Survey
-from ..models.kinds import KIND_MECHANISMS, has_options, kinds_config
+from ..models.kinds import KIND_MECHANISMS, exclusive_problem, has_options, kinds_config
 from . import option_lines
 from .question_forms import QuestionForm, QuestionFormSet, QuestionInlineForm
 
@@ -37,6 +38,8 @@ def describe(question: Question) -> str:
 
 
 FROZEN_FIELDS = ("position", "text", "kind", "settings", "privacy")
+# The settings a frozen row shows that are no field of the question: their names.
+OWN_WORDS = {"options": lambda: _("Options"), "exclusive": lambda: _("Exclusive options")}
 
 
 def applicable(question: Question, options: str) -> list[tuple[str, object]]:
@@ -45,6 +48,9 @@ def applicable(question: Question, options: str) -> list[tuple[str, object]]:
     found: list[tuple[str, object]] = []
     if shows.get("options") in (True, question.mechanism_name):
         found.append(("options", options))
+    exclusive = option_lines.exclusive_written(question)
+    if shows.get("exclusive") and exclusive:
+        found.append(("exclusive", ", ".join(exclusive.splitlines())))
     if shows.get("at_most") and question.at_most is not None:
         found.append(("at_most", question.at_most))
     if shows.get("scale"):
@@ -88,7 +94,8 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
         return 1 if obj is None else 0
     # position, options_text and prefer_not_to_say are form fields; read-only (a frozen survey) they show
     # the methods below.
-    fields = ("position", "text", "kind", "options_text", "prefer_not_to_say", "at_most", "lo", "hi", "step",
+    fields = ("position", "text", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most", "lo",
+              "hi", "step",
               "mechanism_name", "q", "epsilon", "privacy")
     readonly_fields = ("privacy", "settings")
 
@@ -104,8 +111,8 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     @admin.display(description=gettext_lazy("Settings"))
     def settings(self, question: Question) -> str:
         return format_html_join(mark_safe("<br>"), "{}: {}", (
-            (capfirst(str(label_for_field(name, Question, self))) if name != "options" else _("Options"), value)
-            for name, value in applicable(question, self.options_text(question))))
+            (capfirst(str(label_for_field(name, Question, self))) if name not in OWN_WORDS else OWN_WORDS[name](),
+             value) for name, value in applicable(question, self.options_text(question))))
 
     @admin.display(description=gettext_lazy("Order"))
     def position(self, question: Question) -> int:
@@ -126,10 +133,26 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
         return obj
 
 
+class OptionFormSet(forms.BaseInlineFormSet):
+    """A question's options on its own page: its exclusive options checked together (each one's kind is
+    checked by Option.clean)."""
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        live = [form.cleaned_data for form in self.forms
+                if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        problem = exclusive_problem(self.instance.kind, [bool(data.get("exclusive")) for data in live])
+        if problem:
+            raise forms.ValidationError(problem)
+
+
 class OptionInline(FrozenAfterReports, admin.TabularInline):
     model = Option
+    formset = OptionFormSet
     extra = 0
-    fields = ("order", "label", "score", "lower")
+    fields = ("order", "label", "score", "lower", "exclusive")
 
     def survey_of(self, obj: Question) -> Survey:
         return obj.survey

@@ -57,9 +57,9 @@ def has_options(kind: str, name: str) -> bool:
 def kinds_config() -> dict[str, dict[str, object]]:
     """What the admin's script needs per kind: its mechanisms (the first is the fallback when the kind
     changes), and which boxes it shows: options (always, or only with krr for bins), lo/hi/step, at most,
-    "Prefer not to say"."""
+    exclusive options, "Prefer not to say"."""
     return {kind: {"mechanisms": list(names), "options": "krr" if kind == NUMERIC else has_options(kind, ""),
-                   "scale": kind == NUMERIC, "at_most": kind == MULTI_SELECT,
+                   "scale": kind == NUMERIC, "at_most": kind == MULTI_SELECT, "exclusive": kind == MULTI_SELECT,
                    "prefer_not": kind in PREFER_NOT_TO_SAY_KINDS}
             for kind, names in KIND_MECHANISMS.items()}
 
@@ -149,3 +149,19 @@ def shape_errors(kind: str, lo: Decimal | None, hi: Decimal | None, step: Decima
     if at_most is not None and kind != MULTI_SELECT:
         errors["at_most"] = _("Only multi-select questions have an at-most limit.")
     return errors
+
+
+def exclusive_problem(kind: str, exclusive: list[bool]) -> str:
+    """What is wrong with a question's exclusive options (one flag per option, in order), or "".
+
+    An exclusive option ("None of these") is ticked alone: ticking it unticks the others. Several
+    may be exclusive ("None of these" and "Prefer not to say" each exclude everything else), but at
+    least two must not be, or the question is a single choice. The rule is on the true answer, read
+    in the browser; the mechanism and its epsilon do not depend on it."""
+    if not any(exclusive):
+        return ""
+    if kind != MULTI_SELECT:
+        return _("Only multi-select questions have exclusive options (such as “None of these”).")
+    if len(exclusive) - sum(exclusive) < 2:
+        return _("At least two options must not be exclusive; otherwise ask a single-choice question.")
+    return ""

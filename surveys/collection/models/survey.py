@@ -260,7 +260,8 @@ class Option(models.Model):
     """An answer option; an ordinal question's level (with its score), or a numeric histogram's bin
     (with its lower edge)."""
 
-    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower")
+    # exclusive too: responses before and after a change would answer different questions.
+    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower", "exclusive")
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
     order = models.PositiveIntegerField(default=1)
@@ -270,6 +271,10 @@ class Option(models.Model):
                                           "e.g. “Prefer not to say”)."))
     lower = models.DecimalField("lower edge", max_digits=15, decimal_places=6, null=True, blank=True,
                                 help_text=_("Numeric questions with bins: the bin's smallest answer."))
+    exclusive = models.BooleanField(
+        _("exclusive"), default=False,
+        help_text=_("Multi-select questions: ticked alone, such as “None of these”; ticking it unticks the others, and "
+                    "ticking another unticks it (in the respondent's browser, before randomizing)."))
 
     class Meta:
         ordering = ["question", "order"]
@@ -281,6 +286,10 @@ class Option(models.Model):
 
     def __str__(self) -> str:
         return self.label
+
+    def clean(self) -> None:
+        if self.exclusive and self.question_id is not None and self.question.kind != Question.Kind.MULTI_SELECT:
+            raise ValidationError({"exclusive": kinds.exclusive_problem(self.question.kind, [True])})
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         _refuse_if_frozen(self, Option, self.FROZEN_FIELDS, lambda o: o.question.survey)
