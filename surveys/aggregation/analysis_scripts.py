@@ -54,10 +54,10 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
         "codebook": literal(files["codebook.json"]),
         "version": literal(current.version),
     }
-    if python:  # the R script has them in its design
+    if python:  # the numeric means' worst-case variances, for the rule for too few (R has them in its design)
         variances = {q.key: too_few.mean_variance(q) for q in current}
         context["mean_variance"] = "{" + ", ".join(f"{python_string(key)}: {value!r}" for key, value in
                                                    variances.items() if value is not None) + "}"
-    if not python:
+    else:
         context["design"] = r_design(current, survey.slug, survey.title)
     return context

@@ -30,7 +30,8 @@ from surveys.collection.models import REPORTS_BY_QUESTION, Report, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan, Unavailable
 from surveys.localized import point
 
-from . import too_few, versions
+from . import too_few as rule
+from . import versions
 from .params import DEFAULTS, BadParameter, ResultOptions
 from .templatetags.results_format import level, points
 
@@ -91,7 +92,7 @@ class CrossTab:
     @property
     def too_few(self) -> bool:
         """The one rule (`too_few`) with a joint cell's planner: the figures carry `warning`."""
-        return too_few.too_few(self.n, self.needed)
+        return rule.too_few(self.n, self.needed)
 
     @property
     def enough(self) -> bool:
@@ -99,7 +100,7 @@ class CrossTab:
 
     @property
     def warning(self) -> str | None:
-        return too_few.crosstab_warning(self.n, self.needed, points(self.margin), level(self.confidence))
+        return rule.crosstab_warning(self.n, self.needed, points(self.margin), level(self.confidence))
 
     @cached_property
     def joint(self) -> ldp.JointEstimate | None:

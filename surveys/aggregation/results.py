@@ -26,7 +26,8 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
-from . import anytime, means, params, too_few, versions
+from . import anytime, means, params, versions
+from . import too_few as rule
 from .params import DEFAULTS, ResultOptions
 from .templatetags.results_format import level as level_text
 from .templatetags.results_format import plusminus, points
@@ -97,7 +98,7 @@ class QuestionResult:
         """Whether n is below the planner's respondents for the chosen margin at this level (`too_few`):
         the dashboard then shows the raw counts and the planner, not the estimates; elsewhere they carry
         `warning`."""
-        return too_few.too_few(self.n, self.needed)
+        return rule.too_few(self.n, self.needed)
 
     @property
     def enough(self) -> bool:
@@ -107,7 +108,7 @@ class QuestionResult:
     def warning(self) -> str | None:
         """Why these estimates are not to be read alone, while too few; None otherwise."""
         margin = plusminus(self.margin) if self.is_mean else points(self.margin)
-        return too_few.question_warning(self.n, self.needed, margin, level_text(self.level))
+        return rule.question_warning(self.n, self.needed, margin, level_text(self.level))
 
     @property
     def clipping_differs(self) -> bool:
