@@ -2,7 +2,8 @@
 a table wider than the screen scrolls inside its own region (WCAG 1.4.10 lets a data table scroll in two
 dimensions), which is named by the table's caption and reachable and scrollable by keyboard; axe finds no
 WCAG 2.2 A/AA violation. Two 4-option questions, so the joint table (each cell a figure, its interval and its
-standard error) is wider than a phone."""
+standard error) is wider than a phone. About 25 s on one core: a browser per test, a sign-in and a
+dashboard with three cross-tab computations each (most of it the browser's start and the page loads)."""
 
 import pytest
 
