@@ -20,7 +20,7 @@ from surveys.aggregation.templatetags.results_format import level, points
 from surveys.collection import plan
 from tests.aggregation.support import add_responses
 
-MARGIN = 0.08  # the planner asks for about two hundred for the k-RR question, 151 for the direct one
+MARGIN = 0.08  # the planner asks for 325 respondents for the k-RR question, 151 for the direct one
 WILSON = f"?interval=wilson&margin={MARGIN}"
 
 
