@@ -27,7 +27,7 @@ from django.utils import timezone
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import exports
+from . import exports, too_few
 from .script_literals import python_string, r_design, r_string
 
 SCRIPTS = {name: f"aggregation/scripts/{name}.template" for name in ("reports.R", "analysis.R", "analysis.py")}
@@ -54,6 +54,10 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
         "codebook": literal(files["codebook.json"]),
         "version": literal(current.version),
     }
-    if not python:
+    if python:  # the numeric means' worst-case variances, for the rule for too few (R has them in its design)
+        variances = {q.key: too_few.mean_variance(q) for q in current}
+        context["mean_variance"] = "{" + ", ".join(f"{python_string(key)}: {value!r}" for key, value in
+                                                   variances.items() if value is not None) + "}"
+    else:
         context["design"] = r_design(current, survey.slug, survey.title)
     return context

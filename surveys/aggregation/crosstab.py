@@ -30,8 +30,10 @@ from surveys.collection.models import REPORTS_BY_QUESTION, Report, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan, Unavailable
 from surveys.localized import point
 
+from . import too_few as rule
 from . import versions
 from .params import DEFAULTS, BadParameter, ResultOptions
+from .templatetags.results_format import level, points
 
 ALPHA = 0.05  # the level at which the independence test is put in words
 
@@ -88,8 +90,17 @@ class CrossTab:
         return max(0, self.needed - self.n)
 
     @property
+    def too_few(self) -> bool:
+        """The one rule (`too_few`) with a joint cell's planner: the figures carry `warning`."""
+        return rule.too_few(self.n, self.needed)
+
+    @property
     def enough(self) -> bool:
-        return self.n >= self.needed
+        return not self.too_few
+
+    @property
+    def warning(self) -> str | None:
+        return rule.crosstab_warning(self.n, self.needed, points(self.margin), level(self.confidence))
 
     @cached_property
     def joint(self) -> ldp.JointEstimate | None:

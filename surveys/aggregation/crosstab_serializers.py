@@ -92,3 +92,8 @@ class CrossTabSerializer(serializers.Serializer):
     a_given_b = ConditionalSerializer(allow_null=True, help_text="P(A = a | B = b); rows: B's options.")
     independence = IndependenceSerializer(source="relation", allow_null=True)
     planner = JointPlannerSerializer(source="*")
+    too_few = serializers.BooleanField(help_text=(
+        "n is below planner.respondents_needed (the one rule for too few respondents): the figures are given "
+        "with `warning`, as on the dashboard. Do not read them alone."))
+    warning = serializers.CharField(allow_null=True, help_text=(
+        "Why the figures are not to be read alone while too_few (in the request's language); null otherwise."))

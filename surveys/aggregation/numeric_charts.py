@@ -15,6 +15,7 @@ from surveys.localized import point
 
 from .charts import AXIS, LEFT, RIGHT, WIDTH, Frame, Tick, estimate_chart, percent
 from .results import QuestionResult
+from .templatetags.results_format import figures
 
 MEAN_HEIGHT = 56  # plot area of the mean chart
 HISTOGRAM_HEIGHT = 160  # plot area of the histogram
@@ -57,10 +58,10 @@ def mean_chart(result: QuestionResult) -> MeanChart | None:
 
     level = point(f"{mean.confidence * 100:g}%")
     what = _("mean") if result.is_mean else _("mean score")
+    shown, low_text, high_text = figures(mean.mean, mean.ci_low, mean.ci_high)  # one number of decimals
     value_text = _("%(what)s %(mean)s (%(level)s interval %(low)s to %(high)s)") % {
-        "what": what, "mean": number(mean.mean), "level": level, "low": number(mean.ci_low),
-        "high": number(mean.ci_high)}
-    interval = _("%(low)s to %(high)s") % {"low": number(mean.ci_low), "high": number(mean.ci_high)}
+        "what": what, "mean": shown, "level": level, "low": low_text, "high": high_text}
+    interval = _("%(low)s to %(high)s") % {"low": low_text, "high": high_text}
     axis_y = TOP + MEAN_HEIGHT - 16
     middle = (low + high) / 2
     return MeanChart(
@@ -75,7 +76,7 @@ def mean_chart(result: QuestionResult) -> MeanChart | None:
         mean_x=at(mean.mean), low_x=at(mean.ci_low), high_x=at(mean.ci_high), marker_y=TOP + 12,
         # Drawn like a bar's: the figure and its interval, no words, so it fits at any width in any
         # language (the sentence is in the description and the paragraph beside the chart).
-        value_text=f"{number(mean.mean)} ({interval})",
+        value_text=f"{shown} ({interval})",
     )
 
 

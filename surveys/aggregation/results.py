@@ -27,7 +27,10 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
 from . import anytime, means, params, versions
+from . import too_few as rule
 from .params import DEFAULTS, ResultOptions
+from .templatetags.results_format import level as level_text
+from .templatetags.results_format import plusminus, points
 
 SAME = 1e-9  # a post-processed value this close to the unbiased one is not a different figure
 
@@ -91,10 +94,21 @@ class QuestionResult:
         return max(0, self.needed - self.n)
 
     @property
+    def too_few(self) -> bool:
+        """Whether n is below the planner's respondents for the chosen margin at this level (`too_few`):
+        the dashboard then shows the raw counts and the planner, not the estimates; elsewhere they carry
+        `warning`."""
+        return rule.too_few(self.n, self.needed)
+
+    @property
     def enough(self) -> bool:
-        """Whether n has reached the planner's respondents for the chosen margin at this level:
-        below it the dashboard shows the raw counts and the planner, not the estimates."""
-        return self.n >= self.needed
+        return not self.too_few
+
+    @property
+    def warning(self) -> str | None:
+        """Why these estimates are not to be read alone, while too few; None otherwise."""
+        margin = plusminus(self.margin) if self.is_mean else points(self.margin)
+        return rule.question_warning(self.n, self.needed, margin, level_text(self.level))
 
     @property
     def clipping_differs(self) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 from surveys.collection.plan import SurveyPlan
 
+from . import too_few
 from .export_labels import BIT_LABELS, Column, columns
 
 
@@ -99,10 +100,17 @@ def _r_question(column: Column) -> str:
         "bound": str(described["bound"]) if "bound" in described else "NULL",
         "noise_variance": r_number(described["noise_variance"]) if "noise_variance" in described else "NULL",
         # An ordinal question's scores, NA for a level left out of the mean score.
+        # A numeric mean's worst-case variance per report, for the too-few rule (surveys.aggregation.too_few).
+        "mean_variance": _r_mean_variance(question),
         "scores": ("NULL" if not question.scores else
                    "c(" + ", ".join("NA" if v is None else r_number(v) for v in question.scores) + ")"),
     }
     return "    list(" + ", ".join(f"{name} = {value}" for name, value in fields.items()) + ")"
+
+
+def _r_mean_variance(question: Any) -> str:
+    found = too_few.mean_variance(question)
+    return "NULL" if found is None else r_number(found)
 
 
 def _report_range(mechanism: Any, described: dict[str, Any]) -> str:

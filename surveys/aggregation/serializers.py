@@ -99,6 +99,11 @@ class QuestionEstimatesSerializer(serializers.Serializer):
     bins = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
     planner = PlannerSerializer(source="*")
+    too_few = serializers.BooleanField(help_text=(
+        "n is below planner.respondents_needed (the one rule for too few respondents): the dashboard withholds "
+        "these estimates; here they are given with `warning`. Do not read them alone."))
+    warning = serializers.CharField(allow_null=True, help_text=(
+        "Why the estimates are not to be read alone while too_few (in the request's language); null otherwise."))
 
     @extend_schema_field(SCALE_SCHEMA)
     def get_scale(self, result: QuestionResult) -> dict[str, str] | None:

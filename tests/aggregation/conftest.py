@@ -68,3 +68,15 @@ def all_kinds_survey(db, owner):
     ], status=Survey.Status.OPEN, epsilon_budget=40.0)
     survey.researchers.add(owner)
     return survey
+
+
+@pytest.fixture
+def two_questions(db, owner):
+    """An open survey ("few"): 1 k-RR (eps 2, 3 options), 2 direct (3 options); the k-RR question needs more
+    respondents than the direct one for any margin (tests of the rule for too few respondents)."""
+    survey = builder.create_survey("few", "Few", [
+        QuestionSpec("Colour?", "krr", epsilon=2.0, options=["Red", "Green", "Blue"]),
+        QuestionSpec("Age band?", "direct", options=["18-34", "35-54", "55+"]),
+    ], status=Survey.Status.OPEN, epsilon_budget=3.0)
+    survey.researchers.add(owner)
+    return survey

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from surveys.aggregation import results
 from surveys.aggregation.params import ResultOptions
-from surveys.aggregation.templatetags.results_format import number
+from surveys.aggregation.templatetags.results_format import figures
 from surveys.collection import builder
 from tests.collection.pages import parse
 
@@ -48,9 +48,13 @@ def test_a_numeric_mean_shows_its_estimate_with_whiskers_and_a_table(client, own
     assert svg.attrs["class"] == "chart mean" and svg.attrs["role"] == "img"
     assert part.find("circle", **{"class": "marker"}) is not None
     assert len(part.find_all("line", **{"class": "whisker"})) == 3
-    assert f"mean {number(found.mean.mean)}" in svg.find("desc").text
-    table = part.find("table", **{"class": "estimates mean-estimate"})
-    assert number(found.mean.mean) in table.text and number(found.mean.std_error) in table.text
+    mean, low, high, se = figures(found.mean.mean, found.mean.ci_low, found.mean.ci_high, found.mean.std_error)
+    assert svg.find("tspan", **{"class": "value"}).text == f"{mean} ({low} to {high})"
+    assert f"mean {mean} (95% interval {low} to {high})" in svg.find("desc").text
+    # The whole row: the figure, its interval and its standard error with one number of decimals.
+    row = part.find("table", **{"class": "estimates mean-estimate"}).find("tbody").find("tr")
+    assert [cell.text for cell in row.find_all("th") + row.find_all("td")] == ["Mean", mean, f"{low} – {high}", se]
+    assert len({len(text.partition(".")[2]) for text in (mean, low, high, se)}) == 1
     assert part.find("table", **{"class": "secondary"}) is None  # no per-option counts to show
 
 
@@ -80,7 +84,8 @@ def test_an_ordinal_question_shows_its_levels_and_its_mean_score(client, owner, 
     found = results.survey_results(answered, ResultOptions(margin=0.5)).questions[4]
     assert [svg.attrs["class"] for svg in part.find_all("svg")] == ["chart estimates", "chart mean"]
     facts = part.find("p", **{"class": "mean-facts"}).text
-    assert f"Mean score: {number(found.mean.mean)}" in facts
+    mean, low, high, se = figures(found.mean.mean, found.mean.ci_low, found.mean.ci_high, found.mean.std_error)
+    assert facts.startswith(f"Mean score: {mean} (95% interval {low} to {high}; standard error {se})")
     assert "Over the levels with a score: “Prefer not to say” is left out." in facts
 
 

@@ -298,6 +298,10 @@ ESTIMATES_CSV_FROM_API = {
     # Added deliberately (issue 27, item 2): the planning size of intervals valid at any time, empty if fixed-n.
     "planned": ("survey", "planned", lambda cell: int(cell) if cell else None),
     "inconsistent": ("option", "inconsistent", _flag),
+    # Added deliberately (issue 24, item 19): the one rule for too few respondents, its planner and reason.
+    "respondents_needed": ("question", "planner.respondents_needed", int),
+    "too_few": ("question", "too_few", _flag),
+    "warning": ("question", "warning", lambda cell: cell or None),
 }
 
 # Reports per option (index questions) or 1-bits per option (unary ones), by question order in

@@ -33,7 +33,8 @@ def test_the_mean_sits_on_the_scale_from_lo_to_hi(found):
 def test_a_mean_outside_its_scale_is_drawn_at_the_edge_and_said_as_it_is(found):
     result = replace(found[1], mean=ldp.MeanEstimate(-3.0, 2.0, 0.0, 1.0, 0.95, 600))
     chart = numeric_charts.mean_chart(result)
-    assert chart.mean_x == LEFT and chart.value_text == "−3 (0 to 1)" and "mean −3 " in chart.description
+    # One number of decimals for the mean and its interval (a quarter-width of 0.25: two).
+    assert chart.mean_x == LEFT and chart.value_text == "−3.00 (0.00 to 1.00)" and "mean −3.00 " in chart.description
 
 
 def test_the_mean_score_sits_on_the_range_of_the_scores(found):

@@ -1,5 +1,7 @@
 """Number formats for the results pages: undefined values (no reports yet) show as a dash; the decimal
-separator is the active language's (surveys.localized)."""
+separator is the active language's (surveys.localized). A figure and its interval always share one number
+of decimals: percentages one (`percent`), a mean in its units as many as its interval's width calls for
+(`figures`)."""
 
 import functools
 import math
@@ -50,6 +52,35 @@ def decimal(value: float, digits: int | str = 4) -> str:
 def level(value: float) -> str:
     """0.95 -> "95%", 0.98333 -> "98.33%"."""
     return point(f"{value * 100:.2f}".rstrip("0").rstrip(".") + "%")
+
+
+SPREAD_DIGITS = 2  # significant digits of a quarter of the interval's width (about a standard error at 95%)
+MOST_DECIMALS = 6
+
+
+def decimals_for(low: float, high: float, *values: float) -> int:
+    """Decimals for a figure and its interval, one number for all of them: enough to show a quarter of the
+    interval's width (about one standard error at 95%) to SPREAD_DIGITS significant digits, more would be
+    noise; without a width (0, undefined), enough for 4 significant digits of the largest value."""
+    spread = (high - low) / 4.0
+    if math.isfinite(spread) and spread > 0:
+        return min(MOST_DECIMALS, max(0, SPREAD_DIGITS - 1 - math.floor(math.log10(spread))))
+    largest = max((abs(v) for v in (low, high, *values) if math.isfinite(v) and v != 0), default=1.0)
+    return min(MOST_DECIMALS, max(0, 3 - math.floor(math.log10(largest))))
+
+
+def figures(estimate: float, low: float, high: float, *more: float) -> list[str]:
+    """[estimate, low, high, *more] as text with the same number of decimals (`decimals_for`), so a mean reads
+    "6.81 (6.22 to 7.40)", never "6.808 (6.22 to 7.396)"; an undefined value is a dash."""
+    digits = decimals_for(low, high, estimate)
+    return [decimal(value, digits) for value in (estimate, low, high, *more)]
+
+
+@register.filter
+def mean_figures(mean: Any) -> dict[str, str]:
+    """An `ldp.MeanEstimate`'s mean, interval ends and standard error, with the same decimals (`figures`)."""
+    texts = figures(mean.mean, mean.ci_low, mean.ci_high, mean.std_error)
+    return dict(zip(("mean", "ci_low", "ci_high", "std_error"), texts, strict=True))
 
 
 @register.filter

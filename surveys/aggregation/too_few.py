@@ -1,0 +1,55 @@
+"""The one rule for too few respondents, and its warning, for every place that shows an estimate.
+
+The rule: a figure from n respondents is too few while n is below the planner's respondents for the chosen
+margin at the figure's interval level, worst case (`QuestionResult.needed`: fixed-n or valid at any time, as
+the intervals shown; `CrossTab.needed`: a joint cell's). Below it the randomization dominates: an estimate can
+lie far outside 0-100% and its interval span almost everything.
+
+How each place applies it (one rule, two presentations, never a figure without the reason):
+- the dashboard's question results withhold the estimates and say why (a chart is read at a glance);
+- every other place gives the figure with the warning beside it: the estimates API and the cross-tab API
+  (`too_few`, `warning`), estimates.csv and crosstab.csv (the same two columns), the dashboard's cross-tab and
+  break-down (a notice on each table) and the generated R and Python scripts (a warning line per question and a
+  `too_few` column), which apply the same planner to the fixed-n intervals they compute. Withholding there would
+  cut a download or an analysis silently; a researcher who pools surveys may need the figure, and now gets it
+  with the reason not to read it alone.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+import ldp
+from surveys.collection.plan import PlannedQuestion
+
+
+def too_few(n: int, needed: int) -> bool:
+    """Whether n respondents are fewer than the planner's `needed` for the chosen margin and level."""
+    return n < needed
+
+
+def question_warning(n: int, needed: int, margin: str, level: str) -> str | None:
+    """The warning beside a question's estimates, or None with enough respondents. `margin` and `level`
+    as the dashboard writes them ("±5.0 points", "95%")."""
+    if not too_few(n, needed):
+        return None
+    return _("Too few respondents: %(n)s of the %(needed)s needed for %(margin)s at %(level)s. The "
+             "randomization dominates: an estimate can lie far from the truth and its interval span almost "
+             "everything; the dashboard does not show these estimates yet.") % {
+        "n": n, "needed": needed, "margin": margin, "level": level}
+
+
+def crosstab_warning(n: int, needed: int, margin: str, level: str) -> str | None:
+    """The warning beside a cross-tab (or a break-down table), or None with enough responses answering both."""
+    if not too_few(n, needed):
+        return None
+    return _("Too few responses answering both: %(n)s of the %(needed)s needed for %(margin)s on every cell at "
+             "%(level)s. The randomization of two answers at once dominates: these estimates can lie far from "
+             "the truth and their intervals are wide.") % {
+        "n": n, "needed": needed, "margin": margin, "level": level}
+
+
+def mean_variance(question: PlannedQuestion) -> float | None:
+    """A numeric mean's worst-case variance per report (its units squared), which the generated scripts
+    need to apply the rule themselves (`means.needed` from it); None for every other question."""
+    return ldp.numeric.worst_mean_variance(question.mechanism) if question.mean else None  # type: ignore[arg-type]
