@@ -100,6 +100,18 @@ def test_an_invalid_field_stores_nothing_and_answers_400_naming_it(admin_client,
     assert translations_state(survey) == before and ConfigurationChange.objects.count() == 0
 
 
+def test_a_page_loaded_before_a_question_was_added_is_refused_not_taken_as_cleared(admin_client, survey):
+    builder.translate(survey, SPANISH)
+    before = translations_state(survey)
+    data = spanish_data(survey)
+    del data[f"question-{question(survey, 4).pk}"]  # the box this page did not have
+    response = admin_client.post(translate_url(survey, "es"), {**data, "title": "Salud nueva"})
+    assert response.status_code == 400
+    assert "The survey's questions changed since this page was loaded: reload it (nothing was saved)." in \
+        parse(response.content.decode()).text
+    assert translations_state(survey) == before and ConfigurationChange.objects.count() == 0
+
+
 def test_a_new_language_with_a_refused_field_is_not_offered(admin_client, survey):
     data = {**spanish_data(survey), "title": ""}
     assert admin_client.post(translate_url(survey, "es"), data).status_code == 400

@@ -27,7 +27,7 @@ from django.utils.translation import gettext_lazy
 from surveys.history import recorder
 
 from .. import languages
-from ..models import OptionTranslation, Question, QuestionTranslation, Survey, SurveyTranslation
+from ..models import Option, Question, Survey, SurveyTranslation
 from ..models.kinds import has_options
 from . import option_lines
 
@@ -43,11 +43,8 @@ class SurveyTranslationFormSet(forms.BaseInlineFormSet):
                                        "the survey's language."))
 
     def delete_existing(self, obj: SurveyTranslation, commit: bool = True) -> None:
-        """A language removed takes its questions' and options' texts with it (added again, it starts empty)."""
         if commit:
-            QuestionTranslation.objects.filter(question__survey=obj.survey, language=obj.language).delete()
-            OptionTranslation.objects.filter(option__question__survey=obj.survey, language=obj.language).delete()
-        super().delete_existing(obj, commit)
+            languages.withdraw(obj)
 
 
 class SurveyTranslationInline(admin.TabularInline):
@@ -97,7 +94,7 @@ def _in(language: str) -> str:
 class Text:
     """One translatable text: the row it belongs to, its label, the default's text and its translation now."""
 
-    row: Any  # the survey (its title, description or consent), a question or an option
+    row: Question | Option | None  # None: the survey's own text (its title, description or consent)
     column: str
     label: str
     source: str
@@ -111,10 +108,10 @@ def _texts(survey: Survey, language: str) -> dict[str, Text]:
     """Form field name -> the text it translates, the survey's own first, then each question's."""
     offer = survey.translations.filter(language=language).first()
     found = {
-        "title": Text(survey, "title", _("Title"), survey.title, offer.title if offer else "", 200, required=True),
-        "description": Text(survey, "description", _("Description"), survey.description,
+        "title": Text(None, "title", _("Title"), survey.title, offer.title if offer else "", 200, required=True),
+        "description": Text(None, "description", _("Description"), survey.description,
                             offer.description if offer else "", 10_000, lines=3),
-        "consent": Text(survey, "consent", _("Consent text"), survey.consent, offer.consent if offer else "",
+        "consent": Text(None, "consent", _("Consent text"), survey.consent, offer.consent if offer else "",
                         10_000, lines=3),
     }
     for question in survey.ordered_questions().prefetch_related("translations", "options__translations"):
@@ -141,25 +138,23 @@ class TranslationForm(forms.Form):
                 widget=forms.Textarea(attrs={**attrs, "rows": text.lines}) if text.lines else forms.TextInput(attrs))
 
 
+    def clean(self) -> dict[str, Any] | None:
+        """A box missing from the post (the survey gained a question or option since the page was loaded) is
+        refused, not taken as cleared."""
+        if any(name not in self.data for name in self.fields):
+            raise forms.ValidationError(_("The survey's questions changed since this page was loaded: reload it "
+                                          "(nothing was saved)."))
+        return super().clean()
+
+    def split(self, texts: dict[str, Text]) -> tuple[dict[str, str], dict[Question | Option, str]]:
+        """The survey's own texts by column, then each question's or option's by its row (stripped)."""
+        own = {text.column: self.cleaned_data[name].strip() for name, text in texts.items() if text.row is None}
+        rows = {text.row: self.cleaned_data[name].strip() for name, text in texts.items() if text.row is not None}
+        return own, rows
+
+
 def _direction(language: str) -> str:
     return "rtl" if language in settings.LANGUAGES_BIDI else "ltr"
-
-
-def save(survey: Survey, texts: dict[str, Text], data: dict[str, str], language: str) -> None:
-    """Offer the language with the survey's texts given; write each question's and option's text given,
-    delete each one cleared."""
-    SurveyTranslation.objects.update_or_create(survey=survey, language=language, defaults={
-        name: data[name].strip() for name in ("title", "description", "consent")})
-    for name, text in texts.items():
-        if text.row is survey:
-            continue
-        value = data[name].strip()
-        question = isinstance(text.row, Question)
-        model, key = (QuestionTranslation, "question") if question else (OptionTranslation, "option")
-        if value:
-            model.objects.update_or_create(**{key: text.row, "language": language}, defaults={text.column: value})
-        else:
-            model.objects.filter(**{key: text.row, "language": language}).delete()
 
 
 def translate_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, language: str) -> HttpResponse:
@@ -176,7 +171,7 @@ def translate_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_i
     form = TranslationForm(texts, language, request.POST if request.method == "POST" else None)
     if form.is_valid():
         with transaction.atomic(), recorder.recording(request.user, survey.pk):
-            save(survey, texts, form.cleaned_data, language)
+            languages.store(survey, language, *form.split(texts))
         model_admin.message_user(request, _("%(language)s texts saved.") % {"language": languages.name(language)},
                                  messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:collection_survey_change", args=[survey.pk]))
