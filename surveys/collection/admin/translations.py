@@ -47,8 +47,9 @@ class SurveyTranslationFormSet(forms.BaseInlineFormSet):
             languages.withdraw(obj)
 
 
-class SurveyTranslationInline(admin.TabularInline):
-    """The languages offered, to remove one; their texts are on each language's translation page."""
+class SurveyTranslationInline(admin.StackedInline):
+    """The languages offered, to remove one; their texts are on each language's translation page. Stacked: the
+    tabular inline's Delete boxes have no label."""
 
     model = SurveyTranslation
     formset = SurveyTranslationFormSet
