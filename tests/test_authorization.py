@@ -136,9 +136,9 @@ MATRIX = {
     ("/admin/collection/survey/<path:object_id>/", "GET", None):    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
     # The survey page's own views: live privacy figures (JSON) for staff who may see or add surveys; the
     # Open / Close buttons POST, with change permission (the "link" survey is open: opening re-checks it).
-    # A language's translation page, with change permission; "health" offers no "es", hence 404 for the superuser.
-    ("admin:collection_survey_translate", "GET", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        404),
-    ("admin:collection_survey_translate", "POST", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        404),
+    # A language's translation page, with change permission (an empty POST lacks the title: 400, nothing stored).
+    ("admin:collection_survey_translate", "GET", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_survey_translate", "POST", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        400),
     ("admin:collection_survey_privacy_figures", "GET", None):       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     ("admin:collection_survey_privacy_total", "GET", None):         (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     ("admin:collection_survey_open", "GET", None):                  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),

@@ -281,7 +281,7 @@ class World:
                 return case.subject
             if name == "url":
                 return CATCH_ALL_PATH
-            if name == "language":  # admin:collection_survey_translate (404 unless the survey offers it)
+            if name == "language":  # admin:collection_survey_translate (a language the survey can take)
                 return "es"
             if name == "content_type_id":  # admin:view_on_site
                 return str(ContentType.objects.get_for_model(Survey).pk)

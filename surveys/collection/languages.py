@@ -1,7 +1,8 @@
 """A survey's languages: which one a respondent reads it in, its texts in that language, and
 what an offered language still lacks (the Open action refuses until nothing does).
 
-Texts are read beside the plan, never into it: the plan (its memo, its version digest) is the
+An admin's translation of a language is stored whole or not at all (`store`). Texts are read beside
+the plan, never into it: the plan (its memo, its version digest) is the
 same in every language, and the chosen language is never sent back or stored with a report.
 """
 
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from .models import Option, OptionTranslation, QuestionTranslation, Survey, SurveyTranslation
+from .models import Option, OptionTranslation, Question, QuestionTranslation, Survey, SurveyTranslation
 from .models.kinds import has_options
 from .plan import PlannedQuestion
 
@@ -131,3 +134,26 @@ def _lacking(survey: Survey, row: SurveyTranslation, questions: list) -> list[st
                 lacking.append(_("question %(n)d option %(i)d “%(label)s”") % {"n": question.order, "i": i,
                                                                                "label": option.label})
     return lacking
+
+
+@transaction.atomic
+def store(survey: Survey, language: str, own: dict[str, str], texts: dict[Question | Option, str]) -> None:
+    """Offer `survey` in `language` with its own texts `own` (title, description, consent), and write each
+    question's text and option's label in `texts`; an empty one removes that translation."""
+    SurveyTranslation.objects.update_or_create(survey=survey, language=language, defaults=own)
+    for row, text in texts.items():
+        model, key, column = ((QuestionTranslation, "question", "text") if isinstance(row, Question)
+                              else (OptionTranslation, "option", "label"))
+        which: dict[str, Any] = {key: row, "language": language}
+        if text:
+            model.objects.update_or_create(**which, defaults={column: text})
+        else:
+            model.objects.filter(**which).delete()
+
+
+@transaction.atomic
+def withdraw(offer: SurveyTranslation) -> None:
+    """Stop offering a language, its questions' and options' texts gone with it (added again, it starts empty)."""
+    QuestionTranslation.objects.filter(question__survey=offer.survey_id, language=offer.language).delete()
+    OptionTranslation.objects.filter(option__question__survey=offer.survey_id, language=offer.language).delete()
+    offer.delete()

@@ -135,6 +135,35 @@ TABBABLE = """() => {""" + _SHARED + """
     .filter((el) => el.checkVisibility({ visibilityProperty: true }) && el.tabIndex >= 0 && stop(el)).map(key);
 }"""
 
+# Each label[for] inside `scope` and its field: the label starts on the field's first line (beside it, its
+# tops within 16 px) or sits just above it (no more than 40 px between, overlapping it sideways), and no
+# other label is nearer the field than its own.
+LABEL_PROBLEMS = """(scope) => {""" + _SHARED + """
+  const problems = [];
+  const labels = [...document.querySelectorAll(`${scope} label[for]`)]
+    .filter((label) => label.checkVisibility({ visibilityProperty: true }));
+  const gap = (a, b) => Math.hypot(Math.max(a.left - b.right, 0, b.left - a.right),
+                                   Math.max(a.top - b.bottom, 0, b.top - a.bottom));
+  const boxes = labels.map((label) => label.getBoundingClientRect());
+  labels.forEach((label, i) => {
+    const field = document.getElementById(label.htmlFor);
+    const words = `label "${label.innerText.trim().slice(0, 40)}"`;
+    if (!field) { problems.push(`${words} names no field`); return; }
+    const a = boxes[i], b = field.getBoundingClientRect();
+    const beside = Math.abs(a.top - b.top) <= 16;
+    const above = a.bottom <= b.top + 1 && b.top - a.bottom <= 40 && a.left < b.right && b.left < a.right;
+    if (!beside && !above) {
+      problems.push(`${words} is not beside or just above ${name(field)}: label at ${Math.round(a.left)},`
+        + `${Math.round(a.top)}..${Math.round(a.bottom)}, field at ${Math.round(b.left)},${Math.round(b.top)}`);
+    }
+    const nearest = boxes.reduce((best, box, j) => (gap(box, b) < gap(boxes[best], b) ? j : best), i);
+    if (nearest !== i) {
+      problems.push(`${name(field)} is nearer label "${labels[nearest].innerText.trim()}" than its own`);
+    }
+  });
+  return problems;
+}"""
+
 
 def horizontal_overflow(page) -> int:
     return page.evaluate(HORIZONTAL_OVERFLOW)
@@ -161,6 +190,11 @@ def tabbable(page) -> list[str]:
     """The keys (see `focused`) of every control that Tab reaches, in document order (a radio group
     once)."""
     return page.evaluate(TABBABLE)
+
+
+def label_problems(page, scope: str = "form") -> list[str]:
+    """Each label inside `scope` that does not sit with its field (see LABEL_PROBLEMS)."""
+    return page.evaluate(LABEL_PROBLEMS, scope)
 
 
 def layout_problems(page, scrolls: str | None = None) -> list[str]:

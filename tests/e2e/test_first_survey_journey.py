@@ -121,5 +121,6 @@ def test_a_new_admin_gets_a_survey_live_and_answered_in_fewer_than_25_interactio
     assert page.locator("dt:text-is('Responses') + dd").inner_text().strip() == "1"
     assert axe_violations(page) == []
     assert violations == []
+    print(f"\nfirst survey journey: {you.count} interactions")
     assert you.count <= MOST_INTERACTIONS, you.count
     context.close()

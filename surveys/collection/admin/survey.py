@@ -160,7 +160,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
             found += " " + _("(randomized questions only; %(count)d not randomized, sent as given)") % {"count": direct}
         return found
 
-    @admin.display(description=gettext_lazy("Questions in other languages"))
+    @admin.display(description=gettext_lazy("Other languages"))
     def translations(self, survey: Survey) -> str:
         return translation_links(survey)
 

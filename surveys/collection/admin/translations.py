@@ -1,11 +1,14 @@
-"""A survey's translations in the admin: its languages (one row each, with the survey's own texts
-in that language) inline on the survey page, and a page per language for every question's text
-and option's label beside the default's. Text only: editable after the first report, since it
-changes no mechanism and no version.
+"""A survey's translations in the admin: one page per language where the survey's own texts (title,
+description, consent), every question's text and every option's label are translated together, each
+beside the default's, and saved in one transaction (a bad field stores nothing). The survey page lists
+its languages (removable there) and links to each language's page, and to the pages of the languages it
+does not offer yet: a language is offered once its page is first saved. Text only: editable after the
+first report, since it changes no mechanism and no version.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -24,7 +27,7 @@ from django.utils.translation import gettext_lazy
 from surveys.history import recorder
 
 from .. import languages
-from ..models import OptionTranslation, Question, QuestionTranslation, Survey, SurveyTranslation
+from ..models import Option, Question, Survey, SurveyTranslation
 from ..models.kinds import has_options
 from . import option_lines
 
@@ -35,30 +38,43 @@ class SurveyTranslationFormSet(forms.BaseInlineFormSet):
         The survey here is as its form left it, so a language changed in the same save counts."""
         super().clean()
         for form in self.forms:
-            if form.cleaned_data.get("language") == self.instance.language and not form.cleaned_data.get("DELETE"):
-                form.add_error("language", _("This is the survey's own language: its texts are on this page."))
+            if form.instance.language == self.instance.language and not form.cleaned_data.get("DELETE"):
+                form.add_error(None, _("This is the survey's own language: remove this translation, or keep "
+                                       "the survey's language."))
+
+    def delete_existing(self, obj: SurveyTranslation, commit: bool = True) -> None:
+        if commit:
+            languages.withdraw(obj)
 
 
 class SurveyTranslationInline(admin.StackedInline):
+    """The languages offered, to remove one; their texts are on each language's translation page. Stacked: the
+    tabular inline's Delete boxes have no label."""
+
     model = SurveyTranslation
     formset = SurveyTranslationFormSet
-    fields = ("language", "title", "description", "consent")
+    fields = ("language",)
+    readonly_fields = ("language",)
     extra = 0
     verbose_name = gettext_lazy("other language")
-    verbose_name_plural = gettext_lazy("Other languages (title, description and consent text in each; the "
-                                       "questions' texts on each language's translation page)")
+    verbose_name_plural = gettext_lazy("Other languages (to remove one; translate on its page, linked above)")
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a language is added by saving its translation page
 
 
 def translation_links(survey: Survey) -> str:
-    """Each offered language's translation page, with how many texts it still lacks."""
+    """Each offered language's translation page, then the page of each language it could add."""
     if survey.pk is None:
-        return "-"
-    rows = [(reverse("admin:collection_survey_translate", args=[survey.pk, row.language]), languages.name(row.language))
-            for row in survey.translations.all()]
-    if not rows:
-        return _("None yet: add a language below, save, then translate its questions here.")
+        return _("Save the survey first, then translate it here.")
+    offered = sorted(row.language for row in survey.translations.all())
+    others = [code for code, _name in settings.LANGUAGES if code != survey.language and code not in offered]
     # One paragraph per link: apart enough for the target size minimum, and no text around them
     # (the admin's links are not underlined).
+    rows = [(reverse("admin:collection_survey_translate", args=[survey.pk, code]),
+             _("Translate into %(language)s") % {"language": languages.name(code)}) for code in offered]
+    rows += [(reverse("admin:collection_survey_translate", args=[survey.pk, code]),
+              _("Add %(language)s") % {"language": languages.name(code)}) for code in others]
     return format_html_join("", '<p><a href="{}">{}</a></p>', rows)
 
 
@@ -75,63 +91,104 @@ def _in(language: str) -> str:
         return option_lines.prefer_not_to_say()
 
 
-def _fields(survey: Survey, language: str) -> dict[str, tuple[Any, str, str]]:
-    """Form field name -> (the row it translates, its default text, its translation now)."""
-    found: dict[str, tuple[Any, str, str]] = {}
+@dataclass(frozen=True)
+class Text:
+    """One translatable text: the row it belongs to, its label, the default's text and its translation now."""
+
+    row: Question | Option | None  # None: the survey's own text (its title, description or consent)
+    column: str
+    label: str
+    source: str
+    text: str
+    longest: int
+    required: bool = False
+    lines: int = 0  # a text area of this many rows; 0: a one-line box
+
+
+def _texts(survey: Survey, language: str) -> dict[str, Text]:
+    """Form field name -> the text it translates, the survey's own first, then each question's."""
+    offer = survey.translations.filter(language=language).first()
+    found = {
+        "title": Text(None, "title", _("Title"), survey.title, offer.title if offer else "", 200, required=True),
+        "description": Text(None, "description", _("Description"), survey.description,
+                            offer.description if offer else "", 10_000, lines=3),
+        "consent": Text(None, "consent", _("Consent text"), survey.consent, offer.consent if offer else "",
+                        10_000, lines=3),
+    }
     for question in survey.ordered_questions().prefetch_related("translations", "options__translations"):
         text = next((t.text for t in question.translations.all() if t.language == language), "")
-        found[f"question-{question.pk}"] = (question, question.text, text)
+        found[f"question-{question.pk}"] = Text(question, "text", _("Question text"), question.text, text, 500,
+                                                lines=2)
         if has_options(question.kind, question.mechanism_name):
             for option in question.ordered_options():
                 label = next((t.label for t in option.translations.all() if t.language == language), "")
-                found[f"option-{option.pk}"] = (option, option.label, label or shipped(option.label, language))
+                found[f"option-{option.pk}"] = Text(
+                    option, "label", _("Option %(i)d") % {"i": option.order + 1}, option.label,
+                    label or shipped(option.label, language), 200)
     return found
 
 
 class TranslationForm(forms.Form):
-    def __init__(self, fields: dict[str, tuple[Any, str, str]], *args: Any, **kwargs: Any):
+    def __init__(self, texts: dict[str, Text], language: str, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        for name, (row, default, text) in fields.items():
-            label = (_("Question %(n)d") % {"n": row.order} if isinstance(row, Question)
-                     else _("Question %(n)d, option %(i)d") % {"n": row.question.order, "i": row.order + 1})
-            self.fields[name] = forms.CharField(label=label, initial=text, required=False, help_text=default,
-                                               max_length=500 if isinstance(row, Question) else 200,
-                                               widget=forms.Textarea(attrs={"rows": 2, "cols": 60})
-                                               if isinstance(row, Question) else None)
+        for name, text in texts.items():
+            # The box reads in the language typed into it; the default's text beside it describes it.
+            attrs = {"lang": language, "dir": _direction(language), "aria-describedby": f"id_{name}_source"}
+            self.fields[name] = forms.CharField(
+                label=text.label, initial=text.text, required=text.required, max_length=text.longest,
+                widget=forms.Textarea(attrs={**attrs, "rows": text.lines}) if text.lines else forms.TextInput(attrs))
 
 
-def save(fields: dict[str, tuple[Any, str, str]], data: dict[str, str], language: str) -> None:
-    """Write each text given, delete each one cleared."""
-    for name, (row, _default, _text) in fields.items():
-        value = data[name].strip()
-        model, key, column = ((QuestionTranslation, "question", "text") if isinstance(row, Question)
-                              else (OptionTranslation, "option", "label"))
-        if value:
-            model.objects.update_or_create(**{key: row, "language": language}, defaults={column: value})
-        else:
-            model.objects.filter(**{key: row, "language": language}).delete()
+    def clean(self) -> dict[str, Any] | None:
+        """A box missing from the post (the survey gained a question or option since the page was loaded) is
+        refused, not taken as cleared."""
+        if any(name not in self.data for name in self.fields):
+            raise forms.ValidationError(_("The survey's questions changed since this page was loaded: reload it "
+                                          "(nothing was saved)."))
+        return super().clean()
+
+    def split(self, texts: dict[str, Text]) -> tuple[dict[str, str], dict[Question | Option, str]]:
+        """The survey's own texts by column, then each question's or option's by its row (stripped)."""
+        own = {text.column: self.cleaned_data[name].strip() for name, text in texts.items() if text.row is None}
+        rows = {text.row: self.cleaned_data[name].strip() for name, text in texts.items() if text.row is not None}
+        return own, rows
+
+
+def _direction(language: str) -> str:
+    return "rtl" if language in settings.LANGUAGES_BIDI else "ltr"
 
 
 def translate_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, language: str) -> HttpResponse:
-    """GET: every question's text and option's label in `language`, beside the default's; POST: save them."""
+    """GET: the survey's texts in `language`, each beside the default's; POST: save them all, or none
+    (400 with each field's error)."""
     survey = model_admin.get_object(request, object_id)
     if survey is None:
         raise Http404
     if not model_admin.has_change_permission(request, survey):
         raise PermissionDenied
-    if not survey.translations.filter(language=language).exists():
-        raise Http404  # not a language the survey offers
-    fields = _fields(survey, language)
-    form = TranslationForm(fields, request.POST if request.method == "POST" else None)
+    if language == survey.language or language not in dict(settings.LANGUAGES):
+        raise Http404  # not a language the survey could be translated into
+    texts = _texts(survey, language)
+    form = TranslationForm(texts, language, request.POST if request.method == "POST" else None)
     if form.is_valid():
         with transaction.atomic(), recorder.recording(request.user, survey.pk):
-            save(fields, form.cleaned_data, language)
+            languages.store(survey, language, *form.split(texts))
         model_admin.message_user(request, _("%(language)s texts saved.") % {"language": languages.name(language)},
                                  messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:collection_survey_change", args=[survey.pk]))
     return TemplateResponse(request, "admin/collection/translate.html", {
         **model_admin.admin_site.each_context(request), "opts": model_admin.model._meta, "survey": survey,
-        "form": form, "language": language, "direction": "rtl" if language in settings.LANGUAGES_BIDI else "ltr",
+        "form": form, "sections": _sections(form, texts), "source_language": survey.language,
+        "source_direction": _direction(survey.language), "source_name": languages.name(survey.language),
         "title": _("%(language)s texts of %(survey)s") % {"language": languages.name(language), "survey": survey},
-    })
+    }, status=400 if form.is_bound else 200)
 
+
+def _sections(form: TranslationForm, texts: dict[str, Text]) -> list[tuple[str, list[tuple[Any, Text]]]]:
+    """The page's sections: the survey's own texts, then one per question (its text, then its options)."""
+    sections: list[tuple[str, list[tuple[Any, Text]]]] = [(_("The survey"), [])]
+    for name, text in texts.items():
+        if isinstance(text.row, Question):
+            sections.append((_("Question %(n)d") % {"n": text.row.order}, []))
+        sections[-1][1].append((form[name], text))
+    return sections
