@@ -19,7 +19,7 @@ from functools import cached_property, lru_cache
 from django.db import connection
 
 import ldp
-from surveys.errors import ApiError
+from surveys import refusals
 
 from . import scales
 from .models import YES_NO_LABELS, Option, Question, Survey, build_mechanism
@@ -29,12 +29,14 @@ from .scales import Scale
 Rows = tuple[tuple, ...]
 
 
-class Unavailable(ApiError):
+class Unavailable(refusals.Refusal):
     """A survey's stored configuration or counts cannot be read soundly (only possible for
     surveys edited outside the admin): there is nothing sound to randomize or compute with."""
 
+    code = refusals.UNAVAILABLE
+
     def __init__(self, reason: str):
-        super().__init__(409, "survey", reason)
+        super().__init__("survey", reason)
 
 
 @dataclass(frozen=True)
