@@ -7,7 +7,7 @@ in the same transaction, read with one SUM ... GROUP BY (question, slot) over at
 (options + 1) x shards rows per question. The cost does not grow with the number of
 reports (see bench/results_bench.py). `tallies.count_from_reports` still counts from the
 reports themselves, linear in n, for verification (`manage.py rebuild_counts --verify`).
-A survey whose stored configuration or counts cannot be read raises `Unavailable` (409).
+A survey whose stored configuration or counts cannot be read raises `Unavailable`.
 """
 
 from __future__ import annotations
