@@ -38,8 +38,6 @@ from .grid import GridMechanism, check_grid
 from .intervals import check_confidence, z_value
 from .mechanism import IntArray, ReportError, as_int_array, check_epsilon, is_int, settle
 
-CLAMP_BIAS = Fraction(1, 2**60)
-
 
 def noise_scale(epsilon: float, steps: int) -> tuple[int, int]:
     """(t, s): the largest s / t <= epsilon / steps with s, t <= 2^32; steps * s / t <= epsilon exactly.

@@ -94,11 +94,6 @@ def decimal_half_plus(q: Fraction) -> tuple[int, int]:
     return math.floor(p * WORD), WORD
 
 
-def acceptance_limit(modulus: int) -> int:
-    """Words below this limit are accepted when sampling uniformly below `modulus`."""
-    return modulus * (WORD // modulus)
-
-
 def within_exactly(numerator: int, denominator: int, epsilon: float) -> bool:
     """numerator / denominator <= e^epsilon for positive integers of any size, decided exactly.
 

@@ -12,6 +12,7 @@ from rest_framework.exceptions import APIException, ParseError
 class TooLarge(APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "request body too large"
+    default_code = "too_large"
 
 
 class JSONParser(parsers.JSONParser):

@@ -217,5 +217,6 @@ SPECTACULAR_SETTINGS = {
         "MultiSelectSamplerKindEnum": ["multiselect"],
         "OneBitSamplerKindEnum": ["onebit"],
         "DiscreteLaplaceSamplerKindEnum": ["dlaplace"],
+        "ErrorCodeEnum": "surveys.errors.CODES",
     },
 }

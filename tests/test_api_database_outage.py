@@ -82,7 +82,8 @@ print(json.dumps(found))
 """.replace("THE_MARKER", MARKER)
 
 UNAVAILABLE = [503, "application/json", "30", {"error": {
-    "field": "request", "reason": "the service is unavailable for a moment; try again in 30 seconds"}}]
+    "code": "service_unavailable", "field": "request",
+    "reason": "the service is unavailable for a moment; try again in 30 seconds"}}]
 
 
 def run(tmp_path: Path, database_url: str, environment: dict[str, str], *args: str) -> tuple[dict, list[str]]:
@@ -100,8 +101,8 @@ def run(tmp_path: Path, database_url: str, environment: dict[str, str], *args: s
 def test_in_production_every_api_answer_is_a_503_in_the_error_shape_and_one_log_line(tmp_path, engine):
     found, logged = run(tmp_path, UNREACHABLE[engine], PRODUCTION, "eager")
     assert found == {**{case: UNAVAILABLE for case in ("definition", "submission", "session", "middleware")},
-                     "other error": [500, "application/json", None, {"error": {"field": "request",
-                                                                               "reason": "internal server error"}}],
+                     "other error": [500, "application/json", None, {"error": {
+                         "code": "server_error", "field": "request", "reason": "internal server error"}}],
                      "other error, a page": [500, "text/html; charset=utf-8", None, None]}
     cause = {"sqlite": "OperationalError: unable to open database file",
              "postgresql": 'OperationalError: connection failed: connection to server at "127.0.0.1", port 1 failed: '

@@ -87,8 +87,9 @@ def test_a_refusal_the_page_shows_is_in_spanish(client, survey):
     response = client.post(f"/api/v1/surveys/{survey.slug}/responses/", json.dumps(payload),
                            content_type="application/json", **ES)
     assert response.status_code == 409
-    assert response.json() == {"error": {"field": "version", "reason": "la encuesta ha cambiado desde que se "
-                                                                         "cargó este formulario; vuelva a cargarlo"}}
+    assert response.json() == {"error": {"code": "version_changed", "field": "version",
+                                         "reason": "la encuesta ha cambiado desde que se "
+                                                   "cargó este formulario; vuelva a cargarlo"}}
     english = client.post(f"/api/v1/surveys/{survey.slug}/responses/", json.dumps(payload),
                           content_type="application/json")
     assert english.json()["error"]["reason"] == "the survey changed since this form was loaded; reload it"

@@ -65,7 +65,6 @@ from .results import SurveyResults
 
 CODEBOOK_FORMAT = "ldp-survey-codebook/2"
 REPORTS_FORMAT = "ldp-survey-reports/2"
-CHUNK = 2000
 FIXED_COLUMNS = ["response_id", "submitted_on", "mechanism_version"]
 ESTIMATE_COLUMNS = [
     "question_id", "question_key", "question_order", "question_text", "mechanism", "effective_epsilon",

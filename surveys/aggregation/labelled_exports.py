@@ -202,19 +202,6 @@ def _prototype(cols: list[Column], write: Writer) -> tuple[bytes, list[list[Any]
         return Path(path).read_bytes(), rows
 
 
-def report_rows(survey: Survey, current: SurveyPlan) -> Iterator[list[Any]]:
-    """Each response's cells in column order (what the file's rows hold)."""
-    cells = [Lookup(functools.partial(exports.cells, q), [None] * len(exports.columns(q))) for q in current]
-    for block in report_blocks.blocks(survey, list(current)):
-        for response_id, day, version, *values in zip(block.ids, block.days, block.versions, *block.values,
-                                                      strict=True):
-            yield [response_id, day, version, *itertools.chain.from_iterable(map(_lookup, cells, values))]
-
-
-def _lookup(table: Lookup, value: Any) -> Any:
-    return table[value]
-
-
 def encoded_rows(survey: Survey, current: SurveyPlan, layout: Layout) -> Iterator[tuple[bytes, int]]:
     """Each block of responses as the file's rows, and how many rows it holds. Each row is its cells'
     bytes one after the other (`Layout.packer`): a report's from a lookup per question, the day's and

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from django.utils.translation import gettext_lazy as _
 
 from ldp.intervals import INTERVALS
-from surveys.errors import ApiError
+from surveys import refusals
 
 CONFIDENCE_MIN, CONFIDENCE_MAX = 0.5, 0.999
 MARGIN_MIN, MARGIN_MAX = 0.001, 0.5
@@ -75,11 +75,10 @@ CROSSTAB_FIELDS = ("a", "b", "confidence", "margin")  # the cross-tab API and ex
 DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by")
 
 
-class BadParameter(ApiError):
-    """A query parameter the results cannot be computed with: which one, and why (400)."""
+class BadParameter(refusals.Refusal):
+    """A query parameter the results cannot be computed with: which one, and why."""
 
-    def __init__(self, field: str, reason: str):
-        super().__init__(400, field, reason)
+    code = refusals.BAD_PARAMETER
 
 
 def parse(query: Any, fields: tuple[str, ...] = FIELDS) -> ResultOptions:

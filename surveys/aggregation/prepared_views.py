@@ -28,7 +28,7 @@ from django.utils.http import content_disposition_header
 from surveys.collection import plan
 from surveys.collection.models import Survey
 
-from . import access, exports, prepared, results
+from . import access, exports, prepared, refusing
 from .export_formats import FORMATS
 from .models import PreparedExport
 from .views import researchers_only
@@ -38,12 +38,10 @@ READY = PreparedExport.Status.READY
 
 
 @researchers_only
+@refusing.answered
 def export_reports(request: HttpRequest, slug: str, fmt: str) -> HttpResponseBase:
     survey = access.survey_for(request.user, slug)
-    try:
-        plan.of(survey)
-    except results.Unavailable as error:
-        return unavailable(request, survey, error)
+    plan.of(survey)  # a survey whose configuration cannot be read: refused before anything is prepared
     wanted = request.GET.get("export")
     export = prepared.find(survey, wanted, fmt) if wanted else prepared.request(survey, fmt)
     file = prepared.opened(export) if export is not None and export.status == READY else None
@@ -53,6 +51,7 @@ def export_reports(request: HttpRequest, slug: str, fmt: str) -> HttpResponseBas
 
 
 @researchers_only
+@refusing.answered
 def export_codebook(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     wanted = request.GET.get("export")
@@ -62,10 +61,7 @@ def export_codebook(request: HttpRequest, slug: str) -> HttpResponse:
             return _not_ready(request, survey, export, "codebook.json")
         text = export.codebook
     else:
-        try:
-            text = json.dumps(exports.codebook(survey), indent=2, allow_nan=False)
-        except results.Unavailable as error:
-            return unavailable(request, survey, error)
+        text = json.dumps(exports.codebook(survey), indent=2, allow_nan=False)
     response = HttpResponse(text, content_type="application/json")
     response["Content-Disposition"] = content_disposition_header(True, exports.filename(survey, "codebook.json"))
     return response
@@ -104,8 +100,3 @@ def _not_ready(request: HttpRequest, survey: Survey, export: PreparedExport | No
     if preparing:
         response["Retry-After"] = str(REFRESH)
     return response
-
-
-def unavailable(request: HttpRequest, survey: Survey, error: results.Unavailable) -> HttpResponse:
-    return render(request, "aggregation/unavailable.html", {"survey": survey, "reason": error.reason}, status=409)
-

@@ -7,13 +7,12 @@ in the same transaction, read with one SUM ... GROUP BY (question, slot) over at
 (options + 1) x shards rows per question. The cost does not grow with the number of
 reports (see bench/results_bench.py). `tallies.count_from_reports` still counts from the
 reports themselves, linear in n, for verification (`manage.py rebuild_counts --verify`).
-A survey whose stored configuration or counts cannot be read raises `Unavailable` (409).
+A survey whose stored configuration or counts cannot be read raises `Unavailable`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -173,23 +172,13 @@ def _differs(post_processed: tuple[float, ...], unbiased: tuple[float, ...]) -> 
                if math.isfinite(a) and math.isfinite(b))
 
 
-def count_reports(questions: Iterable[PlannedQuestion]) -> tallies.Counted:
-    """question id -> (counts per option, n reports), read from the running tallies.
-
-    One grouped query over (question, slot, shard) rows: the cost grows with options x
-    shards, not with the number of reports. Every writer keeps the tallies current
-    (see surveys.collection.tallies); `tallies.count_from_reports` recounts from the reports.
-    """
-    return tallies.read(questions)
-
-
 def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyResults:
     """Debiased estimates, intervals and the sample-size planner for every question. Without an interval
     asked for: intervals valid however often you look while the survey is open, fixed-n ones once closed."""
     options = options.resolved(survey.status == Survey.Status.OPEN)
     current = plan.of(survey)
     versions.check(survey, current)
-    counted = count_reports(current)
+    counted = tallies.read(current)
     found = means.histograms(current)
     planned = None
     if options.interval == params.ANYTIME:  # the survey's planner target, from the design and margin alone

@@ -15,7 +15,8 @@ INFO = {
     "DESCRIPTION": (
         "Local-differential-privacy surveys. Respondents' browsers randomize every answer and post "
         "only randomized reports; researchers read debiased estimates. Errors have one shape: "
-        '{"error": {"field": ..., "reason": ...}}.'
+        '{"error": {"code": ..., "field": ..., "reason": ...}}, where code is stable and machine-readable '
+        "(the Error component lists them; docs/api-errors.md says what each means)."
     ),
     "VERSION": "1",
 }

@@ -5,7 +5,7 @@ Freezing a question's mechanism is enforced in `Model.save`; a `QuerySet.update`
 change in how mechanisms are derived between releases would leave reports made under one channel to
 be debiased with another's parameters, silently. The submission service refuses a stale version,
 so a mismatch here means such an edit: the results, the cross-tabs and the estimates exports refuse
-(`plan.Unavailable`, 409) and name the versions found, until the mechanisms are put back or the
+(`plan.Unavailable`) and name the versions found, until the mechanisms are put back or the
 reports are purged. The raw reports exports still serve every report with its `mechanism_version`.
 
 Cost: two index seeks on (survey, mechanism_version) (any version below the current one? above

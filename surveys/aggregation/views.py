@@ -4,7 +4,8 @@ The report exports and the codebook are in surveys.aggregation.prepared_views (f
 Anonymous visitors, and sessions the admin would refuse (surveys.accounts.guards: an account with
 two-factor sign-in not verified with a code, or a staff member or superuser who must enrol first),
 are sent to log in; a survey the researcher is not assigned to is a 404. Nothing here is cached
-anywhere (never_cache): these are a survey's results.
+anywhere (never_cache): these are a survey's results. Refusals (a survey whose configuration cannot
+be read, a bad query parameter) are answered by surveys.aggregation.refusing.
 """
 
 import csv
@@ -22,7 +23,7 @@ from surveys.accounts import guards
 from surveys.collection import plan, sharing
 from surveys.collection.models import Survey
 
-from . import access, charts, crosstab, exports, numeric_charts, params, prepared, progress, relating, results
+from . import access, charts, crosstab, exports, numeric_charts, params, prepared, progress, refusing, relating, results
 
 
 def researchers_only(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -36,6 +37,7 @@ def survey_list(request: HttpRequest) -> HttpResponse:
 
 
 @researchers_only
+@refusing.answered
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     try:
@@ -43,11 +45,8 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     except params.BadParameter as error:
         # Still show the results, at the defaults, with the complaint on top.
         options, problem = params.DEFAULTS, error
-    try:
-        found = results.survey_results(survey, options)
-        relate = relating.context(survey, options, plan.of(survey))
-    except results.Unavailable as error:
-        return _unavailable(request, survey, error)
+    found = results.survey_results(survey, options)
+    relate = relating.context(survey, options, plan.of(survey))
     coming_along = progress.of(found)
     return render(request, "aggregation/dashboard.html", {
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
@@ -66,28 +65,20 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @researchers_only
+@refusing.answered
 def export_estimates(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
-    try:
-        found = results.survey_results(survey, params.parse(request.GET))
-    except params.BadParameter as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
-    except results.Unavailable as error:
-        return _unavailable(request, survey, error)
+    found = results.survey_results(survey, params.parse(request.GET))
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, "estimates.csv")
     csv.writer(response).writerows(exports.spreadsheet_safe(exports.estimate_rows(found)))
     return response
 
 
 @researchers_only
+@refusing.answered
 def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
-    try:
-        table = crosstab.crosstab(survey, params.parse(request.GET, params.CROSSTAB_FIELDS))
-    except params.BadParameter as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
-    except results.Unavailable as error:
-        return _unavailable(request, survey, error)
+    table = crosstab.crosstab(survey, params.parse(request.GET, params.CROSSTAB_FIELDS))
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
                            f"crosstab-{table.a.key}-{table.b.key}.csv")
     csv.writer(response).writerows(exports.spreadsheet_safe(exports.crosstab_rows(table)))
@@ -97,7 +88,3 @@ def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
 def _attachment(response: Any, survey: Survey, name: str) -> Any:
     response["Content-Disposition"] = content_disposition_header(True, exports.filename(survey, name))
     return response
-
-
-def _unavailable(request: HttpRequest, survey: Survey, error: results.Unavailable) -> HttpResponse:
-    return render(request, "aggregation/unavailable.html", {"survey": survey, "reason": error.reason}, status=409)

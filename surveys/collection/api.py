@@ -1,7 +1,7 @@
 """Respondent API: the public survey definition and the submission of randomized reports.
 
-Refusals are raised by the services as `surveys.errors.ApiError`s and written by the project's
-exception handler; the submission limit is a DRF throttle (429 with Retry-After).
+Refusals are raised by the services as `surveys.refusals.Refusal`s and written by the project's
+exception handler (surveys.errors); the submission limit is a DRF throttle (429 with Retry-After).
 """
 
 from typing import Any
@@ -17,7 +17,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from surveys.errors import ApiError
+from surveys.refusals import Refusal
 
 from . import definition, languages, plan, schema, submission
 from .models import Survey
@@ -47,7 +47,7 @@ def survey_detail(request: Request, slug: str) -> Response:
     survey = get_object_or_404(Survey.objects.published(), slug=slug)
     asked = request.query_params.get("lang")
     if asked is not None and asked not in languages.offered(survey):
-        raise ApiError(400, "lang", _("this survey is not offered in that language"))
+        raise Refusal("lang", _("this survey is not offered in that language"))
     language = languages.choose(survey, asked, request)
     with translation.override(language):
         found = SurveyDefinitionSerializer(definition.of(survey, language)).data

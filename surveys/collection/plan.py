@@ -19,7 +19,7 @@ from functools import cached_property, lru_cache
 from django.db import connection
 
 import ldp
-from surveys.errors import ApiError
+from surveys import refusals
 
 from . import scales
 from .models import YES_NO_LABELS, Option, Question, Survey, build_mechanism
@@ -29,12 +29,14 @@ from .scales import Scale
 Rows = tuple[tuple, ...]
 
 
-class Unavailable(ApiError):
+class Unavailable(refusals.Refusal):
     """A survey's stored configuration or counts cannot be read soundly (only possible for
     surveys edited outside the admin): there is nothing sound to randomize or compute with."""
 
+    code = refusals.UNAVAILABLE
+
     def __init__(self, reason: str):
-        super().__init__(409, "survey", reason)
+        super().__init__("survey", reason)
 
 
 @dataclass(frozen=True)
@@ -212,12 +214,6 @@ def build(rows: Rows) -> SurveyPlan:
     return SurveyPlan(_digest(questions, options), tuple(questions))
 
 
-def version_before_samplers(rows: Rows) -> str:
-    """The version the same rows had before the digest covered the sampler's integers: what
-    responses stored until then carry (migration 0009 re-stamps them)."""
-    return _digest(*_questions(rows), samplers=False)
-
-
 Options = dict[int, list[tuple[str, Decimal | None, Decimal | None]]]
 
 
@@ -232,12 +228,12 @@ def _questions(rows: Rows) -> tuple[list[PlannedQuestion], Options]:
     return [_planned(pk, fields[pk], options[pk]) for pk in fields], options
 
 
-def _digest(questions: list[PlannedQuestion], options: Options, samplers: bool = True) -> str:
+def _digest(questions: list[PlannedQuestion], options: Options) -> str:
     # The digest covers the configured parameters, the sampler's integers themselves (what the
     # browser randomizes with: a change of rounding between releases is a new version), the labels,
     # and for the new kinds their scale, bins and scores.
     definition = [[q.id, q.kind, q.mechanism.to_dict(), [label for label, *_ in options[q.id]], *_extra(q),
-                   *([{"sampler": q.mechanism.sampler()}] if samplers else [])] for q in questions]
+                   {"sampler": q.mechanism.sampler()}] for q in questions]
     return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
 
 

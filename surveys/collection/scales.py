@@ -142,11 +142,6 @@ def edge_indexes(scale: Scale, edges: Sequence[Decimal]) -> list[int]:
     return [int((edge - scale.lo) / scale.step) for edge in edges]
 
 
-def bin_of(edges: Sequence[int], index: int) -> int:
-    """The bin of grid index `index`: the last bin whose lower edge is at most it."""
-    return max(j for j, edge in enumerate(edges) if edge <= index)
-
-
 def bin_label(scale: Scale, edges: Sequence[Decimal], j: int) -> str:
     """The words of bin j when the admin gave none: "18 to 24" (its grid values, both ends included)."""
     top = edges[j + 1] - scale.step if j + 1 < len(edges) else scale.hi

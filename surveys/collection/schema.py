@@ -17,11 +17,13 @@ submission = extend_schema(
     summary="Store one response: a randomized report for every question (retries with the same key are idempotent)",
     request=SubmissionSerializer,
     description="201: stored. 200: a retry with the same key and reports (nothing stored twice). "
-                "400: malformed, naming the field. 403: missing CSRF token, or a missing, used or "
-                "unknown invitation. 404: no such survey. 413: body over the upload limit. "
-                "429: too many submissions from one network. "
-                "409: outdated version, the key reused for other reports, or an unreadable configuration. "
-                "410: not accepting responses. 503: the database is unavailable (Retry-After: try again then).",
+                "400: malformed, naming the field (code invalid, parse_error). 403: missing CSRF token "
+                "(permission_denied), or a missing, used or unknown invitation (invitation_refused). "
+                "404: no such survey (not_found). 413: body over the upload limit (too_large). "
+                "429: too many submissions from one network (throttled). "
+                "409: outdated version (version_changed), the key reused for other reports (key_reused), "
+                "or an unreadable configuration (unavailable). 410: not accepting responses (gone). "
+                "503: the database is unavailable (service_unavailable; Retry-After: try again then).",
     responses={
         200: ReceiptSerializer, 201: ReceiptSerializer,
         **dict.fromkeys((400, 403, 404, 409, 410, 413, 415, 429, 503), ErrorSerializer),

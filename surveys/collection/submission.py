@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 import ldp
-from surveys.errors import ApiError
+from surveys import refusals
 
 from . import invitations, plan, store
 from .models import Response, Survey
@@ -29,8 +29,8 @@ TOKEN_MAX_LENGTH = 128
 TOKEN_PATTERN = re.compile(f"[A-Za-z0-9_-]{{1,{TOKEN_MAX_LENGTH}}}")  # URL-safe base64, as made
 
 
-class SubmissionError(ApiError):
-    """A refused submission: HTTP status, the field at fault and why."""
+class SubmissionError(refusals.Refusal):
+    """A refused submission: the field at fault, why, and the kind of refusal (invalid unless said)."""
 
 
 @dataclass(frozen=True)
@@ -39,15 +39,12 @@ class Receipt:
     created: bool
     reports: dict
 
-    def as_dict(self) -> dict:
-        return {"id": str(self.response_id), "reports": self.reports}
-
 
 def check_accepting(survey: Survey) -> None:
     if survey.status == Survey.Status.DRAFT:
-        raise SubmissionError(404, "survey", _("no such survey"))
+        raise SubmissionError("survey", _("no such survey"), refusals.NOT_FOUND)
     if not survey.is_accepting():
-        raise SubmissionError(410, "survey", _("this survey is not accepting responses"))
+        raise SubmissionError("survey", _("this survey is not accepting responses"), refusals.GONE)
 
 
 def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None) -> Receipt:
@@ -58,9 +55,10 @@ def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None)
     key, version, raw_reports, token = _envelope(survey, payload)
     current = current or plan.of(survey)
     if version != current.version:
-        raise SubmissionError(409, "version", _("the survey changed since this form was loaded; reload it"))
+        raise SubmissionError("version", _("the survey changed since this form was loaded; reload it"),
+                              refusals.VERSION_CHANGED)
     if not current.questions:  # its questions were deleted while it was open
-        raise SubmissionError(410, "survey", _("this survey has no questions"))
+        raise SubmissionError("survey", _("this survey has no questions"), refusals.GONE)
     values = _values(current.questions, raw_reports)
     digest = None if token is None else invitations.digest(token)
     response_id = uuid.uuid4()
@@ -75,43 +73,44 @@ def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None)
             return existing
         if isinstance(refused, IntegrityError) or token is None:  # only an invitation can go unspent
             raise
-        raise SubmissionError(403, INVITATION_FIELD, invitations.refusal(survey, token)) from None
+        raise SubmissionError(INVITATION_FIELD, invitations.refusal(survey, token),
+                              refusals.INVITATION_REFUSED) from None
     return Receipt(response_id, True, raw_reports)
 
 
 def _envelope(survey: Survey, payload: Any) -> tuple[uuid.UUID, str, dict[str, Any], str | None]:
     if not isinstance(payload, dict):
-        raise SubmissionError(400, "body", _("expected a JSON object"))
+        raise SubmissionError("body", _("expected a JSON object"))
     by_invitation = survey.access == Survey.Access.INVITATION
     fields = PAYLOAD_FIELDS | {INVITATION_FIELD} if by_invitation else PAYLOAD_FIELDS
     unknown = sorted(set(payload) - fields)
     if unknown:
         reason = _("this survey does not use invitations") if unknown[0] == INVITATION_FIELD else _("unknown field")
-        raise SubmissionError(400, unknown[0], reason)
+        raise SubmissionError(unknown[0], reason)
     for name in sorted(PAYLOAD_FIELDS):
         if name not in payload:
-            raise SubmissionError(400, name, _("this field is required"))
+            raise SubmissionError(name, _("this field is required"))
     try:
         key = uuid.UUID(payload["key"]) if isinstance(payload["key"], str) else None
     except ValueError:
         key = None
     if key is None:
-        raise SubmissionError(400, "key", _("must be a UUID string"))
+        raise SubmissionError("key", _("must be a UUID string"))
     if not isinstance(payload["version"], str):
-        raise SubmissionError(400, "version", _("must be a string"))
+        raise SubmissionError("version", _("must be a string"))
     if not isinstance(payload["reports"], dict):
-        raise SubmissionError(400, "reports", _("must be an object keyed by question id"))
+        raise SubmissionError("reports", _("must be an object keyed by question id"))
     return key, payload["version"], payload["reports"], _token(payload) if by_invitation else None
 
 
 def _token(payload: dict) -> str:
     if INVITATION_FIELD not in payload:
-        raise SubmissionError(403, INVITATION_FIELD, _("this survey is by invitation only: open the link "
-                                                       "from your invitation"))
+        raise SubmissionError(INVITATION_FIELD, _("this survey is by invitation only: open the link "
+                                                  "from your invitation"), refusals.INVITATION_REFUSED)
     token = payload[INVITATION_FIELD]
     if not (isinstance(token, str) and TOKEN_PATTERN.fullmatch(token)):
-        raise SubmissionError(400, INVITATION_FIELD, _("must be the token from the invitation link "
-                                                       "(at most %(n)s characters)") % {"n": TOKEN_MAX_LENGTH})
+        raise SubmissionError(INVITATION_FIELD, _("must be the token from the invitation link "
+                                                  "(at most %(n)s characters)") % {"n": TOKEN_MAX_LENGTH})
     return token
 
 
@@ -120,16 +119,16 @@ def _values(questions: tuple[PlannedQuestion, ...], reports: dict) -> dict[int, 
     expected = {str(q.id): q for q in questions}
     for name in reports:
         if name not in expected:
-            raise SubmissionError(400, f"reports.{name}", _("no such question in this survey"))
+            raise SubmissionError(f"reports.{name}", _("no such question in this survey"))
     values = {}
     for name, question in expected.items():
         field = f"reports.{name}"
         if name not in reports:
-            raise SubmissionError(400, field, _("a report for every question is required"))
+            raise SubmissionError(field, _("a report for every question is required"))
         try:
             values[question.id] = question.mechanism.encode(reports[name])
         except ldp.ReportError as error:
-            raise SubmissionError(400, field, str(error)) from None
+            raise SubmissionError(field, str(error)) from None
     return values
 
 
@@ -139,5 +138,5 @@ def _earlier_receipt(survey: Survey, key: uuid.UUID, values: dict[int, int], rep
         return None
     stored = dict(response.reports.values_list("question_id", "value"))
     if stored != values:
-        raise SubmissionError(409, "key", _("this key was already used for different reports"))
+        raise SubmissionError("key", _("this key was already used for different reports"), refusals.KEY_REUSED)
     return Receipt(response.pk, False, reports)

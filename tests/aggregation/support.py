@@ -1,9 +1,14 @@
 """Reports with known counts, written straight to the database as the submission API would store
-them, with the survey's tallies (the dashboards' counters)."""
+them, with the survey's tallies (the dashboards' counters); and the reports read back the straightforward
+way (one ORM query), what the exports read in blocks must equal."""
+
+import itertools
 
 import numpy as np
 
+from surveys.aggregation import exports
 from surveys.collection import builder
+from surveys.collection.models import Report
 
 
 def randomized_reports(survey, n, seed=0, truth=None):
@@ -35,3 +40,25 @@ def add_responses(survey, n, seed=0, truth=None):
 def counts(question, values):
     """The counts ldp debiases: reports per option, or 1-bits per option."""
     return question.mechanism().counts(values)
+
+
+def reference_responses(survey, current):
+    """(id, day, version, {question key: decoded report}) per response with a report, in id order, reports
+    in question-id order."""
+    questions = {q.id: q for q in current}
+    rows = (Report.objects.filter(response__survey=survey).order_by("response_id", "question_id")
+            .values_list("response_id", "response__submitted_on", "response__mechanism_version", "question_id",
+                         "value"))
+    for (response_id, day, version), group in itertools.groupby(rows, key=lambda row: row[:3]):
+        reports = {questions[q].key: questions[q].mechanism.decode(value) for *_, q, value in group}
+        yield str(response_id), day, version, reports
+
+
+def reference_rows(survey, current):
+    """Each response's cells in the labelled files' column order, from `reference_responses`."""
+    for response_id, day, version, reports in reference_responses(survey, current):
+        cells = [response_id, day, version]
+        for q in current:
+            value = reports.get(q.key)
+            cells += value if isinstance(value, list) else [value] * len(exports.columns(q))
+        yield cells

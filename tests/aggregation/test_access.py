@@ -46,7 +46,7 @@ def test_each_results_route_answers_each_user_as_expected(client, request, surve
 def test_the_api_refuses_in_its_json_error_shape(client, request, survey, who):
     response = as_user(client, request, who).get(reverse(ROUTES["api-estimates"], args=[survey.slug]))
     error = json.loads(response.content)["error"]
-    assert set(error) == {"field", "reason"}
+    assert set(error) == {"code", "field", "reason"}
 
 
 def test_an_unknown_survey_is_404_for_a_superuser_too(client, superuser):

@@ -13,6 +13,7 @@ from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion
+from surveys.errors import status_of
 from tests.aggregation.support import add_responses
 
 # Answers that depend on each other: question 3 (k-RR, 3 options) is mostly question 1's answer.
@@ -171,7 +172,7 @@ def test_it_refuses_a_question_twice_unknown_ids_and_another_surveys_questions(s
                          (ResultOptions(b=q[2].pk), "a"), (ResultOptions(a=q[2].pk), "b")]:
         with pytest.raises(BadParameter) as refused:
             crosstab.crosstab(survey, given)
-        assert (refused.value.status, refused.value.field) == (400, field), given
+        assert (status_of(refused.value), refused.value.field) == (400, field), given
 
 
 def test_the_break_down_relates_every_other_question_to_the_groups(survey):

@@ -16,7 +16,7 @@ from django.urls import reverse
 from surveys.aggregation import export_labels, labelled_exports, readstat_layout
 from surveys.collection import builder, plan
 from tests.aggregation.conftest import LONG_TEXT, TRICKY_TEXT
-from tests.aggregation.support import add_responses
+from tests.aggregation.support import add_responses, reference_rows
 
 FORMATS = {
     "dta": (pyreadstat.read_dta, "application/x-stata-dta"),
@@ -180,7 +180,7 @@ def test_the_streamed_file_is_byte_for_byte_the_one_pyreadstat_writes_from_all_r
     write = (labelled_exports.stata_writer(answered, cols) if extension == "dta"
              else labelled_exports.spss_writer(answered, current, cols))
     path = str(tmp_path / "whole")
-    write(labelled_exports.frame(cols, list(labelled_exports.report_rows(answered, current))), path)
+    write(labelled_exports.frame(cols, list(reference_rows(answered, current))), path)
     whole = open(path, "rb").read()
     if extension == "dta":  # with the same notes
         notes = labelled_exports.stata_notes(answered, current, cols)

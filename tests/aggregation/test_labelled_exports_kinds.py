@@ -11,6 +11,7 @@ import pytest
 
 from surveys.aggregation import export_labels, labelled_exports, readstat_layout
 from surveys.collection import builder, plan
+from tests.aggregation.support import reference_rows
 from tests.aggregation.test_analysis_scripts import fetch, rscript, run
 from tests.aggregation.test_labelled_exports import FORMATS, TIMESTAMPS, csv_rows, read_back
 
@@ -91,7 +92,7 @@ def test_the_streamed_file_of_every_kind_is_the_one_pyreadstat_writes_from_all_r
     write = (labelled_exports.stata_writer(answered, cols) if extension == "dta"
              else labelled_exports.spss_writer(answered, current, cols))
     path = str(tmp_path / "whole")
-    write(labelled_exports.frame(cols, list(labelled_exports.report_rows(answered, current))), path)
+    write(labelled_exports.frame(cols, list(reference_rows(answered, current))), path)
     whole = open(path, "rb").read()
     if extension == "dta":
         notes = labelled_exports.stata_notes(answered, current, cols)

@@ -4,6 +4,7 @@ import pytest
 from django.http import QueryDict
 
 from surveys.aggregation.params import DEFAULTS, BadParameter, ResultOptions, parse
+from surveys.errors import refused
 
 
 def test_it_defaults_to_95_percent_the_surveys_interval_not_simultaneous_margin_5_points():
@@ -40,7 +41,7 @@ def test_it_rejects_bad_values_naming_the_parameter(query, field):
     with pytest.raises(BadParameter) as caught:
         parse(QueryDict(query))
     assert caught.value.field == field
-    assert caught.value.as_dict() == {"error": {"field": field, "reason": caught.value.reason}}
+    assert refused(caught.value) == {"error": {"code": "bad_parameter", "field": field, "reason": caught.value.reason}}
 
 
 def test_it_accepts_the_ends_of_the_confidence_range():

@@ -6,7 +6,6 @@ order than the questions, several days and versions (one that CSV must quote), o
 
 import csv
 import io
-import itertools
 import json
 from datetime import date
 
@@ -17,19 +16,8 @@ from surveys.aggregation import exports, labelled_exports, report_blocks
 from surveys.aggregation.export_labels import columns as labelled_columns
 from surveys.aggregation.readstat_layout import SpssLayout, StataLayout
 from surveys.collection import builder, plan
-from surveys.collection.models import Question, Report, Response
-
-
-def reference_responses(survey, current):
-    """(id, day, version, {question key: decoded report}) per response with a report, in id order, reports
-    in question-id order."""
-    questions = {q.id: q for q in current}
-    rows = (Report.objects.filter(response__survey=survey).order_by("response_id", "question_id")
-            .values_list("response_id", "response__submitted_on", "response__mechanism_version", "question_id",
-                         "value"))
-    for (response_id, day, version), group in itertools.groupby(rows, key=lambda row: row[:3]):
-        reports = {questions[q].key: questions[q].mechanism.decode(value) for *_, q, value in group}
-        yield str(response_id), day, version, reports
+from surveys.collection.models import Question, Response
+from tests.aggregation.support import reference_responses, reference_rows
 
 
 def reference_csv(survey, current):
@@ -53,15 +41,6 @@ def reference_json(survey, current):
     body = "".join(("\n" if i == 0 else ",\n") + item for i, item in enumerate(items))
     return (f'{{"format": {json.dumps(exports.REPORTS_FORMAT)}, "codebook": {json.dumps(book)}, "responses": ['
             f"{body}\n]}}\n")
-
-
-def reference_rows(survey, current):
-    for response_id, day, version, reports in reference_responses(survey, current):
-        cells = [response_id, day, version]
-        for q in current:
-            value = reports.get(q.key)
-            cells += value if isinstance(value, list) else [value] * len(exports.columns(q))
-        yield cells
 
 
 @pytest.fixture
@@ -109,11 +88,6 @@ def test_the_reports_csv_is_the_straightforward_one(uneven, block):
 def test_the_reports_json_is_the_straightforward_one(uneven, block):
     current = plan.of(uneven)
     assert "".join(exports.report_json_chunks(uneven, current)) == reference_json(uneven, current)
-
-
-def test_the_labelled_rows_are_the_straightforward_ones(uneven, block):
-    current = plan.of(uneven)
-    assert list(labelled_exports.report_rows(uneven, current)) == list(reference_rows(uneven, current))
 
 
 @pytest.mark.parametrize("layout", [StataLayout, SpssLayout])

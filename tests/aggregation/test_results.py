@@ -117,7 +117,7 @@ def test_its_counts_and_estimates_equal_a_scan_of_the_reports(db):
     wide = wide_survey()
     add_responses(wide, 300, seed=10)
     questions = questions_of(wide)
-    tallied, scanned = results.count_reports(questions), tallies.count_from_reports(questions)
+    tallied, scanned = tallies.read(questions), tallies.count_from_reports(questions)
     for question in questions:
         (tc, tn), (sc, sn) = tallied[question.id], scanned[question.id]
         assert tn == sn == 300 and list(tc) == list(sc)

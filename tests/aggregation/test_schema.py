@@ -7,6 +7,8 @@ from django.core.management import call_command
 from django.urls import get_resolver, reverse
 from django.urls.resolvers import URLPattern, URLResolver
 
+from surveys import errors
+
 
 def api_routes(patterns=None, prefix=""):
     """Every URL under api/ in the project's URLconf, in OpenAPI's {param} spelling."""
@@ -74,3 +76,11 @@ def test_every_api_operation_but_the_schema_documents_the_outage_answer(schema):
     assert {key: operation["responses"].get("503", {}).get("content", {}).get("application/json", {})
             .get("schema", {}).get("$ref") for key, operation in operations.items()} == dict.fromkeys(
         operations, "#/components/schemas/Error")
+
+
+def test_the_error_shape_lists_every_code_the_api_answers(schema):
+    components = schema["components"]["schemas"]
+    detail = components[components["Error"]["properties"]["error"]["$ref"].rpartition("/")[2]]
+    assert detail["required"] == ["code", "field", "reason"]
+    assert detail["properties"]["code"]["allOf"] == [{"$ref": "#/components/schemas/ErrorCodeEnum"}]
+    assert components["ErrorCodeEnum"]["enum"] == list(errors.CODES)

@@ -331,7 +331,7 @@ def test_the_figures_endpoint_refuses_bad_input_in_the_api_error_shape(admin_cli
     response = admin_client.get(f"{FIGURES}?{query}")
     assert response.status_code == 400
     error = response.json()["error"]
-    assert set(error) == {"field", "reason"} and error["field"] == field and error["reason"]
+    assert set(error) == {"code", "field", "reason"} and error["field"] == field and error["reason"]
 
 
 def test_the_figures_endpoint_is_for_staff_only(client, owner):

@@ -33,11 +33,11 @@ def post(client, survey_or_slug, body):
 
 
 def assert_error(response, status, field):
-    """Every refusal: the status, and {"error": {"field", "reason"}} naming the field and why."""
+    """Every refusal: the status, and {"error": {"code", "field", "reason"}} naming the field and why."""
     assert response.status_code == status, response.content
     assert response["Content-Type"].startswith("application/json")
     body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"field", "reason"}
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "field", "reason"}
     assert body["error"]["field"] == field
     assert isinstance(body["error"]["reason"], str) and body["error"]["reason"].strip()
 

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from surveys.collection import invitations, submission
 from surveys.collection.models import Invitation, Report, Response, Survey
 from surveys.collection.submission import SubmissionError
+from surveys.errors import status_of
 from tests.collection.helpers import failing_insert, stored
 from tests.factories import valid_payload
 
@@ -77,14 +78,14 @@ def test_a_used_invitation_is_refused_with_a_clear_message_and_nothing_is_stored
     submission.submit(invited, with_token(invited, invited.tokens[0]))
     before = stored()
     error = refusal(invited, with_token(invited, invited.tokens[0]))
-    assert (error.status, error.field) == (403, "invitation")
+    assert (status_of(error), error.field) == (403, "invitation")
     assert "already been used" in error.reason
     assert stored() == before
 
 
 def test_an_unknown_invitation_is_refused(invited):
     error = refusal(invited, with_token(invited, "not-a-real-token"))
-    assert (error.status, error.field) == (403, "invitation") and "not valid" in error.reason
+    assert (status_of(error), error.field) == (403, "invitation") and "not valid" in error.reason
     assert stored() == (0, 0)
 
 
@@ -92,24 +93,24 @@ def test_another_surveys_invitation_is_refused_and_stays_unused(invited):
     other = Survey.objects.create(slug="other", title="Other", access=Survey.Access.INVITATION)
     [token] = invitations.create(other, 1)
     error = refusal(invited, with_token(invited, token))
-    assert error.status == 403 and not Invitation.objects.get(survey=other).used
+    assert status_of(error) == 403 and not Invitation.objects.get(survey=other).used
 
 
 def test_an_invitation_only_survey_needs_the_token(invited):
     error = refusal(invited, valid_payload(invited))
-    assert (error.status, error.field) == (403, "invitation") and "invitation only" in error.reason
+    assert (status_of(error), error.field) == (403, "invitation") and "invitation only" in error.reason
 
 
 @pytest.mark.parametrize("token", ["", 7, None, ["tok"], "x" * 129])
 def test_it_rejects_a_malformed_token(invited, token):
     error = refusal(invited, with_token(invited, token))
-    assert (error.status, error.field) == (400, "invitation")
+    assert (status_of(error), error.field) == (400, "invitation")
     assert not Invitation.objects.filter(used=True).exists()
 
 
 def test_a_survey_open_to_the_link_rejects_a_token(survey):
     error = refusal(survey, with_token(survey, "tok"))
-    assert (error.status, error.field) == (400, "invitation") and "does not use invitations" in error.reason
+    assert (status_of(error), error.field) == (400, "invitation") and "does not use invitations" in error.reason
 
 
 def test_a_retry_with_the_same_key_gets_the_first_receipt_not_a_refusal(invited):
@@ -123,7 +124,7 @@ def test_a_retry_with_the_same_key_gets_the_first_receipt_not_a_refusal(invited)
 def test_a_rejected_submission_leaves_the_invitation_unused(invited):
     payload = with_token(invited, invited.tokens[0])
     payload["version"] = "outdated"
-    assert refusal(invited, payload).status == 409
+    assert status_of(refusal(invited, payload)) == 409
     assert not Invitation.objects.filter(used=True).exists()
 
 

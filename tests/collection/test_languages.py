@@ -85,7 +85,8 @@ def test_the_definition_in_arabic_explains_in_arabic(client, multilingual):
 def test_the_definition_refuses_a_language_the_survey_does_not_offer(client, multilingual):
     response = definition(client, multilingual, lang="fr")
     assert response.status_code == 400
-    assert response.json() == {"error": {"field": "lang", "reason": "this survey is not offered in that language"}}
+    assert response.json() == {"error": {"code": "invalid", "field": "lang",
+                                         "reason": "this survey is not offered in that language"}}
 
 
 def test_the_page_takes_the_language_asked_for_then_the_browsers_then_its_own(client, multilingual):

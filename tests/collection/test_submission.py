@@ -6,9 +6,10 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from surveys.collection import plan, submission
+from surveys.collection import api, plan, submission
 from surveys.collection.models import Report, Response, Survey
 from surveys.collection.submission import SubmissionError
+from surveys.errors import refused, status_of
 from tests.collection.helpers import qid, question, stored
 from tests.factories import valid_payload
 
@@ -44,7 +45,7 @@ def test_it_records_only_the_day_of_the_submission(survey):
 def test_the_receipt_echoes_the_reports_that_were_stored(survey):
     payload = valid_payload(survey, values={3: 1})
     receipt = submission.submit(survey, payload)
-    assert receipt.as_dict() == {"id": str(receipt.response_id), "reports": payload["reports"]}
+    assert api.RECEIPT.to_representation(receipt) == {"id": str(receipt.response_id), "reports": payload["reports"]}
 
 
 def test_a_retry_with_the_same_key_and_reports_returns_the_first_receipt(survey):
@@ -60,7 +61,7 @@ def test_the_same_key_with_other_reports_is_a_conflict(survey):
     submission.submit(survey, valid_payload(survey, key=key, values={1: 0}))
     with pytest.raises(SubmissionError) as error:
         submission.submit(survey, valid_payload(survey, key=key, values={1: 1}))
-    assert (error.value.status, error.value.field) == (409, "key")
+    assert (status_of(error.value), error.value.field) == (409, "key")
     assert Report.objects.get(question__order=1).value == 0
 
 
@@ -75,14 +76,15 @@ def test_the_same_key_may_be_used_in_another_survey(survey):
 def test_it_refuses_a_report_out_of_range_and_stores_nothing(survey):
     with pytest.raises(SubmissionError) as error:
         submission.submit(survey, valid_payload(survey, values={3: 3}))
-    assert (error.value.status, error.value.field) == (400, f"reports.{qid(survey, 3)}")
+    assert (status_of(error.value), error.value.field) == (400, f"reports.{qid(survey, 3)}")
     assert error.value.reason == "must be an option index from 0 to 2"
     assert stored() == (0, 0)
 
 
 def test_a_submission_error_has_one_json_shape(survey):
-    error = SubmissionError(400, "reports.7", "no such question in this survey")
-    assert error.as_dict() == {"error": {"field": "reports.7", "reason": "no such question in this survey"}}
+    error = SubmissionError("reports.7", "no such question in this survey")
+    assert refused(error) == {"error": {"code": "invalid", "field": "reports.7",
+                                        "reason": "no such question in this survey"}}
 
 
 @pytest.mark.parametrize("status, opens, closes, code", [
@@ -99,7 +101,7 @@ def test_only_an_accepting_survey_takes_submissions(survey, status, opens, close
     survey.refresh_from_db()
     with pytest.raises(SubmissionError) as error:
         submission.submit(survey, payload)
-    assert (error.value.status, error.value.field) == (code, "survey")
+    assert (status_of(error.value), error.value.field) == (code, "survey")
     assert stored() == (0, 0)
 
 
@@ -110,5 +112,5 @@ def test_a_form_loaded_before_a_change_is_refused_as_stale(survey):
     krr.save()
     with pytest.raises(SubmissionError) as error:
         submission.submit(survey, payload)
-    assert (error.value.status, error.value.field) == (409, "version")
+    assert (status_of(error.value), error.value.field) == (409, "version")
     assert stored() == (0, 0)

@@ -6,6 +6,7 @@ import pytest
 from surveys.collection import plan, submission
 from surveys.collection.models import Report
 from surveys.collection.submission import SubmissionError
+from surveys.errors import status_of
 from tests.collection.helpers import qid, stored
 from tests.factories import valid_payload
 
@@ -52,7 +53,7 @@ def test_a_report_outside_its_domain_is_a_400_naming_its_field_and_nothing_is_st
     before = stored()
     with pytest.raises(SubmissionError) as error:
         submission.submit(kinds_survey, valid_payload(kinds_survey, values={order: report}))
-    assert (error.value.status, error.value.field) == (400, f"reports.{qid(kinds_survey, order)}")
+    assert (status_of(error.value), error.value.field) == (400, f"reports.{qid(kinds_survey, order)}")
     assert words in error.value.reason
     assert stored() == before
 

@@ -22,6 +22,7 @@ from surveys.collection.models import (
     Tally,
 )
 from surveys.collection.submission import SubmissionError
+from surveys.errors import status_of
 from tests.collection.helpers import failing_insert, stored
 from tests.factories import valid_payload
 
@@ -126,7 +127,7 @@ def test_a_rejected_submission_changes_no_tally(survey, spoil, status):
     spoil(survey, payload)
     with pytest.raises(SubmissionError) as error:
         submission.submit(survey, payload)
-    assert error.value.status == status
+    assert status_of(error.value) == status
     assert snapshot() == before and stored() == rows
 
 

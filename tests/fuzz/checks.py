@@ -1,7 +1,7 @@
 """What every fuzzed request must satisfy, shared by the fuzz tests.
 
 - no 5xx;
-- every refusal a 4xx with the API's one error shape, {"error": {"field": str, "reason": str}},
+- every refusal a 4xx with the API's one error shape, {"error": {"code": str, "field": str, "reason": str}},
   the reason not empty;
 - a refused request stores nothing: not a response, a report, a tally count (or an invitation
   spent, once invitation-only surveys exist).
@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from django.urls import Resolver404, resolve
 
 from surveys.collection import models
+from surveys.errors import CODES
 
 # A valid unmasked CSRF secret (32 alphanumerics): sent as both the csrftoken cookie and the
 # X-CSRFToken header, it passes Django's check, so fuzzed posts reach the submission's validation.
@@ -42,7 +43,8 @@ def stored() -> dict[str, int]:
 
 
 def assert_error_shape(status: int, content_type: str, content: bytes, request: str) -> dict:
-    """A 4xx whose JSON body is {"error": {"field": str, "reason": non-empty str}}; returns the error."""
+    """A 4xx whose JSON body is {"error": {"code": one of the API's, "field": str, "reason": non-empty str}};
+    returns the error."""
     assert 400 <= status < 500, f"{request}: expected a 4xx, got {status}: {content[:300]!r}"
     assert content_type.split(";")[0].strip() == "application/json", (
         f"{request}: a {status} answered with {content_type!r}, not JSON: {content[:300]!r}")
@@ -50,6 +52,7 @@ def assert_error_shape(status: int, content_type: str, content: bytes, request: 
     assert isinstance(body, dict) and set(body) == {"error"}, f"{request}: {status} body {body!r}"
     error = body["error"]
     assert isinstance(error, dict) and isinstance(error.get("field"), str), f"{request}: {status} body {body!r}"
+    assert error.get("code") in CODES, f"{request}: {status} body {body!r}"
     assert isinstance(error.get("reason"), str) and error["reason"].strip(), f"{request}: {status} body {body!r}"
     return error
 

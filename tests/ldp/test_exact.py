@@ -151,13 +151,6 @@ def test_a_q_with_too_many_digits_is_rounded_toward_more_privacy():
     assert Fraction(m.keep, WORD) < (1 + q) / 2 < Fraction(m.keep + 1, WORD)
 
 
-@pytest.mark.parametrize("modulus", [1, 2, 3, 7, 10**9 + 7, 2**31, 2**31 + 1, 3 * 10**9, WORD - 1, WORD])
-def test_acceptance_limit_is_the_largest_multiple_of_the_modulus_in_32_bits(modulus):
-    limit = exact.acceptance_limit(modulus)
-    assert limit % modulus == 0
-    assert limit <= WORD < limit + modulus
-
-
 def test_float_rounding_is_corrected_at_the_edges_of_the_range():
     for epsilon in (ldp.EPSILON_MIN, ldp.EPSILON_MAX, math.nextafter(ldp.EPSILON_MAX, 0), 1.0):
         a, m = exact.binary_keep(epsilon)

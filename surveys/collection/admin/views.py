@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
+from surveys import refusals
 from surveys.errors import body
 from surveys.history import recorder
 
@@ -97,13 +98,14 @@ def _shape_problem(name: str, data: dict[str, Any]) -> tuple[str, str] | None:
 def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
     """GET: the figures of one mechanism (surveys.collection.figures.of) or 400 {"error": {field, reason}}."""
     if request.method != "GET":
-        return JsonResponse(body("request", _("GET only")), status=405, headers={"Allow": "GET"})
+        return JsonResponse(body("method_not_allowed", "request", _("GET only")), status=405,
+                            headers={"Allow": "GET"})
     if not (model_admin.has_view_or_change_permission(request) or model_admin.has_add_permission(request)):
         raise PermissionDenied
     query = FiguresQuery(request.GET)
     found = query.mechanism_or_error()
     if isinstance(found, tuple):
-        return JsonResponse(body(*found), status=400)
+        return JsonResponse(body(refusals.INVALID, *found), status=400)
     return JsonResponse(figures.of(found, KIND_MECHANISMS.get(query.cleaned_data["kind"], ())))
 
 
@@ -111,7 +113,8 @@ def privacy_total(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpRe
     """GET ?loss=RATIO;RATIONAL per randomized question (its figures' "loss"): {"epsilon": the total as
     the saved survey shows it}, or 400 {"error": {field, reason}}."""
     if request.method != "GET":
-        return JsonResponse(body("request", _("GET only")), status=405, headers={"Allow": "GET"})
+        return JsonResponse(body("method_not_allowed", "request", _("GET only")), status=405,
+                            headers={"Allow": "GET"})
     if not (model_admin.has_view_or_change_permission(request) or model_admin.has_add_permission(request)):
         raise PermissionDenied
     tokens = request.GET.getlist("loss")
@@ -120,7 +123,8 @@ def privacy_total(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpRe
             raise ValueError("too many")
         return JsonResponse({"epsilon": figures.total_shown(tokens)})
     except ValueError:
-        return JsonResponse(body("loss", _("one loss from the figures per question, as RATIO;RATIONAL")), status=400)
+        return JsonResponse(body(refusals.INVALID, "loss", _("one loss from the figures per question, as "
+                                                             "RATIO;RATIONAL")), status=400)
 
 
 def transition(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, verb: str) -> HttpResponse:
