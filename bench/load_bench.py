@@ -193,8 +193,12 @@ def bench(args: Options, wrk: str, env: dict[str, str], tmp: Path, scratch: Scra
     call_command("migrate", verbosity=0)
     survey, _ = create_demo_survey()
     call_command("collectstatic", interactive=False, verbosity=0)
+    database = "SQLite scratch file"
+    if scratch:
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            database = f"PostgreSQL scratch database {scratch.name}, synchronous_commit = {cursor.fetchone()[0]}"
     connections.close_all()
-    database = f"PostgreSQL scratch database {scratch.name}" if scratch else "SQLite scratch file"
     print(f"setup: migrate + demo survey + collectstatic in {time.perf_counter() - started:.1f} s ({database})")
 
     port = free_port()
