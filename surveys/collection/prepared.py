@@ -4,10 +4,10 @@ Django binds parameters on the client by default: the values are written into th
 PostgreSQL parses and plans each submission's two statements (the survey and its plan; the
 one-statement write) anew, and planning the write's CTEs costs the server more than running
 them. On PostgreSQL this cursor binds on the server and prepares each statement the first time a
-connection runs it (psycopg keeps the names, per connection and parameter types); afterwards
-the server only binds and executes: its CPU per submission fell by about 40%. Elsewhere (SQLite,
-where a statement costs no round trip and sqlite3 caches its compiled statements anyway) it is
-the ordinary cursor.
+connection runs it (settings.py sets psycopg's prepare_threshold to 0; psycopg keeps the names,
+per connection and parameter types); afterwards the server only binds and executes: its CPU per
+submission fell by about 40%. Elsewhere (SQLite, where a statement costs no round trip and
+sqlite3 caches its compiled statements anyway) it is the ordinary cursor.
 
 A pooler that multiplexes transactions over server connections (PgBouncer's transaction mode)
 must then be one that tracks prepared statements (PgBouncer >= 1.21 with max_prepared_statements).
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 from typing import Any
 
 from django.db import connection
@@ -34,9 +33,10 @@ def cursor() -> Iterator[CursorWrapper]:
     connection.validate_thread_sharing()
     connection.close_if_health_check_failed()
     connection.ensure_connection()
-    with connection.wrap_database_errors:
-        raw = _prepared_cursor_class()(connection.connection)
-    wrapped = _Logged(raw, connection) if connection.queries_logged else connection.make_cursor(raw)
+    import psycopg  # only with PostgreSQL
+
+    raw = psycopg.Cursor(connection.connection)  # binds on the server, so psycopg may prepare
+    wrapped = (_Logged if connection.queries_logged else CursorWrapper)(raw, connection)
     with wrapped:
         yield wrapped
 
@@ -50,17 +50,3 @@ class _Logged(CursorDebugWrapper):
 
         with self.debug_sql(psycopg.ClientCursor(connection.connection).mogrify(sql, params)):
             return CursorWrapper.execute(self, sql, params)
-
-
-@cache
-def _prepared_cursor_class() -> type:
-    import psycopg  # only with PostgreSQL
-
-    class Prepared(psycopg.Cursor):
-        """Server-side binding, every statement prepared on its first run on the connection."""
-
-        def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None,
-                    binary: bool | None = None) -> Any:
-            return super().execute(query, params, prepare=True, binary=binary)
-
-    return Prepared
