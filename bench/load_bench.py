@@ -6,8 +6,9 @@ driven by the compiled load generator wrk.
 
 Builds a scratch database: SQLite in a temporary directory; or, if DATABASE_URL names a
 PostgreSQL server (or --postgres, which asks .ci/postgres for one), a scratch database
-created beside the configured one and dropped at the end. Migrates, creates the demo
-survey, collects static files into a temporary STATIC_ROOT, starts gunicorn on a free
+created beside the configured one and dropped at the end, whose commits wait for the disk
+(synchronous_commit = on, as in production, even for a role that turns it off). Migrates,
+creates the demo survey, collects static files into a temporary STATIC_ROOT, starts gunicorn on a free
 127.0.0.1 port, checks that the survey page loads hashed static modules, warms every worker
 up, then runs wrk (bench/load_bench.lua; installed with apt-get if missing) in R rounds (default
 3) of two phases, each bounded by S seconds and C connections over T threads:

@@ -2,12 +2,12 @@
 
 Django binds parameters on the client by default: the values are written into the SQL text, so
 PostgreSQL parses and plans each submission's two statements (the survey and its plan; the
-one-statement write) anew, and planning the write's CTEs costs the server more than running
-them. On PostgreSQL this cursor binds on the server and prepares each statement the first time a
-connection runs it (settings.py sets psycopg's prepare_threshold to 0; psycopg keeps the names,
-per connection and parameter types); afterwards the server only binds and executes: its CPU per
-submission fell by about 40%. Elsewhere (SQLite, where a statement costs no round trip and
-sqlite3 caches its compiled statements anyway) it is the ordinary cursor.
+one-statement write) anew: over a third of its CPU per submission. On PostgreSQL this cursor
+binds on the server and prepares each statement the first time a connection runs it (settings.py
+sets psycopg's prepare_threshold to 0; psycopg keeps the names, per connection and parameter
+types); afterwards the server only binds and executes: its CPU per submission fell by about 35%
+(docs/operations.md). Elsewhere (SQLite, where a statement costs no round trip and sqlite3 caches
+its compiled statements anyway) it is the ordinary cursor.
 
 A pooler that multiplexes transactions over server connections (PgBouncer's transaction mode)
 must then be one that tracks prepared statements (PgBouncer >= 1.21 with max_prepared_statements).
