@@ -6,8 +6,9 @@ driven by the compiled load generator wrk.
 
 Builds a scratch database: SQLite in a temporary directory; or, if DATABASE_URL names a
 PostgreSQL server (or --postgres, which asks .ci/postgres for one), a scratch database
-created beside the configured one and dropped at the end. Migrates, creates the demo
-survey, collects static files into a temporary STATIC_ROOT, starts gunicorn on a free
+created beside the configured one and dropped at the end, whose commits wait for the disk
+(synchronous_commit = on, as in production, even for a role that turns it off). Migrates,
+creates the demo survey, collects static files into a temporary STATIC_ROOT, starts gunicorn on a free
 127.0.0.1 port, checks that the survey page loads hashed static modules, warms every worker
 up, then runs wrk (bench/load_bench.lua; installed with apt-get if missing) in R rounds (default
 3) of two phases, each bounded by S seconds and C connections over T threads:
@@ -193,8 +194,12 @@ def bench(args: Options, wrk: str, env: dict[str, str], tmp: Path, scratch: Scra
     call_command("migrate", verbosity=0)
     survey, _ = create_demo_survey()
     call_command("collectstatic", interactive=False, verbosity=0)
+    database = "SQLite scratch file"
+    if scratch:
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            database = f"PostgreSQL scratch database {scratch.name}, synchronous_commit = {cursor.fetchone()[0]}"
     connections.close_all()
-    database = f"PostgreSQL scratch database {scratch.name}" if scratch else "SQLite scratch file"
     print(f"setup: migrate + demo survey + collectstatic in {time.perf_counter() - started:.1f} s ({database})")
 
     port = free_port()

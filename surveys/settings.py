@@ -93,6 +93,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=10000;",
     }
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # psycopg prepares nothing while this is None (Django's default). Django's own cursors bind
+    # on the client and never prepare, so only the submission's cursor, which asks for it, does
+    # (surveys/collection/prepared.py).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -21,7 +21,7 @@ from django.db import connection
 import ldp
 from surveys import refusals
 
-from . import scales
+from . import prepared, scales
 from .models import YES_NO_LABELS, Option, Question, Survey, build_mechanism
 from .models.kinds import MEAN_MECHANISMS, has_options
 from .scales import Scale
@@ -171,7 +171,7 @@ def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
 def published(slug: str) -> tuple[Survey, SurveyPlan] | None:
     """A published survey (open or closed, not a draft) and its plan, from one query: all a
     submission reads. The survey's columns are converted as the ORM converts them."""
-    with connection.cursor() as cursor:
+    with prepared.cursor() as cursor:  # the same statement on every submission
         cursor.execute(_published_sql(connection.vendor), [slug, Survey.Status.DRAFT])
         rows = cursor.fetchall()
     if not rows:

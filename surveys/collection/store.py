@@ -2,7 +2,8 @@
 response row, its reports and its tallies.
 
 PostgreSQL does it in one statement of data-modifying CTEs: one round trip instead of six
-(BEGIN, four statements, COMMIT), which is most of a submission's cost there. Elsewhere
+(BEGIN, four statements, COMMIT), which is most of a submission's cost there; the statement is
+prepared once per connection (`prepared`). Elsewhere
 (SQLite, where a statement costs no round trip) plain statements write in one transaction.
 Either way the invitation is spent by a conditional UPDATE that only one of any number of
 concurrent submissions can win, and a failure anywhere leaves nothing written.
@@ -22,7 +23,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from . import tallies
+from . import prepared, tallies
 from .models import Invitation, Report, Response, Survey
 from .models.keys import random_key, report_keys
 from .plan import PlannedQuestion
@@ -186,7 +187,7 @@ def _in_one_statement(new: NewResponse) -> None:
     )
     # One statement is a transaction by itself: no BEGIN and COMMIT round trips. Inside a
     # caller's transaction, a savepoint keeps that transaction usable after a refusal.
-    with transaction.atomic() if connection.in_atomic_block else nullcontext(), connection.cursor() as cursor:
+    with transaction.atomic() if connection.in_atomic_block else nullcontext(), prepared.cursor() as cursor:
         cursor.execute(sql, params)
         if cursor.fetchone()[0] != 1:
             raise NotSpent

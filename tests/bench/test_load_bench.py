@@ -34,3 +34,6 @@ def test_it_alternates_the_phases_and_every_round_stores_new_submissions():
     assert re.search(rf"^ratio submissions/s / healthz requests/s over the 2 rounds = [\d.]+ \(rounds {each[0]}, "
                      rf"{each[1]}; target >= 0.33: (PASS|MISSED)\)$", out, re.MULTILINE), out
     assert "correctness (no errors, stored == acknowledged, hashed modules, counts verified): PASS" in out
+    if SUITE_URL.startswith(("postgres://", "postgresql://")):  # durable commits, though the suite's role has none
+        assert re.search(r"^setup: .* \(PostgreSQL scratch database \w+, synchronous_commit = on\)$", out,
+                         re.MULTILINE), out
