@@ -3,7 +3,7 @@ analyze an export, print intervals valid at every look from a column of reports 
 report on covariates or estimate weighted fractions from a CSV (`ldp.regress_cli`).
 
 Multi-select and numeric questions (multiselect, onebit, dlaplace) read --truth and --margin as
-`ldp.cli_qtypes` says: inclusion fractions per option, or a distribution "v:p,v:p" over grid values.
+`ldp.cli_ticks_and_numbers` says: inclusion fractions per option, or a distribution "v:p,v:p" over grid values.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from . import analyze_cli, cli_args, cli_qtypes, joint_cli, regress_cli, sequence_cli
+from . import analyze_cli, cli_args, cli_ticks_and_numbers, joint_cli, regress_cli, sequence_cli
 from .cli_args import Parser, apportion, fraction_list, number_in, positive_int, seed
 from .mechanisms import MECHANISMS, YES_NO, Mechanism
 
@@ -31,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--epsilon", type=float, help="epsilon (all but qrr and direct)")
         sub.add_argument("--k", type=positive_int, default=None, help="options (krr, sue, oue, direct, multiselect)")
         sub.add_argument("--confidence", type=number_in(0.5, 1.0, "low"), default=0.95)
-        cli_qtypes.add_arguments(sub)
+        cli_ticks_and_numbers.add_arguments(sub)
     simulate.add_argument("--truth", required=True, type=str,
                           help="yes/no: the true yes fraction; k options: k fractions summing to 1; "
                                "multiselect: k inclusion fractions; onebit, dlaplace: v:p,v:p over grid values")
@@ -51,9 +51,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _mechanism(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mechanism:
-    if args.mechanism in cli_qtypes.NAMES:
-        return cli_qtypes.mechanism(parser, args)
-    cli_qtypes.refuse_extras(parser, args)
+    if args.mechanism in cli_ticks_and_numbers.NAMES:
+        return cli_ticks_and_numbers.mechanism(parser, args)
+    cli_ticks_and_numbers.refuse_extras(parser, args)
     return cli_args.mechanism(parser, args.mechanism, args.k, args.q, args.epsilon)
 
 
@@ -73,8 +73,8 @@ def _truth(parser: argparse.ArgumentParser, args: argparse.Namespace, k: int) ->
 
 def _simulate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     mechanism = _mechanism(parser, args)
-    if args.mechanism in cli_qtypes.NAMES:
-        cli_qtypes.simulate(parser, args, mechanism)
+    if args.mechanism in cli_ticks_and_numbers.NAMES:
+        cli_ticks_and_numbers.simulate(parser, args, mechanism)
         return
     truth = _truth(parser, args, mechanism.k)
     rng = np.random.default_rng(args.seed)
@@ -95,7 +95,7 @@ def _simulate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
 
 def _plan(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     mechanism = _mechanism(parser, args)
-    planned = cli_qtypes.plan(parser, args, mechanism)
+    planned = cli_ticks_and_numbers.plan(parser, args, mechanism)
     print(json.dumps(allow_nan=False, obj={
         "mechanism": mechanism.to_dict(),
         # null for a direct question (not randomized: no finite loss), as in the codebook

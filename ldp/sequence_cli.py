@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import cli_args, cli_qtypes
+from . import cli_args, cli_ticks_and_numbers
 from .cli_args import number_in, positive_int
 from .mechanisms import MECHANISMS, Mechanism
 from .report_stream import check_looks, stream_sequence
@@ -43,7 +43,7 @@ def add_parser(commands: Any) -> None:
     sub.add_argument("--looks", type=_looks, default=None, help="comma-separated report counts (default: every one)")
     sub.add_argument("--planned", type=positive_int, default=None,
                      help="the sample size where the intervals are narrowest (default: the reports in the file)")
-    cli_qtypes.add_arguments(sub)
+    cli_ticks_and_numbers.add_arguments(sub)
 
 
 def _looks(text: str) -> list[int]:
@@ -69,9 +69,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 def _mechanism(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mechanism:
-    if args.mechanism in cli_qtypes.NAMES:
-        return cli_qtypes.mechanism(parser, args)
-    cli_qtypes.refuse_extras(parser, args)
+    if args.mechanism in cli_ticks_and_numbers.NAMES:
+        return cli_ticks_and_numbers.mechanism(parser, args)
+    cli_ticks_and_numbers.refuse_extras(parser, args)
     return cli_args.mechanism(parser, args.mechanism, args.k, args.q, args.epsilon)
 
 

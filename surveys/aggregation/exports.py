@@ -29,10 +29,10 @@ Under /results/<slug>/export/:
   fraction, with an ordinary binomial interval) and its effective epsilon is null (infinite: it has
   no deniability); the survey's epsilon_total counts the randomized questions only. In
   estimates.csv its effective_epsilon cell is empty.
-  The new kinds (see the codebook's "debiasing" entries for each formula): a multi-select is one bit per
-  option, like a unary encoding (reports.csv: q<order>_<j>; its fractions need not add up to 1); a numeric
-  question has its "scale" (lo, hi, step), and asked for its mean either a 1-bit mean (report 0 or 1) or
-  discrete Laplace (report an integer r, the grid index plus noise, in [-bound, steps + bound]), or for a
+  Multi-select, numeric and ordinal questions (see the codebook's "debiasing" entries for each
+  formula): a multi-select is one bit per option, like a unary encoding (reports.csv: q<order>_<j>;
+  its fractions need not add up to 1); a numeric question has its "scale" (lo, hi, step), and asked
+  for its mean either a 1-bit mean (report 0 or 1) or discrete Laplace (report an integer r, the grid index plus noise, in [-bound, steps + bound]), or for a
   histogram k-ary randomized response over its "bins" (each with its lower edge); an ordinal question has
   its levels' "scores". In estimates.csv a numeric mean is one row with option_index "mean" (its estimate,
   standard error and interval in the question's units; count = n), and an ordinal question adds a row
@@ -103,14 +103,14 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
             "direct": "a question with \"randomized\": false is not randomized (its answer is sent as given): "
                       "p = 1, q_other = 0, so pi_hat_j = c_j / n with an ordinary binomial interval; its "
                       "effective_epsilon is null (infinite) and epsilon_total leaves it out",
-            **NEW_KINDS,
+            **OTHER_KINDS,
         },
         "reports_csv_columns": FIXED_COLUMNS + [c for q in current for c in columns(q)],
         "questions": [_question_entry(q) for q in current],
     }
 
 
-NEW_KINDS = {
+OTHER_KINDS = {  # the kinds beyond one-of-k and unary encodings
     "multiselect": "multi-select: bit j is the option-j box, kept with p = keep / modulus and flipped otherwise; "
                    "c_j = reports with bit j set, pi_hat_j = (c_j / n - q_other) / (p - q_other) as above, the "
                    "fraction who ticked option j (these need not add up to 1)",

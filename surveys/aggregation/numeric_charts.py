@@ -1,4 +1,4 @@
-"""Server-rendered SVG for the new kinds' results: a mean with its interval whiskers on the question's
+"""Server-rendered SVG for numeric and ordinal questions' results: a mean with its interval whiskers on the question's
 own scale (a numeric mean, an ordinal mean score), and a histogram of a numeric question's bins
 (templates/aggregation/_mean_chart.html, _histogram.html). As in `charts`: plain SVG attributes, no
 script, no inline style (the look is in static/css/app.css), a title and a description for screen readers.

@@ -1,6 +1,6 @@
 """What the respondent's page shows and what its script gets: every question with its wording
 (surveys.collection.wording) and its inputs, and the client's data (each question's exact sampler,
-and for the new kinds their scale, bins and at-most limit), with the script's words translated here.
+and for multi-select and numeric questions their scale, bins, at-most limit), with the script's words translated here.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from .serializers import SurveyDefinitionSerializer
 
 
 def client_text() -> dict[str, str]:
-    """The words respond.js shows for the new kinds ({lo}, {hi}, {step}, {m} filled in by the script).
+    """The words respond.js shows for multi-select and numeric questions ({lo}, {hi}, {step}, {m} filled in
+    by the script).
     The script writes them as text: a no-break space is written `&nbsp;`, as in the templates'
     words, and becomes the character here (it keeps "ε = 1.099" on one line)."""
     words = {

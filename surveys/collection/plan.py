@@ -231,7 +231,7 @@ def _questions(rows: Rows) -> tuple[list[PlannedQuestion], Options]:
 def _digest(questions: list[PlannedQuestion], options: Options) -> str:
     # The digest covers the configured parameters, the sampler's integers themselves (what the
     # browser randomizes with: a change of rounding between releases is a new version), the labels,
-    # and for the new kinds their scale, bins and scores.
+    # and for numeric and ordinal questions their scale, bins and scores.
     definition = [[q.id, q.kind, q.mechanism.to_dict(), [label for label, *_ in options[q.id]], *_extra(q),
                    {"sampler": q.mechanism.sampler()}] for q in questions]
     return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
@@ -262,7 +262,7 @@ def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, De
 
 
 def _extra(question: PlannedQuestion) -> list[dict[str, object]]:
-    """What the digest adds for the new kinds: the scale, the bins' edges, the levels' scores."""
+    """What the digest adds for numeric and ordinal questions: the scale, the bins' edges, the levels' scores."""
     found: dict[str, object] = {}
     if question.scale is not None:
         found["scale"] = question.scale.as_dict()
