@@ -29,14 +29,14 @@ Under /results/<slug>/export/:
   fraction, with an ordinary binomial interval) and its effective epsilon is null (infinite: it has
   no deniability); the survey's epsilon_total counts the randomized questions only. In
   estimates.csv its effective_epsilon cell is empty.
-  Multi-select, numeric and ordinal questions (see the codebook's "debiasing" entries for each
-  formula): a multi-select is one bit per option, like a unary encoding (reports.csv: q<order>_<j>;
-  its fractions need not add up to 1); a numeric question has its "scale" (lo, hi, step), and asked
-  for its mean either a 1-bit mean (report 0 or 1) or discrete Laplace (report an integer r, the grid index plus noise, in [-bound, steps + bound]), or for a
-  histogram k-ary randomized response over its "bins" (each with its lower edge); an ordinal question has
-  its levels' "scores". In estimates.csv a numeric mean is one row with option_index "mean" (its estimate,
-  standard error and interval in the question's units; count = n), and an ordinal question adds a row
-  "mean_score" after its levels.
+  Multi-select, numeric and ordinal questions (see the codebook's "debiasing" entries for each formula): a
+  multi-select is one bit per option, like a unary encoding (reports.csv: q<order>_<j>; its fractions need not
+  add up to 1); a numeric question has its "scale" (lo, hi, step), and asked for its mean either a 1-bit mean
+  (report 0 or 1) or discrete Laplace (report an integer r, the grid index plus noise, in [-bound, steps +
+  bound]), or for a histogram k-ary randomized response over its "bins" (each with its lower edge); an ordinal
+  question has its levels' "scores". In estimates.csv a numeric mean is one row with option_index "mean" (its
+  estimate, standard error and interval in the question's units; count = n), and an ordinal question adds a
+  row "mean_score" after its levels.
 
 The report exports stream: read in blocks of responses in the order the indexes give
 (surveys.aggregation.report_blocks), each block written out as one piece of text, so memory does
