@@ -128,9 +128,9 @@ def time_relating(write: Callable[[str], object], survey: Survey, client: Client
     unwatched = _submissions(survey, SUBMISSIONS)
     n = results.survey_results(survey).responses
     dashboard = reverse("aggregation:dashboard", args=[survey.slug])
-    write(f"{connection.display_name}, {n:,} responses of {len(questions)} questions; seconds")
-    write(f"dashboard (no cross-tab)      {_median(partial(_get, client, dashboard), repeat)[0]:8.3f}   "
-          f"load {_load()}")
+    write(f"{connection.display_name}, {n:,} responses of {len(questions)} questions; seconds, wall (this "
+          "process's CPU: on SQLite the engine's too)")
+    write(f"dashboard (no cross-tab) {_both(_median(partial(_get, client, dashboard), repeat))}   load {_load()}")
     for a, b in pairs:
         qa, qb = questions[a], questions[b]
         if explain:
@@ -143,19 +143,19 @@ def time_relating(write: Callable[[str], object], survey: Survey, client: Client
             raise CommandError(f"the cross-tab of {a} and {b} counted {counted and counted.n} of {n}")
         options = ResultOptions(a=qa.id, b=qb.id)
         url = reverse("aggregation:api-crosstab", args=[survey.slug]) + f"?a={qa.id}&b={qb.id}"
-        later = [_median(call, repeat)[0] for call in (
+        later = [_median(call, repeat) for call in (
             partial(crosstab.pair_counts, qa, qb), partial(_all_of, survey, options), partial(_get, client, url),
             partial(_get, client, f"{dashboard}?a={qa.id}&b={qb.id}"))]
-        write(f"cross-tab {a} x {b}: the self-join {join:.3f}, first ask {first:.3f}; then counts {later[0]:.4f}, "
-              f"service {later[1]:.3f}, API {later[2]:.3f}, dashboard {later[3]:.3f}   load {_load()}")
+        write(f"cross-tab {a} x {b}: the self-join {join:.3f}, first ask {first:.3f}; then counts {_both(later[0])}, "
+              f"service {_both(later[1])}, API {_both(later[2])}, dashboard {_both(later[3])}   load {_load()}")
     grouping = questions[by]
     url = f"{dashboard}?by={grouping.id}"
     started = time.perf_counter()
     _get(client, url)
     first = time.perf_counter() - started
-    later_by = _median(partial(_get, client, url), repeat)[0]
+    later_by = _median(partial(_get, client, url), repeat)
     write(f"break-down by {by} ({len(questions) - 1} other questions): first ask {first:.3f}; "
-          f"then dashboard {later_by:.3f}   load {_load()}")
+          f"then dashboard {_both(later_by)}   load {_load()}")
     watched = _submissions(survey, SUBMISSIONS)
     write(f"a submission in process (median of {SUBMISSIONS}, CPU): {unwatched * 1e3:.3f} ms with no pair watched, "
           f"{watched * 1e3:.3f} ms with the {PairWatch.objects.filter(question_a__survey=survey).count()} pairs "
@@ -177,6 +177,10 @@ def _submissions(survey: Survey, count: int) -> float:
         submission.submit(survey, payload, current)
         times.append(time.process_time() - started)
     return statistics.median(times)
+
+
+def _both(timed: tuple[float, float]) -> str:
+    return f"{timed[0]:.3f} ({timed[1]:.3f})"
 
 
 def _load() -> str:

@@ -1,9 +1,10 @@
 """How a survey is coming along: responses per day, and how far they are from the planner's target.
 
 Responses carry their day only (Response.submitted_on), so per-day counts are one grouped
-SELECT over the survey's entries of the (survey, version, day) index, never a scan in Python. The target is the results service's survey-wide planner (SurveyResults.needed:
-the most respondents any question needs for the chosen margin), so the dashboard and the
-estimates API speak of one number.
+SELECT over the survey's entries of the (survey, version, day) index, never a scan in Python.
+The target is the results service's survey-wide planner (SurveyResults.needed: the most
+respondents any question needs for the chosen margin), so the dashboard and the estimates API
+speak of one number.
 """
 
 from __future__ import annotations
