@@ -12,7 +12,8 @@ must not exist yet); on PostgreSQL a new database on the same server, named
 <configured name>_bench_<pid> (or --db NAME, which must not exist yet), created and dropped
 from a connection to the server's 'postgres' maintenance database.
 
-It fills one 10-question survey (4 yes/no, 3 k-RR, 3 unary) with randomized responses,
+It fills one 10-question survey (4 yes/no, 3 k-RR, 3 unary; --questions N: N questions, those
+mechanisms in turn) with randomized responses,
 growing it from one size to the next in large batches (SQLite: executemany, with foreign
 keys off and the report table's secondary indexes dropped; PostgreSQL: COPY, with the
 response and report tables' foreign keys, unique constraints and secondary indexes dropped),

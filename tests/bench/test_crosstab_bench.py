@@ -23,8 +23,8 @@ def engine(tmp_path):
 def test_it_times_the_dashboard_cross_tabs_and_break_down_at_each_size(engine):
     env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
     done = subprocess.run([sys.executable, "bench/crosstab_bench.py", "--sizes", "20,200", "--repeat", "1",
-                           "--pairs", "1-2,8-10", "--questions", "12"], cwd=ROOT, env=env, text=True, capture_output=True, timeout=300,
-                          check=False)
+                           "--pairs", "1-2,8-10", "--questions", "12"], cwd=ROOT, env=env, text=True,
+                          capture_output=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert engine.title in lines[0]
