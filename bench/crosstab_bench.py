@@ -4,21 +4,30 @@
     python bench/crosstab_bench.py --sizes 1000,100000 --repeat 3 --pairs 1-2,5-8
     DATABASE_URL=postgres://... python bench/crosstab_bench.py   # the same on PostgreSQL
 
-The same scratch database and the same 10-question survey as bench/results_bench.py (its
-fill, on bench/scratch.py: never the configured database, removed afterwards unless --keep).
-Per size and pair of questions (default: 1 x 2, two yes/no questions, and 5 x 8, k-RR with 4
-options x OUE with 5) it prints the median time of the grouped self-join alone
-(crosstab.pair_counts), of the whole service (the counts plus every estimate) and of
-GET /api/v1/surveys/<slug>/crosstab/?a=&b=, then the ratio between the largest and the smallest
-size, naming the database engine. It checks that every response was counted once per pair;
---explain prints the engine's query plan of the self-join.
+    python bench/crosstab_bench.py --sizes 1000000 --questions 20 --repeat 3   # issue 23's targets
+
+The same scratch database and the same survey as bench/results_bench.py (10 questions, or
+--questions N of its mechanisms in turn; its fill, on bench/scratch.py: never the configured
+database, removed afterwards unless --keep). Per size, with no pair of questions watched yet
+(the raw load bypasses the running counts, so they are forgotten and the tallies rebuilt), it
+prints the median time of the dashboard, then per pair of questions (default: 1 x 2, two yes/no
+questions, and 5 x 8, k-RR with 4 options x OUE with 5) the grouped self-join alone (what every
+ask cost before the pairs' running counts), the first ask (that self-join, then the pair
+watched), and the later asks: the running counts alone (crosstab.pair_counts), the whole service
+(the counts plus every estimate), GET /api/v1/surveys/<slug>/crosstab/?a=&b= and the dashboard
+with that cross-tab; then the break-down by question --by (default 5): its first ask and the
+later ones, on the dashboard. Each line carries the load average (the machine is shared). It
+checks that every response was counted once per pair; --explain prints the self-join's plan.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
+import uuid
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,23 +44,24 @@ import numpy as np  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.core.management.base import BaseCommand, CommandError, CommandParser  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
-from results_bench import _client, _fill, _get, _median, _sizes, _survey  # noqa: E402
+from results_bench import QUESTIONS, _client, _fill, _get, _median, _sizes, _survey  # noqa: E402
 from scratch import scratch_for  # noqa: E402
 
-from surveys.aggregation import crosstab  # noqa: E402
+from surveys.aggregation import crosstab, results  # noqa: E402
 from surveys.aggregation.params import ResultOptions  # noqa: E402
-from surveys.collection import plan  # noqa: E402
-from surveys.collection.models import Survey  # noqa: E402
+from surveys.collection import pair_tallies, plan, submission, tallies  # noqa: E402
+from surveys.collection.models import PairTally, PairWatch, Survey  # noqa: E402
 
 
-def _pairs(text: str) -> list[tuple[int, int]]:
+def _pairs(text: str, questions: int) -> list[tuple[int, int]]:
     try:
         pairs = [tuple(int(x) for x in part.split("-")) for part in text.split(",") if part.strip()]
     except ValueError:
         raise CommandError("--pairs must look like 1-2,5-8 (question orders)") from None
-    if not pairs or any(len(p) != 2 or p[0] == p[1] or not all(1 <= x <= 10 for x in p) for p in pairs):
-        raise CommandError("--pairs must name two different questions of 1 to 10 each, e.g. 1-2,5-8")
+    if not pairs or any(len(p) != 2 or p[0] == p[1] or not all(1 <= x <= questions for x in p) for p in pairs):
+        raise CommandError(f"--pairs must name two different questions of 1 to {questions} each, e.g. 1-2,5-8")
     return [(p[0], p[1]) for p in pairs]
 
 
@@ -63,70 +73,127 @@ class Command(BaseCommand):
         parser.add_argument("--sizes", default="1000,1000000")
         parser.add_argument("--repeat", type=int, default=5, help="Timed calls per size; the median is shown.")
         parser.add_argument("--pairs", default="1-2,5-8", help="Question orders A-B, comma-separated.")
+        parser.add_argument("--questions", type=int, default=len(QUESTIONS),
+                            help=f"Questions in the survey (default {len(QUESTIONS)}; 20 for the break-down's target).")
+        parser.add_argument("--by", type=int, default=5, help="The break-down's grouping question (order).")
         parser.add_argument("--db", help="The scratch database, which must not exist.")
         parser.add_argument("--keep", action="store_true")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--explain", action="store_true", help="Print the query plan at each size.")
 
-    def handle(self, *args: Any, sizes: str, repeat: int, pairs: str, db: str | None, keep: bool, seed: int,
-               explain: bool, **options: Any) -> None:
-        wanted, chosen = _sizes(sizes), _pairs(pairs)
+    def handle(self, *args: Any, sizes: str, repeat: int, pairs: str, questions: int, by: int, db: str | None,
+               keep: bool, seed: int, explain: bool, **options: Any) -> None:
+        wanted, chosen = _sizes(sizes), _pairs(pairs, questions)
         if repeat < 1:
             raise CommandError("--repeat must be at least 1")
+        if not 1 <= by <= questions:
+            raise CommandError(f"--by must name one of the {questions} questions")
         scratch = scratch_for(connection.vendor)(db)
         try:
             scratch.create()
             self.stdout.write(f"Scratch database ({scratch.describe()}): {scratch.name}")
             call_command("migrate", verbosity=0, interactive=False)
-            self._run(scratch, wanted, chosen, repeat, np.random.default_rng(seed), explain)
+            survey, client = _survey(questions), _client()
+            have, rng = 0, np.random.default_rng(seed)
+            for size in wanted:
+                started = time.perf_counter()
+                _fill(scratch, survey, size - have, rng)
+                have = size
+                self.stdout.write(f"{size:,} responses of {questions} questions filled in "
+                                  f"{time.perf_counter() - started:.1f} s")
+                forget_pairs(survey)  # the raw load bypassed the running counts: count every pair afresh
+                tallies.rebuild(survey)
+                time_relating(self.stdout.write, survey, client, chosen, by, repeat, explain)
         finally:
             scratch.remove(keep)
             if keep and scratch.created:
                 self.stdout.write(f"Kept {scratch.name}")
 
-    def _run(self, scratch: Any, sizes: list[int], pairs: list[tuple[int, int]], repeat: int,
-             rng: np.random.Generator, explain: bool) -> None:
-        survey, client = _survey(), _client()
-        questions = {q.order: q for q in plan.of(survey)}
-        timings: dict[tuple[int, int], list[tuple[int, float, float, float]]] = {pair: [] for pair in pairs}
-        have = 0
-        self.stdout.write("Medians of the wall-clock time.")
-        self.stdout.write(f"{'responses':>11} {'pair':>6} {'fill s':>8} {'query ms':>10} {'service ms':>11}"
-                          f" {'endpoint ms':>12}")
-        for size in sizes:
-            started = time.perf_counter()
-            _fill(scratch, survey, size - have, rng)
-            have, filled = size, time.perf_counter() - started
-            for a, b in pairs:
-                qa, qb = questions[a], questions[b]
-                counted = crosstab.pair_counts(qa, qb)
-                if counted is None or counted.n != size:
-                    raise CommandError(f"the cross-tab of {a} and {b} counted {counted and counted.n} of {size}")
-                if explain:
-                    self._explain(qa.id, qb.id)
-                options = ResultOptions(a=qa.id, b=qb.id)
-                url = reverse("aggregation:api-crosstab", args=[survey.slug]) + f"?a={qa.id}&b={qb.id}"
-                query = _median(partial(crosstab.pair_counts, qa, qb), repeat)[0]
-                service = _median(partial(_all_of, survey, options), repeat)[0]
-                endpoint = _median(partial(_get, client, url), repeat)[0]
-                timings[(a, b)].append((size, query, service, endpoint))
-                self.stdout.write(f"{size:>11,} {f'{a}x{b}':>6} {filled:>8.1f} {query * 1e3:>10.2f}"
-                                  f" {service * 1e3:>11.2f} {endpoint * 1e3:>12.2f}")
-        for (a, b), rows in timings.items():
-            if len(rows) > 1:
-                (small, q0, s0, e0), (large, q1, s1, e1) = rows[0], rows[-1]
-                self.stdout.write(
-                    f"{connection.display_name} ratio {large:,} / {small:,} responses, questions {a} x {b}: "
-                    f"query {q1 / q0:,.1f}x, service {s1 / s0:,.1f}x, endpoint {e1 / e0:,.1f}x "
-                    f"({e1:.2f} s at the largest size).")
 
-    def _explain(self, a: int, b: int) -> None:
-        prefix = "EXPLAIN QUERY PLAN" if connection.vendor == "sqlite" else "EXPLAIN"
-        sql, params = crosstab.pair_counts_sql(a, b)
-        with connection.cursor() as cursor:
-            cursor.execute(f"{prefix} {sql}", params)
-            for row in cursor.fetchall():
-                self.stdout.write("    " + " ".join(str(cell) for cell in row))
+def forget_pairs(survey: Survey) -> None:
+    """No pair of the survey's questions watched: the next ask of each counts it from the reports."""
+    PairTally.objects.filter(question_a__survey=survey).delete()
+    PairWatch.objects.filter(question_a__survey=survey).delete()
+
+
+def time_relating(write: Callable[[str], object], survey: Survey, client: Client, pairs: list[tuple[int, int]],
+                  by: int, repeat: int, explain: bool = False) -> None:
+    """Print, for the survey as it is (no pair watched yet), the dashboard's time, then per pair the
+    first ask (counted from the reports, then watched) and the later ones (read from the running
+    counts: the counts alone, the service, the API endpoint, the dashboard with the cross-tab), then
+    the break-down by question `by`: its first ask and the later ones. Medians of the wall-clock time
+    of `repeat` calls after a warm-up; the load average beside each line (a shared machine)."""
+    questions = {q.order: q for q in plan.of(survey)}
+    _submissions(survey, SUBMISSIONS // 3)  # warm-up: imports, caches
+    unwatched = _submissions(survey, SUBMISSIONS)
+    n = results.survey_results(survey).responses
+    dashboard = reverse("aggregation:dashboard", args=[survey.slug])
+    write(f"{connection.display_name}, {n:,} responses of {len(questions)} questions; seconds, wall (this "
+          "process's CPU: on SQLite the engine's too)")
+    write(f"dashboard (no cross-tab) {_both(_median(partial(_get, client, dashboard), repeat))}   load {_load()}")
+    for a, b in pairs:
+        qa, qb = questions[a], questions[b]
+        if explain:
+            _explain(write, qa.id, qb.id)
+        join = _median(partial(pair_tallies.count_from_reports, qa, qb), min(repeat, 3))[0]
+        started = time.perf_counter()
+        counted = crosstab.pair_counts(qa, qb)
+        first = time.perf_counter() - started
+        if n and (counted is None or counted.n != n):
+            raise CommandError(f"the cross-tab of {a} and {b} counted {counted and counted.n} of {n}")
+        options = ResultOptions(a=qa.id, b=qb.id)
+        url = reverse("aggregation:api-crosstab", args=[survey.slug]) + f"?a={qa.id}&b={qb.id}"
+        later = [_median(call, repeat) for call in (
+            partial(crosstab.pair_counts, qa, qb), partial(_all_of, survey, options), partial(_get, client, url),
+            partial(_get, client, f"{dashboard}?a={qa.id}&b={qb.id}"))]
+        write(f"cross-tab {a} x {b}: the self-join {join:.3f}, first ask {first:.3f}; then counts {_both(later[0])}, "
+              f"service {_both(later[1])}, API {_both(later[2])}, dashboard {_both(later[3])}   load {_load()}")
+    grouping = questions[by]
+    url = f"{dashboard}?by={grouping.id}"
+    started = time.perf_counter()
+    _get(client, url)
+    first = time.perf_counter() - started
+    later_by = _median(partial(_get, client, url), repeat)
+    write(f"break-down by {by} ({len(questions) - 1} other questions): first ask {first:.3f}; "
+          f"then dashboard {_both(later_by)}   load {_load()}")
+    watched = _submissions(survey, SUBMISSIONS)
+    write(f"a submission in process (median of {SUBMISSIONS}, CPU): {unwatched * 1e3:.3f} ms with no pair watched, "
+          f"{watched * 1e3:.3f} ms with the {PairWatch.objects.filter(question_a__survey=survey).count()} pairs "
+          f"above watched ({watched / unwatched:.2f}x)   load {_load()}")
+
+
+SUBMISSIONS = 300  # per phase: a few seconds; the rows they add change no figure above
+
+
+def _submissions(survey: Survey, count: int) -> float:
+    """The median CPU time of one submission through the submission service (random reports)."""
+    rng, current = np.random.default_rng(count), plan.of(survey)
+    times = []
+    for _ in range(count):
+        reports = {str(q.id): rng.integers(0, 2, q.mechanism.k).tolist() if q.mechanism.unary
+                   else int(rng.integers(q.mechanism.k)) for q in current}
+        payload = {"version": current.version, "key": str(uuid.uuid4()), "reports": reports}
+        started = time.process_time()
+        submission.submit(survey, payload, current)
+        times.append(time.process_time() - started)
+    return statistics.median(times)
+
+
+def _both(timed: tuple[float, float]) -> str:
+    return f"{timed[0]:.3f} ({timed[1]:.3f})"
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def _explain(write: Callable[[str], object], a: int, b: int) -> None:
+    prefix = "EXPLAIN QUERY PLAN" if connection.vendor == "sqlite" else "EXPLAIN"
+    sql, params = crosstab.pair_counts_sql(a, b)
+    with connection.cursor() as cursor:
+        cursor.execute(f"{prefix} {sql}", params)
+        for row in cursor.fetchall():
+            write("    " + " ".join(str(cell) for cell in row))
 
 
 def _all_of(survey: Survey, options: ResultOptions) -> None:

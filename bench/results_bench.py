@@ -12,7 +12,8 @@ must not exist yet); on PostgreSQL a new database on the same server, named
 <configured name>_bench_<pid> (or --db NAME, which must not exist yet), created and dropped
 from a connection to the server's 'postgres' maintenance database.
 
-It fills one 10-question survey (4 yes/no, 3 k-RR, 3 unary) with randomized responses,
+It fills one 10-question survey (4 yes/no, 3 k-RR, 3 unary; --questions N: N questions, those
+mechanisms in turn) with randomized responses,
 growing it from one size to the next in large batches (SQLite: executemany, with foreign
 keys off and the report table's secondary indexes dropped; PostgreSQL: COPY, with the
 response and report tables' foreign keys, unique constraints and secondary indexes dropped),
@@ -81,8 +82,16 @@ _MECHANISMS: list[tuple[str, dict[str, Any]]] = [  # each question's mechanism n
     ("sue", {"epsilon": 1.0, "options": _options(4)}),
     ("oue", {"epsilon": 0.5, "options": _options(8)}),
 ]
-QUESTIONS = [QuestionSpec(f"Question {order}", name, **parameters)
-             for order, (name, parameters) in enumerate(_MECHANISMS, start=1)]
+
+
+def questions(count: int = len(_MECHANISMS)) -> list[QuestionSpec]:
+    """`count` questions, the mechanisms above in turn (20: each of them twice)."""
+    return [QuestionSpec(f"Question {order}", *_MECHANISMS[(order - 1) % len(_MECHANISMS)][:1],
+                         **_MECHANISMS[(order - 1) % len(_MECHANISMS)][1])
+            for order in range(1, count + 1)]
+
+
+QUESTIONS = questions()
 
 
 class Command(BaseCommand):
@@ -97,9 +106,12 @@ class Command(BaseCommand):
                                          "PostgreSQL database name; default: a temp dir / <name>_bench_<pid>.")
         parser.add_argument("--keep", action="store_true", help="Keep the scratch database afterwards.")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--questions", type=int, default=len(QUESTIONS),
+                            help=f"Questions in the survey, the {len(QUESTIONS)} mechanisms in turn (default "
+                                 f"{len(QUESTIONS)}).")
 
     def handle(self, *args: Any, sizes: str, repeat: int, db: str | None, keep: bool, seed: int,
-               **options: Any) -> None:
+               questions: int, **options: Any) -> None:
         wanted = _sizes(sizes)
         if repeat < 1:
             raise CommandError("--repeat must be at least 1")
@@ -108,14 +120,15 @@ class Command(BaseCommand):
             scratch.create()
             self.stdout.write(f"Scratch database ({scratch.describe()}): {scratch.name}")
             call_command("migrate", verbosity=0, interactive=False)
-            self._run(scratch, wanted, repeat, np.random.default_rng(seed))
+            self._run(scratch, wanted, repeat, np.random.default_rng(seed), questions)
         finally:
             scratch.remove(keep)
             if keep and scratch.created:
                 self.stdout.write(f"Kept {scratch.name}")
 
-    def _run(self, scratch: Scratch, sizes: list[int], repeat: int, rng: np.random.Generator) -> None:
-        survey, client = _survey(), _client()
+    def _run(self, scratch: Scratch, sizes: list[int], repeat: int, rng: np.random.Generator,
+             count: int) -> None:
+        survey, client = _survey(count), _client()
         url = reverse("aggregation:api-estimates", args=[survey.slug])
         rows: list[tuple[int, tuple[float, float], tuple[float, float], tuple[float, float]]] = []
         have = 0
@@ -143,7 +156,7 @@ class Command(BaseCommand):
             # the version check alone (part of the service's time)
             version = _median(lambda: versions.stale_versions(survey, current), repeat)
             rows.append((size, service, endpoint, scan))
-            self.stdout.write(f"{size:>11,} {size * len(QUESTIONS):>12,} {filled:>8.1f} {rebuilt:>9.2f}"
+            self.stdout.write(f"{size:>11,} {size * count:>12,} {filled:>8.1f} {rebuilt:>9.2f}"
                               f" {reordered:>9.2f} {service[0] * 1e3:>11.2f} {service[1] * 1e3:>9.2f}"
                               f" {endpoint[0] * 1e3:>12.2f} {endpoint[1] * 1e3:>9.2f} {scan[0] * 1e3:>9.1f}"
                               f" {version[0] * 1e3:>10.3f}")
@@ -168,8 +181,10 @@ def _sizes(text: str) -> list[int]:
 
 # --- the survey and its responses --------------------------------------------------------
 
-def _survey() -> Survey:
-    return builder.create_survey("bench", "Benchmark", QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=20)
+def _survey(count: int = len(QUESTIONS)) -> Survey:
+    """The benchmark's survey of `count` questions (`questions`), its budget room for all of them."""
+    return builder.create_survey("bench", "Benchmark", questions(count), status=Survey.Status.OPEN,
+                                 epsilon_budget=2 * count)
 
 
 def _client() -> Client:

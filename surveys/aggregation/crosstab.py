@@ -1,13 +1,14 @@
 """The cross-tab service: two questions' reports counted together in the database, debiased by `ldp`.
 
-For questions A and B of one survey, the co-occurrence counts come from one grouped query over
-pairs of reports of the same response (a self-join of the report table on response_id, GROUP BY
-the two stored values): at most (values of A) x (values of B) rows come back, whatever the number
-of responses, and `ldp.JointCounts.from_values` turns stored values (option indexes, or bitmasks
-for unary encodings) into the counts. Everything else is computed from those counts, so nothing
-costs extra privacy: the joint table (`ldp.estimate_joint`), the conditional fractions both ways
-(`ldp.estimate_conditional`), the independence test and its debiased effect size
-(`ldp.independence`) and the planner for a joint cell (`ldp.joint_respondents_needed`).
+For questions A and B of one survey, the co-occurrence counts are running counts kept by every
+submission once the pair has been related (surveys.collection.pair_tallies): the first time, one
+grouped query over pairs of reports of the same response (a self-join of the report table on
+response_id, GROUP BY the two stored values) counts it, linear in the responses; after that one
+read of at most (cells of A) x (cells of B) x shards rows, whatever the number of responses.
+Everything else is computed from those counts, so nothing costs extra privacy: the joint table
+(`ldp.estimate_joint`), the conditional fractions both ways (`ldp.estimate_conditional`), the
+independence test and its debiased effect size (`ldp.independence`) and the planner for a joint
+cell (`ldp.joint_respondents_needed`).
 
 The dashboard's cross-tab and break-down, the cross-tab API and its CSV export all call `crosstab`,
 so they show one set of numbers. A question that is not the survey's (or a == b) is a 400 naming
@@ -21,13 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.db import connection
 from django.utils.translation import gettext as _
 
 import ldp
-from surveys.collection import plan
-from surveys.collection.models import REPORTS_BY_QUESTION, Report, Survey
-from surveys.collection.plan import PlannedQuestion, SurveyPlan, Unavailable
+from surveys.collection import pair_tallies, plan
+from surveys.collection.models import Survey
+from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.localized import point
 
 from . import too_few as rule
@@ -209,31 +209,15 @@ def from_counts(survey: Survey, a: PlannedQuestion, b: PlannedQuestion, counts: 
 
 
 def pair_counts(a: PlannedQuestion, b: PlannedQuestion) -> ldp.JointCounts | None:
-    """Co-occurrence counts of A's and B's reports over the responses with both (None if none),
-    from one grouped query (`pair_counts_sql`)."""
-    with connection.cursor() as cursor:
-        cursor.execute(*pair_counts_sql(a.id, b.id))
-        rows = cursor.fetchall()
-    if not rows:
-        return None
-    values_a, values_b, counts = zip(*rows, strict=True)
-    try:
-        return ldp.JointCounts.from_values(a.mechanism, b.mechanism, list(values_a), list(values_b), list(counts))
-    except ValueError as error:
-        raise Unavailable(f"questions {a.order} and {b.order}: stored reports cannot be read ({error})") from None
+    """Co-occurrence counts of A's and B's reports over the responses with both (None if none), from
+    the pair's running counts (`pair_tallies`): counted from the reports the first time the pair is
+    related, kept current by every submission after that."""
+    return pair_tallies.counts(a, b)
 
 
 def pair_counts_sql(a: int, b: int) -> tuple[str, list[int]]:
-    """A self-join of the report table on the response, GROUP BY the two stored values. Report is
-    unique per (response, question), so each response adds one pair."""
-    table = connection.ops.quote_name(Report._meta.db_table)
-    # Both sides from the (question, response, value) index alone. SQLite's planner, without
-    # statistics, would look B's reports up through the (response, question) constraint instead
-    # and read each row: three times slower at 10^6 responses (bench/crosstab_bench.py).
-    index = f" INDEXED BY {REPORTS_BY_QUESTION}" if connection.vendor == "sqlite" else ""
-    return (f"SELECT ra.value, rb.value, COUNT(*) FROM {table} ra{index} "
-            f"INNER JOIN {table} rb{index} ON rb.response_id = ra.response_id AND rb.question_id = %s "
-            f"WHERE ra.question_id = %s GROUP BY ra.value, rb.value", [b, a])
+    """The grouped self-join that counts a pair from the reports (its first time; `pair_tallies`)."""
+    return pair_tallies.self_join_sql(a, b)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from . import plan, tallies
+from . import pair_tallies, plan, tallies
 from .models import (
     Option,
     OptionTranslation,
@@ -108,17 +108,20 @@ def _option(question: Question, order: int, label: str, spec: QuestionSpec) -> O
 @transaction.atomic
 def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndarray]) -> list[Response]:
     """Store len(column) responses from stored report values per question id (as the submission
-    API would store them), with their tallies. Questions left out get no reports."""
+    API would store them), with their tallies and their watched pairs' counts, in one transaction.
+    Questions left out get no reports."""
     current = plan.of(survey)
     given = [q for q in current if q.id in values]
     n = len(next(iter(values.values()))) if values else 0
-    responses = Response.objects.bulk_create(
-        [Response(survey=survey, mechanism_version=current.version, submitted_on=timezone.now().date(),
-                  submission_key=uuid.uuid4()) for _ in range(n)], batch_size=1000)
-    Report.objects.bulk_create((Report(response=response, question_id=q.id, value=int(value))
-                                for q in given for response, value in zip(responses, values[q.id], strict=True)),
-                               batch_size=2000)
-    tallies.add(given, {q.id: (_counts(q, values[q.id]), n) for q in given})
+    with transaction.atomic():
+        responses = Response.objects.bulk_create(
+            [Response(survey=survey, mechanism_version=current.version, submitted_on=timezone.now().date(),
+                      submission_key=uuid.uuid4()) for _ in range(n)], batch_size=1000)
+        Report.objects.bulk_create((Report(response=response, question_id=q.id, value=int(value))
+                                    for q in given for response, value in zip(responses, values[q.id], strict=True)),
+                                   batch_size=2000)
+        tallies.add(given, {q.id: (_counts(q, values[q.id]), n) for q in given})
+        pair_tallies.add(given, values)
     return responses
 
 

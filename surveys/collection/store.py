@@ -23,7 +23,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from . import prepared, tallies
+from . import pair_tallies, prepared, tallies
 from .models import Invitation, Report, Response, Survey
 from .models.keys import random_key, report_keys
 from .plan import PlannedQuestion
@@ -130,6 +130,7 @@ def _in_one_transaction(new: NewResponse) -> None:
          [value for key, q in zip(report_keys(len(new.questions)), new.questions, strict=True)
           for value in (key, response[0], q.id, new.values[q.id])]),
         tallies.count_sql(new.questions, new.values),
+        pair_tallies.count_sql(new.questions, new.values, tallies.random_shard()),
     ]
     if new.token_digest is not None:
         statements.insert(0, spend_sql(new))
@@ -175,6 +176,12 @@ def _in_one_statement(new: NewResponse) -> None:
     params += [tallies.random_shard(), *[value for key in keys for value in key]]
     counted = tallies.upsert_sql(f"SELECT v.question_id, v.slot, %s, 1 FROM response CROSS JOIN "
                                  f"(VALUES {counts}) AS v (question_id, slot) ORDER BY v.question_id, v.slot")
+    # The watched pairs' cells, after every tally row is locked (the count(*) of `counted`):
+    # the purge locks tally rows first too, so the two never wait on each other in a cycle.
+    cell_rows = pair_tallies.cell_rows(new.questions, new.values) or [(0, 0)]  # (0, 0): no question, no watch
+    params += [value for row in cell_rows for value in row] + [tallies.random_shard()]
+    paired = pair_tallies.select_sql("(SELECT count(*) FROM counted) AS after_tallies CROSS JOIN response "
+                                     "CROSS JOIN cell ca", "cell")
     sql = (
         f"WITH spent AS ({spent}), "
         f"response AS (INSERT INTO {table[Response]} ({RESPONSE_COLUMNS}) "
@@ -182,7 +189,9 @@ def _in_one_statement(new: NewResponse) -> None:
         f"reports AS (INSERT INTO {table[Report]} (id, response_id, question_id, value) "
         f"SELECT v.id, response.id, v.question_id, v.value FROM response CROSS JOIN (VALUES {reports}) "
         f"AS v (id, question_id, value)), "
-        f"counted AS ({counted}) "
+        f"counted AS ({counted} RETURNING 1), "
+        f"cell (q, c) AS (VALUES {', '.join(['(%s, %s)'] * len(cell_rows))}), "
+        f"paired AS ({paired}) "
         "SELECT count(*) FROM response"
     )
     # One statement is a transaction by itself: no BEGIN and COMMIT round trips. Inside a

@@ -9,7 +9,8 @@ Every writer of reports updates the Tally rows in the same transaction:
 - Bulk loads (the demo, benchmarks) call `add` with counts computed in numpy.
 - Anything else (raw loads, deleted responses: Response.delete and CASCADE do *not*
   update tallies) must call `rebuild`, which recounts from the reports
-  (`count_from_reports`) and rewrites the survey's tallies in one transaction.
+  (`count_from_reports`) and rewrites the survey's tallies, and the counts of its watched pairs
+  of questions (`pair_tallies`), in one transaction.
   `python manage.py rebuild_counts [slug ...] [--verify]` runs it, or only compares.
 
 Readers (`read`) SUM over shards: cost proportional to options x shards, not to reports.
@@ -27,7 +28,7 @@ import numpy as np
 from django.db import connection, transaction
 from django.db.models import Count, F, Sum
 
-from . import plan
+from . import pair_tallies, plan
 from .models import TALLY_N_SLOT, TALLY_SHARDS, Report, Survey, Tally
 from .plan import PlannedQuestion
 
@@ -185,18 +186,36 @@ class Difference:
         return f"{self.survey} question {self.question} {what}: tallies {self.tallied}, reports {self.recounted}"
 
 
-def differences(survey: Survey) -> list[Difference]:
-    """Where the tallies disagree with a recount from the reports (empty when they agree)."""
+@dataclass(frozen=True)
+class PairDifference:
+    survey: str  # slug
+    questions: tuple[int, int]  # orders
+    cells: list[tuple[tuple[int, int], int, int]]  # (cell of A, cell of B), kept, recounted
+
+    def __str__(self) -> str:
+        a, b = self.questions
+        shown = "; ".join(f"cells {cell}: kept {kept}, reports {recounted}" for cell, kept, recounted in self.cells)
+        return f"{self.survey} questions {a} x {b}: {shown}"
+
+
+def differences(survey: Survey) -> list[Difference | PairDifference]:
+    """Where the tallies or the watched pairs' counts disagree with a recount from the reports
+    (empty when they agree)."""
     questions = plan.of(survey).questions
     with transaction.atomic():  # one snapshot on SQLite; a check, not a lock, elsewhere
         recounted, tallied = count_from_reports(questions), _sums([q.id for q in questions])
-    found = []
+        pairs = pair_tallies.differences(questions)
+    found: list[Difference | PairDifference] = []
     for q in questions:
         counts, n = recounted[q.id]
         expected = {TALLY_N_SLOT: n, **{j: int(c) for j, c in enumerate(counts)}}
         slots = sorted(set(expected) | {slot for (pk, slot), c in tallied.items() if pk == q.id and c})
         found += [Difference(survey.slug, q.order, slot, tallied.get((q.id, slot), 0), expected.get(slot, 0))
                   for slot in slots if tallied.get((q.id, slot), 0) != expected.get(slot, 0)]
+    for a, b, kept, counted in pairs:
+        found.append(PairDifference(survey.slug, (a.order, b.order), [
+            (cell, kept.get(cell, 0), counted.get(cell, 0)) for cell in sorted(set(kept) | set(counted))
+            if kept.get(cell, 0) != counted.get(cell, 0)]))
     return found
 
 
@@ -224,3 +243,4 @@ def rebuild(survey: Survey) -> None:
                 changed.append(row)
         Tally.objects.filter(pk__in=stale).delete()
         Tally.objects.bulk_update(changed, ["count"], batch_size=500)
+        pair_tallies.rebuild(questions)  # the survey's tally rows, locked above, hold submissions back

@@ -85,14 +85,19 @@ def test_only_responses_with_both_answers_count(survey):
     assert found.n == 30 and found.counts.a_counts.sum() == 30
 
 
-def test_the_counts_are_one_grouped_query(survey, django_assert_num_queries):
+def test_a_pair_is_counted_from_the_reports_once_then_read_from_its_running_counts(
+        survey, django_assert_num_queries, django_assert_max_num_queries):
     add_responses(survey, 40, seed=9)
     current = plan.of(survey)
     a, b = current.questions[2], current.questions[3]
-    with django_assert_num_queries(1) as captured:
-        crosstab.pair_counts(a, b)
-    sql = captured.captured_queries[0]["sql"].upper()
-    assert "GROUP BY" in sql and "JOIN" in sql
+    with django_assert_max_num_queries(10) as captured:
+        first = crosstab.pair_counts(a, b)
+    joins = [q["sql"].upper() for q in captured.captured_queries if "JOIN" in q["sql"].upper()]
+    assert len(joins) == 1 and "GROUP BY" in joins[0] and "COLLECTION_REPORT" in joins[0]
+    with django_assert_num_queries(2) as captured:  # is it watched, then one grouped read of its counts
+        again = crosstab.pair_counts(b, a)
+    assert not any("COLLECTION_REPORT" in q["sql"].upper() for q in captured.captured_queries)
+    assert again.pairs.tolist() == first.pairs.T.tolist() and again.n == first.n == 40
 
 
 def test_the_estimates_are_ldps_on_the_same_counts(survey):

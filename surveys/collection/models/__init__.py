@@ -1,13 +1,24 @@
 """The collection app's models: survey definitions (`survey`) and what respondents send (`reports`)."""
 
 from .kinds import KIND_MECHANISMS, MAX_OPTIONS, build_mechanism
-from .reports import REPORTS_BY_QUESTION, TALLY_N_SLOT, TALLY_SHARDS, Invitation, Report, Response, Tally
+from .reports import (
+    REPORTS_BY_QUESTION,
+    TALLY_N_SLOT,
+    TALLY_SHARDS,
+    Invitation,
+    PairTally,
+    PairWatch,
+    Report,
+    Response,
+    Tally,
+)
 from .survey import YES_NO_LABELS, FrozenMechanism, Option, Question, Survey, SurveyQuerySet
 from .translations import OptionTranslation, QuestionTranslation, SurveyTranslation
 
 __all__ = [
     "KIND_MECHANISMS", "MAX_OPTIONS", "REPORTS_BY_QUESTION", "TALLY_N_SLOT", "TALLY_SHARDS", "YES_NO_LABELS",
-    "FrozenMechanism", "Invitation", "Option", "OptionTranslation", "Question", "QuestionTranslation", "Report",
+    "FrozenMechanism", "Invitation", "Option", "OptionTranslation", "PairTally", "PairWatch",
+    "Question", "QuestionTranslation", "Report",
     "Response", "Survey", "SurveyQuerySet", "SurveyTranslation", "Tally",
     "build_mechanism",
 ]

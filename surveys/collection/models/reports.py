@@ -39,8 +39,11 @@ class Response(models.Model):
             models.UniqueConstraint(fields=["survey", "submission_key"], name="response_key_unique"),
         ]
         # Results check that no response has another mechanism version than the current one with two
-        # seeks on this index (surveys.aggregation.versions), whatever the number of responses.
-        indexes = [models.Index(fields=["survey", "mechanism_version"], name="response_survey_version")]
+        # seeks on this index (surveys.aggregation.versions), whatever the number of responses. The
+        # day rides along so that the dashboard's responses per day read this index alone, in order
+        # (surveys.aggregation.progress), never the rows: as many B-trees to write per submission.
+        indexes = [models.Index(fields=["survey", "mechanism_version", "submitted_on"],
+                                name="response_survey_version_day")]
 
 
 REPORTS_BY_QUESTION = "report_question_response"
@@ -109,4 +112,46 @@ class Tally(models.Model):
             models.CheckConstraint(condition=models.Q(slot__gte=TALLY_N_SLOT), name="tally_slot_valid"),
             models.CheckConstraint(condition=models.Q(shard__lt=TALLY_SHARDS), name="tally_shard_valid"),
             models.CheckConstraint(condition=models.Q(count__gte=0), name="tally_count_nonnegative"),
+        ]
+
+
+class PairWatch(models.Model):
+    """A pair of questions whose answers a researcher has related (a cross-tab or a break-down):
+    from then on every submission counts the pair in PairTally, in its own transaction.
+    `surveys.collection.pair_tallies` creates it together with the counts so far."""
+
+    question_a = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+", db_index=False)
+    question_b = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+", db_index=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question_a", "question_b"], name="pair_watch_unique"),
+            models.CheckConstraint(condition=models.Q(question_a__lt=models.F("question_b")),
+                                   name="pair_watch_ordered"),
+        ]
+
+
+class PairTally(models.Model):
+    """A running count of responses whose reports to questions A and B fall in cells (cell_a, cell_b).
+
+    A question's cells for one report (`pair_tallies.cells`): an index-coded report is its option
+    index; a unary one is -1 (the report itself) and each bit set. So (i, j) counts the pairs of
+    the co-occurrence table, and the -1 rows the respondents and each side's counts among them.
+    Kept for watched pairs only (PairWatch); split over TALLY_SHARDS rows like Tally.
+    """
+
+    question_a = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+", db_index=False)
+    question_b = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+", db_index=False)
+    cell_a = models.IntegerField()
+    cell_b = models.IntegerField()
+    shard = models.PositiveSmallIntegerField()
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question_a", "question_b", "cell_a", "cell_b", "shard"],
+                                    name="pair_tally_unique"),
+            models.CheckConstraint(condition=models.Q(cell_a__gte=-1, cell_b__gte=-1), name="pair_tally_cell_valid"),
+            models.CheckConstraint(condition=models.Q(shard__lt=TALLY_SHARDS), name="pair_tally_shard_valid"),
+            models.CheckConstraint(condition=models.Q(count__gte=0), name="pair_tally_count_nonnegative"),
         ]

@@ -1,0 +1,130 @@
+"""Running counts of related pairs of questions (surveys.collection.pair_tallies): once a pair has
+been related, every writer keeps its counts equal to a count from the stored reports (the
+grouped self-join), which rebuild_counts restores and the purge empties."""
+
+import itertools
+
+import numpy as np
+import pytest
+from django.db import connection
+
+import ldp
+from surveys.aggregation import crosstab
+from surveys.collection import builder, pair_tallies, plan, purge, submission, tallies
+from surveys.collection.models import PairTally, PairWatch, Report, Response
+from tests.aggregation.support import add_responses
+from tests.collection.helpers import failing_insert
+from tests.factories import valid_payload
+
+
+def from_the_reports(a, b):
+    """The straightforward count: the self-join's groups of stored values, read by ldp."""
+    with connection.cursor() as cursor:
+        cursor.execute(*pair_tallies.self_join_sql(a.id, b.id))
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    values_a, values_b, counts = zip(*rows, strict=True)
+    return ldp.JointCounts.from_values(a.mechanism, b.mechanism, values_a, values_b, counts)
+
+
+def whole(counts):
+    return None if counts is None else (counts.pairs.tolist(), counts.a_counts.tolist(),
+                                        counts.b_counts.tolist(), counts.n)
+
+
+def submit_random(survey, n, rng):
+    """n submissions through the submission service, each question's report drawn at random."""
+    for _ in range(n):
+        values = {}
+        for question in survey.ordered_questions():
+            k = question.k()
+            unary = question.mechanism_name in ("sue", "oue", "multiselect")
+            values[question.order] = rng.integers(0, 2, k).tolist() if unary else int(rng.integers(k))
+        assert submission.submit(survey, valid_payload(survey, values=values)).created
+
+
+def relatable_pairs(survey):
+    return list(itertools.permutations([q for q in plan.of(survey) if q.relatable], 2))
+
+
+def assert_every_pair_counts_its_reports(survey, n):
+    for a, b in relatable_pairs(survey):
+        kept = crosstab.pair_counts(a, b)
+        assert whole(kept) == whole(from_the_reports(a, b)), (a.order, b.order)
+        assert kept.n == n
+        # The whole table the dashboard and the API show, not just its counts.
+        assert (crosstab.of_questions(survey, a, b).cells
+                == crosstab.from_counts(survey, a, b, from_the_reports(a, b)).cells)
+
+
+def test_every_pair_keeps_the_counts_of_its_reports_through_submissions(survey):
+    rng = np.random.default_rng(1)
+    submit_random(survey, 12, rng)
+    for a, b in relatable_pairs(survey):  # related once: counted from the reports, then watched
+        crosstab.pair_counts(a, b)
+    assert PairWatch.objects.count() == 6  # one per unordered pair of the four questions
+    submit_random(survey, 30, rng)
+    assert_every_pair_counts_its_reports(survey, 42)
+
+
+def test_bulk_writes_keep_them_for_every_kind_that_relates(kinds_survey):
+    builder.simulate_responses(kinds_survey, 40, {}, seed=2)
+    for a, b in relatable_pairs(kinds_survey):
+        crosstab.pair_counts(a, b)
+    builder.simulate_responses(kinds_survey, 70, {}, seed=3)
+    assert_every_pair_counts_its_reports(kinds_survey, 110)
+
+
+def test_a_pair_related_before_any_response_counts_from_the_first(survey):
+    a, b = plan.of(survey).questions[2:4]  # k-RR with 3 options x OUE with 4
+    assert crosstab.pair_counts(a, b) is None and PairWatch.objects.count() == 1
+    submit_random(survey, 9, np.random.default_rng(4))
+    assert whole(crosstab.pair_counts(b, a)) == whole(from_the_reports(b, a))
+
+
+def test_submissions_write_no_pair_counts_before_a_pair_is_related(survey):
+    submit_random(survey, 5, np.random.default_rng(5))
+    assert not PairTally.objects.exists()
+
+
+def test_a_refused_submission_counts_in_no_pair(survey):
+    submit_random(survey, 6, np.random.default_rng(6))
+    a, b = plan.of(survey).questions[:2]
+    before = whole(crosstab.pair_counts(a, b))
+    with failing_insert(Report), pytest.raises(Exception, match="injected failure"):
+        submission.submit(survey, valid_payload(survey))
+    assert whole(crosstab.pair_counts(a, b)) == before == whole(from_the_reports(a, b))
+
+
+def test_rebuild_counts_finds_and_mends_a_pair_out_of_step(survey):
+    submit_random(survey, 20, np.random.default_rng(7))
+    current = plan.of(survey)
+    a, c = current.questions[0], current.questions[2]
+    crosstab.pair_counts(a, c)
+    Response.objects.filter(pk=Response.objects.order_by("pk").values("pk")[:1]).delete()  # no tally update
+    found = [str(d) for d in tallies.differences(survey) if isinstance(d, tallies.PairDifference)]
+    assert len(found) == 1 and found[0].startswith("health questions 1 x 3: cells ")
+    tallies.rebuild(survey)
+    assert tallies.differences(survey) == []
+    assert whole(crosstab.pair_counts(a, c)) == whole(from_the_reports(a, c))
+    assert crosstab.pair_counts(a, c).n == 19
+
+
+def test_the_purge_keeps_the_pairs_watched_with_no_counts(survey):
+    submit_random(survey, 8, np.random.default_rng(8))
+    a, b = plan.of(survey).questions[1:3]
+    crosstab.pair_counts(a, b)
+    purge.purge(survey)
+    assert PairWatch.objects.count() == 1 and not PairTally.objects.exists()
+    assert crosstab.pair_counts(a, b) is None
+
+
+@pytest.mark.parametrize("value", [3, 8])  # question 3 is k-RR with options 0, 1, 2
+def test_a_stored_value_outside_the_question_is_unavailable_not_counted(survey, value):
+    a, b = plan.of(survey).questions[2:4]
+    add_responses(survey, 5, seed=9)
+    Report.objects.filter(question_id=a.id).update(value=value)
+    with pytest.raises(plan.Unavailable, match="questions 3 and 4: stored reports cannot be read"):
+        crosstab.pair_counts(a, b)
+    assert not PairWatch.objects.exists()
