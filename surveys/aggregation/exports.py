@@ -53,6 +53,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ldp import mean_sequences, sequences
 from surveys.collection import integrity, plan
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
@@ -100,6 +101,7 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
             "variance": "Var(pi_hat_j) = lambda_j (1 - lambda_j) / (n (p - q_other)^2), lambda_j = c_j / n",
             "interval": "an interval for lambda_j (Wilson with continuity correction, or Clopper-Pearson) "
                         "mapped through the same affine map and clipped to [0, 1]",
+            "interval_anytime": ANYTIME_INTERVAL,
             "direct": "a question with \"randomized\": false is not randomized (its answer is sent as given): "
                       "p = 1, q_other = 0, so pi_hat_j = c_j / n with an ordinary binomial interval; its "
                       "effective_epsilon is null (infinite) and epsilon_total leaves it out",
@@ -109,6 +111,18 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
         "questions": [_question_entry(q) for q in current],
     }
 
+
+# estimates.csv's interval column "anytime" (the default while a survey is open): a confidence sequence.
+ANYTIME_INTERVAL = (
+    "valid however often the results are looked at: P(the truth is in the interval at every n) >= confidence. "
+    "For lambda_j, C_n = {lambda0 : M_n(lambda0) < 1 / alpha} with M_n the likelihood ratio of the "
+    f"{sequences.CONSTRUCTION}: B(s lambda0 + c_j, s (1 - lambda0) + n - c_j) / B(s lambda0, s (1 - lambda0)) / "
+    "(lambda0^c_j (1 - lambda0)^(n - c_j)); its prior strength s from the planning size t0 (estimates.csv's "
+    "planned): s + 1 = t0 / c, c = -2 ln(alpha) + ln(1 - 2 ln(alpha)), at least 1. alpha / k per option for k > 2 "
+    "options (all hold together), alpha for a yes/no question; mapped through the same affine map and clipped to "
+    "[0, 1]. A 1-bit mean uses its bit's sequence mapped to units; a discrete Laplace mean the "
+    f"{mean_sequences.LAPLACE_CONSTRUCTION}, sub-Gaussian in the grid index, clipped to [lo, hi]"
+)
 
 OTHER_KINDS = {  # the kinds beyond one-of-k and unary encodings
     "multiselect": "multi-select: bit j is the option-j box, kept with p = keep / modulus and flipped otherwise; "

@@ -4,6 +4,7 @@ import csv
 import io
 import itertools
 import json
+import math
 import uuid
 from fractions import Fraction
 
@@ -14,6 +15,7 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 
 import ldp
+from ldp import sequences
 from surveys.aggregation import exports
 from surveys.collection import plan
 from tests.aggregation.support import add_responses
@@ -361,3 +363,36 @@ def test_every_column_of_the_estimates_csv_is_the_apis_value(client, owner, ever
     assert any(o["ci_low"] == 0.0 for o in options) and any(o["ci_high"] == 1.0 for o in options)
     assert {q["mechanism"]["name"] for q in api["questions"]} == {"qrr", "bitflip", "krr", "sue", "oue"}
     assert {q["order"]: [o["count"] for o in q["options"]] for q in api["questions"]} == REPORTED
+
+
+@pytest.mark.parametrize("ones, n, planned, confidence",
+                         [(831, 2435, 2435, 0.95), (3, 40, 1000, 0.99), (0, 7, 500, 0.9)])
+def test_the_codebooks_anytime_interval_is_the_one_ldp_computes(ones, n, planned, confidence):
+    """The codebook's words, read as a formula with the standard library alone, give ldp's interval for the
+    report rate at one look: the text describes the code."""
+    alpha = 1 - confidence
+    c = -2 * math.log(alpha) + math.log(1 - 2 * math.log(alpha))
+    s = max(planned / c - 1, 1.0)
+
+    def log_beta(a, b):
+        return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+    def rejected(lam):  # M_n(lambda0) >= 1 / alpha
+        log_m = (log_beta(s * lam + ones, s * (1 - lam) + n - ones) - log_beta(s * lam, s * (1 - lam))
+                 - ones * math.log(lam) - (n - ones) * math.log1p(-lam))
+        return log_m >= math.log(1 / alpha)
+
+    def end(inside, outside):  # bisection between a kept and a rejected lambda0
+        for _ in range(100):
+            middle = (inside + outside) / 2
+            inside, outside = (inside, middle) if rejected(middle) else (middle, outside)
+        return inside
+
+    centre = min(max(ones / n, 1e-12), 1 - 1e-12)
+    low, high = sequences.binary_sequence([ones], [n], alpha, planned)
+    for words in ("C_n = {lambda0 : M_n(lambda0) < 1 / alpha}", "s + 1 = t0 / c", "at least 1",
+                  "c = -2 ln(alpha) + ln(1 - 2 ln(alpha))", "B(s lambda0 + c_j, s (1 - lambda0) + n - c_j) / "
+                  "B(s lambda0, s (1 - lambda0)) / (lambda0^c_j (1 - lambda0)^(n - c_j))"):
+        assert words in exports.ANYTIME_INTERVAL  # the formula implemented above
+    assert end(centre, 1e-15) == pytest.approx(float(low[0]), abs=1e-9)
+    assert end(centre, 1 - 1e-15) == pytest.approx(float(high[0]), abs=1e-9)
