@@ -6,7 +6,8 @@ results. Anonymous requests get 403 with the API's error shape (session authenti
 WWW-Authenticate challenge, so DRF answers 403, not 401), and so does a session the admin would
 refuse (surveys.accounts.guards.SignedIn: the second factor); a researcher not assigned to
 the survey gets 404; bad query parameters get 400 naming the parameter; a survey whose stored
-configuration cannot be read gets 409.
+configuration cannot be read gets 409. A cross-tab whose pair is being counted in the background
+(surveys.aggregation.pair_counting) is 202 {"status": "counting", ...} with Retry-After.
 """
 
 from django.shortcuts import get_object_or_404
@@ -21,8 +22,8 @@ from surveys.collection.models import Survey
 from surveys.errors import ErrorSerializer
 
 from . import crosstab as crosstabs
-from . import params, results
-from .crosstab_serializers import CrossTabSerializer
+from . import pair_counting, params, results
+from .crosstab_serializers import CountingSerializer, CrossTabSerializer
 from .serializers import SurveyEstimatesSerializer
 
 PARAMETERS = [
@@ -68,7 +69,8 @@ QUESTION_PARAMETERS = [
     parameters=[*QUESTION_PARAMETERS, *(p for p in PARAMETERS if p.name in params.CROSSTAB_FIELDS)],
     summary="Two questions counted together: joint table, conditional fractions, independence test, planner "
             "(assigned researchers and superusers)",
-    responses={200: CrossTabSerializer, **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
+    responses={200: CrossTabSerializer, 202: CountingSerializer,
+               **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
 )
 @api_view(["GET"])
 @permission_classes([SignedIn])
@@ -76,7 +78,13 @@ def crosstab(request: Request, slug: str) -> Response:
     """The co-occurrence counts of A's and B's reports over the responses with both, the debiased
     joint fractions with standard errors and intervals, P(B | A) and P(A | B) with Fieller's
     intervals, the chi-square test of independence with the debiased Cramér's V, and the planner
-    for a joint cell. Computed from the stored reports: no extra privacy cost."""
+    for a joint cell. Computed from the stored reports: no extra privacy cost. The first time a pair
+    of a large survey is asked for, it is counted in the background: 202 with the progress and
+    Retry-After; ask again."""
     survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
-    found = crosstabs.crosstab(survey, params.parse(request.query_params, params.CROSSTAB_FIELDS))
+    try:
+        found = crosstabs.crosstab(survey, params.parse(request.query_params, params.CROSSTAB_FIELDS))
+    except pair_counting.Counting as counting:
+        return Response(CountingSerializer(counting).data, status=202,
+                        headers={"Retry-After": str(counting.retry_after)})
     return Response(CrossTabSerializer(found).data)

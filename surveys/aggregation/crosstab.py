@@ -30,8 +30,8 @@ from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.localized import point
 
+from . import pair_counting, versions
 from . import too_few as rule
-from . import versions
 from .params import DEFAULTS, BadParameter, ResultOptions
 from .templatetags.results_format import level, points
 
@@ -193,6 +193,7 @@ def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyP
     a, b = question(current, options.a, "a"), question(current, options.b, "b")
     if a.id == b.id:
         raise BadParameter("b", "must be a different question from a")
+    pair_counting.ensure(survey, [(a, b)])  # pair_counting.Counting: being counted in the background
     return of_questions(survey, a, b, options)
 
 
@@ -233,5 +234,6 @@ def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | Non
     current = current or plan.of(survey)
     versions.check(survey, current)
     by = question(current, options.by, "by")
-    return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in current
-                                    if other.id != by.id and other.relatable])
+    others = [other for other in current if other.id != by.id and other.relatable]
+    pair_counting.ensure(survey, [(by, other) for other in others])  # or pair_counting.Counting
+    return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in others])

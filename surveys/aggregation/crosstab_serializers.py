@@ -97,3 +97,15 @@ class CrossTabSerializer(serializers.Serializer):
         "with `warning`, as on the dashboard. Do not read them alone."))
     warning = serializers.CharField(allow_null=True, help_text=(
         "Why the figures are not to be read alone while too_few (in the request's language); null otherwise."))
+
+
+class CountingSerializer(serializers.Serializer):
+    """202: the pair is being counted in the background (`pair_counting.Counting`); ask again."""
+
+    status = serializers.SerializerMethodField(help_text='"counting".')
+    counted = serializers.IntegerField(help_text="Pairs of questions asked for that are counted already.")
+    pairs = serializers.IntegerField(help_text="Pairs of questions asked for.")
+    retry_after = serializers.IntegerField(help_text="Seconds to wait before asking again (also Retry-After).")
+
+    def get_status(self, _: object) -> str:
+        return "counting"

@@ -1,7 +1,9 @@
 """The dashboard's "relating answers" part: the cross-tab picker and its results, the conditional
 fractions as grouped bars (server-rendered SVG, templates/aggregation/_conditional_chart.html, no
 script and no inline style: the look is in static/css/app.css), and the break-down of every
-question by one question's answers. The numbers all come from the cross-tab service.
+question by one question's answers. The numbers all come from the cross-tab service. A table whose pairs are
+being counted in the background (surveys.aggregation.pair_counting) is a notice in its place, and
+the page asks again by itself (the dashboard's Refresh header).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 from surveys.localized import point
 
-from . import crosstab
+from . import crosstab, pair_counting
 from .charts import LEFT, RIGHT, WIDTH, Bar, Frame, percent, percent_ticks, x
 from .params import BadParameter, ResultOptions
 
@@ -126,17 +128,29 @@ def context(survey: Survey, options: ResultOptions, current: SurveyPlan) -> dict
     choices = [q for q in current if q.relatable]  # a numeric mean has no answers to relate
     found: dict[str, Any] = {"relate_problem": None, "crosstab": None, "conditional_chart": None,
                              "break_down": None, "break_down_tables": [], "question_choices": choices,
+                             "crosstab_counting": None, "break_down_counting": None,
                              "picked_a": options.a or (choices[0].id if choices else None),
                              "picked_b": options.b or (choices[1].id if len(choices) > 1 else None),
                              "picked_by": options.by,
                              "relate_excluded": ", ".join(str(q.order) for q in current if not q.relatable)}
     try:
         if options.a is not None or options.b is not None:
-            table = crosstab.crosstab(survey, options, current)
-            found.update(crosstab=table, conditional_chart=conditional_chart(table))
+            try:
+                table = crosstab.crosstab(survey, options, current)
+                found.update(crosstab=table, conditional_chart=conditional_chart(table))
+            except pair_counting.Counting as counting:
+                found["crosstab_counting"] = counting
         if options.by is not None:
-            down = crosstab.break_down(survey, options, current)
-            found.update(break_down=down, break_down_tables=break_down_tables(down))
+            try:
+                down = crosstab.break_down(survey, options, current)
+                found.update(break_down=down, break_down_tables=break_down_tables(down))
+            except pair_counting.Counting as counting:
+                found["break_down_counting"] = counting
     except BadParameter as error:
         found["relate_problem"] = error
     return found
+
+
+def counting(found: dict[str, Any]) -> bool:
+    """Whether a table of the relating part is being counted in the background (the page refreshes)."""
+    return bool(found["crosstab_counting"] or found["break_down_counting"])

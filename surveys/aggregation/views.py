@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
@@ -23,7 +23,20 @@ from surveys.accounts import guards
 from surveys.collection import plan, sharing
 from surveys.collection.models import Survey
 
-from . import access, charts, crosstab, exports, numeric_charts, params, prepared, progress, refusing, relating, results
+from . import (
+    access,
+    charts,
+    crosstab,
+    exports,
+    numeric_charts,
+    pair_counting,
+    params,
+    prepared,
+    progress,
+    refusing,
+    relating,
+    results,
+)
 
 
 def researchers_only(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -48,7 +61,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     found = results.survey_results(survey, options)
     relate = relating.context(survey, options, plan.of(survey))
     coming_along = progress.of(found)
-    return render(request, "aggregation/dashboard.html", {
+    response = render(request, "aggregation/dashboard.html", {
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
         # The form shows the options as resolved (the interval in use); links keep only what was asked for.
         "survey": survey, "results": found, "options": found.options, "problem": problem,
@@ -62,6 +75,9 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
         "anytime_query": replace(options, interval=params.ANYTIME).query(),
     }, status=400 if problem or relate["relate_problem"] else 200)
+    if relating.counting(relate):
+        response["Refresh"] = str(pair_counting.RETRY_AFTER)
+    return response
 
 
 @researchers_only
@@ -78,10 +94,29 @@ def export_estimates(request: HttpRequest, slug: str) -> HttpResponse:
 @refusing.answered
 def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
-    table = crosstab.crosstab(survey, params.parse(request.GET, params.CROSSTAB_FIELDS))
+    try:
+        table = crosstab.crosstab(survey, params.parse(request.GET, params.CROSSTAB_FIELDS))
+    except pair_counting.Counting as counting:
+        return _counting(request, survey, counting)
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
                            f"crosstab-{table.a.key}-{table.b.key}.csv")
     csv.writer(response).writerows(exports.spreadsheet_safe(exports.crosstab_rows(table)))
+    return response
+
+
+def _counting(request: HttpRequest, survey: Survey, counting: pair_counting.Counting) -> HttpResponse:
+    """202 while the pair is counted in the background, as the prepared exports answer: a page that
+    asks again by itself (a Refresh header, no script), or JSON for programs; Retry-After for both."""
+    url, wait = request.get_full_path(), counting.retry_after
+    response: HttpResponse
+    if request.get_preferred_type(["text/html", "application/json"]) == "application/json":
+        response = JsonResponse({"status": "counting", "counted": counting.counted, "pairs": counting.pairs,
+                                 "retry_after": wait, "url": url}, status=202)
+    else:
+        response = render(request, "aggregation/counting.html", {"survey": survey, "counting": counting,
+                                                                 "url": url}, status=202)
+        response["Refresh"] = f"{wait}; url={url}"
+    response["Retry-After"] = str(wait)
     return response
 
 

@@ -6,6 +6,7 @@ from .reports import (
     TALLY_N_SLOT,
     TALLY_SHARDS,
     Invitation,
+    PairCounting,
     PairTally,
     PairWatch,
     Report,
@@ -17,7 +18,7 @@ from .translations import OptionTranslation, QuestionTranslation, SurveyTranslat
 
 __all__ = [
     "KIND_MECHANISMS", "MAX_OPTIONS", "REPORTS_BY_QUESTION", "TALLY_N_SLOT", "TALLY_SHARDS", "YES_NO_LABELS",
-    "FrozenMechanism", "Invitation", "Option", "OptionTranslation", "PairTally", "PairWatch",
+    "FrozenMechanism", "Invitation", "Option", "OptionTranslation", "PairCounting", "PairTally", "PairWatch",
     "Question", "QuestionTranslation", "Report",
     "Response", "Survey", "SurveyQuerySet", "SurveyTranslation", "Tally",
     "build_mechanism",

@@ -131,6 +131,25 @@ class PairWatch(models.Model):
         ]
 
 
+class PairCounting(models.Model):
+    """A pair of questions being counted in the background, not yet watched: the claim that keeps a
+    second request from starting a second count (`surveys.aggregation.pair_counting`). `claim` tells
+    whose it is; `touched_at` is renewed as the count goes on, so a claim left by a worker that died
+    goes stale and the next request takes it over."""
+
+    question_a = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+", db_index=False)
+    question_b = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+", db_index=False)
+    claim = models.UUIDField()
+    touched_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question_a", "question_b"], name="pair_counting_unique"),
+            models.CheckConstraint(condition=models.Q(question_a__lt=models.F("question_b")),
+                                   name="pair_counting_ordered"),
+        ]
+
+
 class PairTally(models.Model):
     """A running count of responses whose reports to questions A and B fall in cells (cell_a, cell_b).
 

@@ -1,0 +1,124 @@
+"""Pairs of questions counted in the background the first time they are related, when counting them
+within the request could outlast it.
+
+A pair is counted from the reports the first time it is asked for (`pair_tallies.watch`): at 10^6
+responses two to three seconds per pair, and a break-down of a 20-question survey asks 19 pairs,
+past the web worker's timeout. So before relating, `ensure` estimates the work as responses x
+pairs not yet watched; above settings.RELATE_NOW_RESPONSES it claims those pairs (a PairCounting
+row each: a second request finds them claimed and starts nothing), starts a daemon thread of the
+web process that watches them one by one, and raises `Counting`: the dashboard says the table is
+being counted and refreshes, programs get 202 with Retry-After. Below it nothing changes: the
+pairs are counted in the request.
+
+The thread watches each pair and drops its claim in one transaction, renewing its other claims'
+`touched_at` after each pair; a claim untouched for STALE seconds (its worker died) is taken over
+by the next request. A failure is logged and the thread's claims dropped, so the next ask retries.
+Correctness is `watch`'s: it counts and starts watching under the lock that holds submissions
+back, and does nothing if the pair is watched already.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Sequence
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, connections, transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from surveys.collection import pair_tallies
+from surveys.collection.models import PairCounting, PairWatch, Response, Survey
+from surveys.collection.plan import PlannedQuestion
+
+log = logging.getLogger(__name__)
+STALE = 300  # seconds without a sign of life after which a claim is taken over
+RETRY_AFTER = 5  # seconds a program is asked to wait before asking again
+Pair = tuple[PlannedQuestion, PlannedQuestion]
+
+
+class Counting(Exception):
+    """Some of the pairs asked for are being counted in the background: ask again later."""
+
+    def __init__(self, counted: int, pairs: int) -> None:
+        super().__init__(f"{counted} of {pairs} pairs counted")
+        self.counted, self.pairs, self.retry_after = counted, pairs, RETRY_AFTER
+
+
+def _stored(pairs: Sequence[Pair]) -> list[Pair]:
+    return [pair_tallies.ordered(a, b)[:2] for a, b in pairs]
+
+
+def _of(model: type[PairWatch] | type[PairCounting], pairs: Sequence[Pair]) -> QuerySet:
+    match = Q(pk__in=[])
+    for a, b in pairs:
+        match |= Q(question_a_id=a.id, question_b_id=b.id)
+    return model.objects.filter(match)
+
+
+def _ids(rows: QuerySet) -> set[tuple[int, int]]:
+    return set(rows.values_list("question_a_id", "question_b_id"))
+
+
+def ensure(survey: Survey, pairs: Sequence[Pair]) -> None:
+    """Return if the pairs can be related within this request (watched, or few responses to count);
+    otherwise see that the missing ones are being counted in the background and raise `Counting`."""
+    stored = _stored(pairs)
+    watched = _ids(_of(PairWatch, stored))
+    missing = [(a, b) for a, b in stored if (a.id, b.id) not in watched]
+    if not missing:
+        return
+    if Response.objects.filter(survey=survey).count() * len(missing) <= settings.RELATE_NOW_RESPONSES:
+        return
+    claimed = _claim(missing)
+    if claimed:
+        start(*claimed)
+    raise Counting(counted=len(stored) - len(missing), pairs=len(stored))
+
+
+def _claim(missing: list[Pair]) -> tuple[uuid.UUID, list[Pair]] | None:
+    """Claim the missing pairs nobody is counting (a stale claim is taken over); None if none."""
+    now = timezone.now()
+    held = _ids(_of(PairCounting, missing).filter(touched_at__gte=now - timedelta(seconds=STALE)))
+    free = [(a, b) for a, b in missing if (a.id, b.id) not in held]
+    if not free:
+        return None  # a read only: a second request while counting writes nothing
+    claim, won = uuid.uuid4(), []
+    for a, b in free:
+        try:
+            with transaction.atomic():
+                _of(PairCounting, [(a, b)]).filter(touched_at__lt=now - timedelta(seconds=STALE)).delete()
+                PairCounting.objects.create(question_a_id=a.id, question_b_id=b.id, claim=claim, touched_at=now)
+            won.append((a, b))
+        except IntegrityError:
+            pass  # another request claimed it meanwhile
+    return (claim, won) if won else None
+
+
+def start(claim: uuid.UUID, pairs: list[Pair]) -> threading.Thread:
+    thread = threading.Thread(target=_in_background, args=(claim, pairs), daemon=True, name=f"relate-{claim}")
+    thread.start()
+    return thread
+
+
+def _in_background(claim: uuid.UUID, pairs: list[Pair]) -> None:
+    try:
+        count(claim, pairs)
+    except Exception:  # a thread has nobody to tell but the log
+        log.exception("Counting %d pairs of questions (first %s and %s) failed", len(pairs),
+                      pairs[0][0].id, pairs[0][1].id)
+        PairCounting.objects.filter(claim=claim).delete()  # the next ask retries
+    finally:
+        connections.close_all()  # this thread's own connections
+
+
+def count(claim: uuid.UUID, pairs: list[Pair]) -> None:
+    """Watch each claimed pair (counting it from the reports) and drop its claim, in one transaction."""
+    for a, b in pairs:
+        with transaction.atomic():
+            pair_tallies.watch(a, b)
+            PairCounting.objects.filter(claim=claim, question_a_id=a.id, question_b_id=b.id).delete()
+        PairCounting.objects.filter(claim=claim).update(touched_at=timezone.now())
