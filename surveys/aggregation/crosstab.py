@@ -4,7 +4,9 @@ For questions A and B of one survey, the co-occurrence counts are running counts
 submission once the pair has been related (surveys.collection.pair_tallies): the first time, one
 grouped query over pairs of reports of the same response (a self-join of the report table on
 response_id, GROUP BY the two stored values) counts it, linear in the responses; after that one
-read of at most (cells of A) x (cells of B) x shards rows, whatever the number of responses.
+read of at most (cells of A) x (cells of B) x shards rows, whatever the number of responses. On a
+survey too large to count a first ask within the request, `crosstab` and `break_down` raise
+`pair_counting.Counting` instead, the pairs being counted in the background.
 Everything else is computed from those counts, so nothing costs extra privacy: the joint table
 (`ldp.estimate_joint`), the conditional fractions both ways (`ldp.estimate_conditional`), the
 independence test and its debiased effect size (`ldp.independence`) and the planner for a joint
