@@ -87,14 +87,15 @@ def _claim(missing: list[Pair]) -> tuple[uuid.UUID, list[Pair]] | None:
     if not free:
         return None  # a read only: a second request while counting writes nothing
     claim, won = uuid.uuid4(), []
-    for a, b in free:
-        try:
-            with transaction.atomic():
-                _of(PairCounting, [(a, b)]).filter(touched_at__lt=now - timedelta(seconds=STALE)).delete()
-                PairCounting.objects.create(question_a_id=a.id, question_b_id=b.id, claim=claim, touched_at=now)
-            won.append((a, b))
-        except IntegrityError:
-            pass  # another request claimed it meanwhile
+    with transaction.atomic():  # one commit for all (a savepoint each)
+        for a, b in free:
+            try:
+                with transaction.atomic():
+                    _of(PairCounting, [(a, b)]).filter(touched_at__lt=now - timedelta(seconds=STALE)).delete()
+                    PairCounting.objects.create(question_a_id=a.id, question_b_id=b.id, claim=claim, touched_at=now)
+                won.append((a, b))
+            except IntegrityError:
+                pass  # another request claimed it meanwhile
     return (claim, won) if won else None
 
 
