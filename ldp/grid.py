@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -75,6 +75,7 @@ class GridMechanism(Mechanism):
     """A numeric question's mechanism: subclasses are frozen dataclasses (init=False) with these fields,
     built by this constructor, which takes lo, hi and step as text, int or Decimal and stores Decimals."""
 
+    estimates_mean: ClassVar[bool] = True
     epsilon: float
     lo: Decimal
     hi: Decimal

@@ -86,6 +86,7 @@ class QRandomizedResponse(IndexMechanism):
     """
 
     name: ClassVar[str] = "qrr"
+    parameter: ClassVar[str | None] = "q"
     label: ClassVar[str] = "q-randomized response"
     yes_no: ClassVar[bool] = True
     truth_probability: Fraction
@@ -194,6 +195,7 @@ class Direct(IndexMechanism):
     """
 
     name: ClassVar[str] = "direct"
+    parameter: ClassVar[str | None] = None
     label: ClassVar[str] = "direct (sent as given)"
     sampler_rule: ClassVar[str] = "No randomization: the browser sends the answer as given. p = 1, q_other = 0."
     randomized: ClassVar[bool] = False

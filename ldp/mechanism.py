@@ -58,6 +58,8 @@ class Mechanism:
     sampler_rule: ClassVar[str]  # how a browser samples from `sampler()`, in words
     yes_no: ClassVar[bool] = False  # a yes/no question's mechanism (k = 2, value 1 = yes)
     randomized: ClassVar[bool] = True  # False only for `Direct`: sent as given, infinite epsilon
+    parameter: ClassVar[str | None] = "epsilon"  # the one privacy parameter it is configured by ("q", or none)
+    estimates_mean: ClassVar[bool] = False  # its reports estimate a numeric question's mean (`ldp.grid`)
     k: int
 
     # --- the channel, from the sampler integers -------------------------------------------

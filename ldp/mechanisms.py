@@ -40,7 +40,7 @@ MECHANISMS: dict[str, type[Mechanism]] = {
                               MultiSelect, OneBitMean, DiscreteLaplace)}
 YES_NO = frozenset(name for name, cls in MECHANISMS.items() if cls.yes_no)
 ONE_OF_K = frozenset({"qrr", "bitflip", "krr", "sue", "oue", "direct"})
-NUMERIC = frozenset({"onebit", "dlaplace"})
+NUMERIC = frozenset(name for name, cls in MECHANISMS.items() if cls.estimates_mean)
 _KEYS = {"qrr": {"q"}, "bitflip": {"epsilon"}, "direct": {"k"}, "multiselect": {"epsilon", "k", "at_most"},
          "onebit": {"epsilon", "lo", "hi", "step"}, "dlaplace": {"epsilon", "lo", "hi", "step"}}
 
