@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from . import analyze_cli, cli_args, cli_ticks_and_numbers, joint_cli, regress_cli, sequence_cli
 from .cli_args import Parser, apportion, fraction_list, number_in, positive_int, seed
-from .mechanisms import MECHANISMS, YES_NO, Mechanism
+from .registry import MECHANISMS, YES_NO, Mechanism
 
 
 def _parser() -> argparse.ArgumentParser:

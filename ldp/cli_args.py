@@ -10,8 +10,8 @@ from typing import NoReturn
 import numpy as np
 import numpy.typing as npt
 
-from .mechanism import IntArray
-from .mechanisms import YES_NO, Mechanism, make
+from .mechanism_base import IntArray
+from .registry import YES_NO, Mechanism, make
 
 
 class Parser(argparse.ArgumentParser):

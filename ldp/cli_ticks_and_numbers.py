@@ -26,8 +26,8 @@ import numpy.typing as npt
 from .cli_args import apportion, fraction_list, positive_int
 from .estimates import MeanEstimate
 from .grid import GridMechanism
-from .mechanisms import NUMERIC, Mechanism, MultiSelect, make
 from .planning import mean_respondents_needed, respondents_needed
+from .registry import NUMERIC, Mechanism, MultiSelect, make
 
 NAMES = frozenset({"multiselect", *NUMERIC})
 GRID_ARGUMENTS = {"lo": "--lo", "hi": "--hi", "step": "--step"}

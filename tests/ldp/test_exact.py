@@ -1,4 +1,4 @@
-"""ldp.exact and the sampler integers: exact, at most 2**32, never more epsilon than configured.
+"""ldp.sampler_integers and the sampler integers: exact, at most 2**32, never more epsilon than configured.
 
 Every check recomputes the epsilon of a sampler from its integers with exact rational
 and 60-digit decimal arithmetic, independently of the floats ldp uses.
@@ -15,7 +15,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import ldp
-from ldp import exact
+from ldp import sampler_integers
 from tests.ldp.support import exact_exp, exact_log, fraction_le_exp, sampler_odds_ratio
 
 WORD = 2**32
@@ -153,16 +153,16 @@ def test_a_q_with_too_many_digits_is_rounded_toward_more_privacy():
 
 def test_float_rounding_is_corrected_at_the_edges_of_the_range():
     for epsilon in (ldp.EPSILON_MIN, ldp.EPSILON_MAX, math.nextafter(ldp.EPSILON_MAX, 0), 1.0):
-        a, m = exact.binary_keep(epsilon)
+        a, m = sampler_integers.binary_keep(epsilon)
         assert fraction_le_exp(Fraction(a, m - a), epsilon)
         assert not fraction_le_exp(Fraction(a + 1, m - a - 1), epsilon)
-        a, b, m = exact.kary_keep_other(epsilon, ldp.K_MAX)
+        a, b, m = sampler_integers.kary_keep_other(epsilon, ldp.K_MAX)
         assert fraction_le_exp(Fraction(a, b), epsilon) and m <= WORD
         assert exact_exp(epsilon) > 1
 
 
-@pytest.mark.parametrize("function", [exact.binary_keep, exact.oue_false_one,
-                                      lambda e: exact.kary_keep_other(e, 3)])
+@pytest.mark.parametrize("function", [sampler_integers.binary_keep, sampler_integers.oue_false_one,
+                                      lambda e: sampler_integers.kary_keep_other(e, 3)])
 @pytest.mark.parametrize("epsilon", [math.nan, math.inf])
 def test_exact_helpers_reject_non_finite_epsilon(function, epsilon):
     with pytest.raises(ValueError, match="epsilon"):

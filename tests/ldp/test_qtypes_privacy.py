@@ -4,7 +4,7 @@ For small k and small grids every pair of allowed true answers and every report 
 probability of each report is computed exactly (Fractions) by following the sampler rule on its
 integers, never from ldp's formulas. The largest ratio must stay within e^(claimed epsilon), equal it
 (the claim is the true loss, not more), and the claim must not exceed the configured epsilon (decided
-with 200-digit decimals, independently of ldp.exact).
+with 200-digit decimals, independently of ldp.sampler_integers).
 """
 
 from __future__ import annotations
