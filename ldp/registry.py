@@ -121,34 +121,35 @@ def make(name: str, *, k: int = 2, q: Any = None, epsilon: float | None = None, 
     """
     if name not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}, got {name!r}")
+    cls = MECHANISMS[name]
     grid = {"lo": lo, "hi": hi, "step": step}
-    _check_extras(name, at_most, grid)
-    if name in NUMERIC:
+    _check_extras(cls, at_most, grid)
+    if cls.estimates_mean:
         return _numeric(name, q, epsilon, grid)
-    if name == "direct":
+    if cls.parameter is None:
         if q is not None or epsilon is not None:
-            raise ValueError("direct takes neither q nor epsilon: it is not randomized")
-        return Direct(k)
-    if name == "qrr":
+            raise ValueError(f"{name} takes neither q nor epsilon: it is not randomized")
+        return cls(k)  # type: ignore[call-arg]
+    if cls.parameter == "q":
         if q is None or epsilon is not None:
-            raise ValueError("qrr takes q, not epsilon")
-        return QRandomizedResponse(q)
+            raise ValueError(f"{name} takes q, not epsilon")
+        return cls(q)  # type: ignore[call-arg]
     if epsilon is None or q is not None:
         raise ValueError(f"{name} takes epsilon, not q")
-    if name == "bitflip":
+    if "k" not in cls.keys:  # a yes/no mechanism configured by epsilon alone
         if k != 2:
-            raise ValueError("bitflip is for yes/no questions (k = 2)")
-        return BitFlip(epsilon)
-    if name == "multiselect":
-        return MultiSelect(epsilon, k, at_most)
-    return MECHANISMS[name](epsilon, k)  # type: ignore[call-arg]
+            raise ValueError(f"{name} is for yes/no questions (k = 2)")
+        return cls(epsilon)  # type: ignore[call-arg]
+    if "at_most" in cls.keys:
+        return cls(epsilon, k, at_most)  # type: ignore[call-arg]
+    return cls(epsilon, k)  # type: ignore[call-arg]
 
 
-def _check_extras(name: str, at_most: int | None, grid: dict[str, Any]) -> None:
-    if at_most is not None and name != "multiselect":
-        raise ValueError(f"{name} takes no at_most (multiselect only)")
-    if name not in NUMERIC and any(value is not None for value in grid.values()):
-        raise ValueError(f"{name} takes no lo, hi or step (onebit and dlaplace only)")
+def _check_extras(cls: type[Mechanism], at_most: int | None, grid: dict[str, Any]) -> None:
+    if at_most is not None and "at_most" not in cls.keys:
+        raise ValueError(f"{cls.name} takes no at_most (multiselect only)")
+    if not cls.estimates_mean and any(value is not None for value in grid.values()):
+        raise ValueError(f"{cls.name} takes no lo, hi or step (onebit and dlaplace only)")
 
 
 def _numeric(name: str, q: Any, epsilon: float | None, grid: dict[str, Any]) -> Mechanism:
