@@ -13,7 +13,7 @@ from typing import Any
 from surveys.collection.plan import SurveyPlan
 
 from . import too_few
-from .export_labels import BIT_LABELS, Column, columns
+from .column_labels import BIT_LABELS, Column, columns
 
 
 def r_string(text: str) -> str:
