@@ -15,6 +15,7 @@ from tests.aggregation.test_analysis_scripts import QUERIES, SCRIPT_COLUMNS, fet
 
 TOLERANCE = 1e-12
 NUMBERS = ("estimate", "std_error", "ci_low", "ci_high")
+MEAN_INTERVALS = {"onebit": "wilson", "dlaplace": "normal"}  # a mean score's: Student's t
 TRUTH = {1: [0.9, 0.1], 3: [0.7, 0.2, 0.1], 7: [0.5, 0.3, 0.2, 0.05], 8: [0.0] * 81 + [0.05] * 20,
          9: [0.0] * 12 + [0.5, 0.3, 0.2] + [0.0] * 6, 11: [0.5, 0.3, 0.1, 0.1], 12: [0.1, 0.3, 0.6],
          13: [0.2, 0.5, 0.2, 0.1]}
@@ -55,6 +56,7 @@ def assert_same_as_the_api(rows: list[dict], api: dict, who: str) -> None:
             pairs = [(row[c], want[c if c != "estimate" else "mean"]) for c in NUMBERS]
             assert row["option_label"] == index and int(row["count"]) == question["n"], where
             assert float(row["interval_level"]) == pytest.approx(api["confidence"], abs=TOLERANCE), where
+            assert row["interval"] == MEAN_INTERVALS.get(channel["name"], "t"), where
         else:
             pairs = [(row[c], option[c]) for c in NUMBERS]
             assert row["option_label"] == option["label"] and int(row["count"]) == option["count"], where
