@@ -16,7 +16,7 @@ import numpy as np
 
 from . import analyze_cli, cli_args, cli_ticks_and_numbers, joint_cli, regress_cli, sequence_cli, waves_cli
 from .cli_args import Parser, apportion, number_in, positive_int, seed
-from .mechanisms import MECHANISMS, YES_NO, Mechanism
+from .registry import MECHANISMS, YES_NO, Mechanism
 
 
 def _parser() -> argparse.ArgumentParser:

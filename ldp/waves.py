@@ -39,17 +39,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import exact
 from .estimates import Estimate, debias, project_to_simplex
 from .intervals import check_confidence, z_value
-from .mechanism import IntArray, Mechanism
-from .mechanisms import ONE_OF_K
+from .mechanism_base import IntArray, Mechanism
 from .unary import UnaryMechanism
 
 
 def channel(mechanism: Mechanism) -> tuple[Fraction, Fraction]:
     """(p, q_other) of a mechanism, exact fractions of its sampler's integers."""
-    a, b, modulus = exact.sampler_channel(mechanism.sampler())
+    a, b, modulus = type(mechanism).sampler_channel(mechanism.sampler())
     return Fraction(a, modulus), Fraction(b, modulus)
 
 
@@ -62,7 +60,7 @@ class Remembered:
 
     def __post_init__(self) -> None:
         layers = (self.permanent, self.instant)
-        if any(layer.name not in ONE_OF_K for layer in layers) or self.permanent.encoding != self.instant.encoding:
+        if not all(layer.one_of_k for layer in layers) or self.permanent.encoding != self.instant.encoding:
             raise ValueError("remembered randomization takes two index channels (qrr, bitflip, krr) or two unary "
                              "encodings (sue, oue)")
         if self.permanent.k != self.instant.k:

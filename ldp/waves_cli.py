@@ -22,8 +22,8 @@ import numpy.typing as npt
 
 from . import cli_args
 from .cli_args import apportion, positive_int
-from .mechanism import IntArray, Mechanism
-from .mechanisms import ONE_OF_K, YES_NO, make
+from .mechanism_base import IntArray, Mechanism
+from .registry import ONE_OF_K, YES_NO, make
 from .waves import Remembered, channel, difference
 
 
@@ -48,7 +48,7 @@ def refuse_alone(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 
 def simulate(parser: argparse.ArgumentParser, args: argparse.Namespace, mechanism: Mechanism) -> None:
-    if mechanism.name not in ONE_OF_K:
+    if not mechanism.one_of_k:
         parser.error(f"argument --waves: for questions with one answer of k ({', '.join(sorted(ONE_OF_K))})")
     remembered = _remembered(parser, args, mechanism) if args.memoize else None
     parts = args.truth.split("|")

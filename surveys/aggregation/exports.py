@@ -25,7 +25,7 @@ Under /results/<slug>/export/:
   Debiasing: pi_hat_j = (c_j / n - q_other) / (p - q_other),
   Var = lambda_j (1 - lambda_j) / (n (p - q_other)^2).
   A direct question (not randomized, its answer sent as given) says "randomized": false, its
-  mechanism name and sampler kind are "direct", p = 1, q_other = 0 (the estimate is the observed
+  mechanism name and sampler kind are both direct, p = 1, q_other = 0 (the estimate is the observed
   fraction, with an ordinary binomial interval) and its effective epsilon is null (infinite: it has
   no deniability); the survey's epsilon_total counts the randomized questions only. In
   estimates.csv its effective_epsilon cell is empty.
@@ -53,6 +53,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import ldp
 from ldp import mean_sequences, sequences
 from surveys.collection import integrity, plan
 from surveys.collection.models import Survey
@@ -102,9 +103,7 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
             "interval": "an interval for lambda_j (Wilson with continuity correction, or Clopper-Pearson) "
                         "mapped through the same affine map and clipped to [0, 1]",
             "interval_anytime": ANYTIME_INTERVAL,
-            "direct": "a question with \"randomized\": false is not randomized (its answer is sent as given): "
-                      "p = 1, q_other = 0, so pi_hat_j = c_j / n with an ordinary binomial interval; its "
-                      "effective_epsilon is null (infinite) and epsilon_total leaves it out",
+            **MECHANISM_FORMULAS,
             **OTHER_KINDS,
         },
         "reports_csv_columns": FIXED_COLUMNS + [c for q in current for c in columns(q)],
@@ -124,16 +123,10 @@ ANYTIME_INTERVAL = (
     f"{mean_sequences.LAPLACE_CONSTRUCTION}, sub-Gaussian in the grid index, clipped to [lo, hi]"
 )
 
-OTHER_KINDS = {  # the kinds beyond one-of-k and unary encodings
-    "multiselect": "multi-select: bit j is the option-j box, kept with p = keep / modulus and flipped otherwise; "
-                   "c_j = reports with bit j set, pi_hat_j = (c_j / n - q_other) / (p - q_other) as above, the "
-                   "fraction who ticked option j (these need not add up to 1)",
-    "onebit": "1-bit mean: c_1 = reports of 1 of n; mean_hat = lo + (hi - lo) (c_1 / n - q_other) / (p - q_other), "
-              "standard error (hi - lo) sqrt(lambda (1 - lambda) / n) / (p - q_other) with lambda = c_1 / n; the "
-              "interval is the Wilson interval of lambda mapped the same way, clipped to [lo, hi]",
-    "dlaplace": "discrete Laplace: a report r (stored as r + bound) is the grid index plus noise Z with E[Z] = 0, "
-                "Var(Z) = noise_variance; mean_hat = lo + step * mean(r), standard error step * sqrt(max(s^2, "
-                "noise_variance) / n) with s^2 the sample variance of r; a normal interval, clipped to [lo, hi]",
+# The mechanisms whose reports need more than the common debiasing say how, each in its own words.
+MECHANISM_FORMULAS = {name: cls.codebook_formula for name, cls in ldp.MECHANISMS.items() if cls.codebook_formula}
+
+OTHER_KINDS = {  # the question kinds whose reading goes beyond their mechanism's
     "histogram": "a numeric question with bins: k-ary randomized response over the bins; a true value x is "
                  "reported as its bin, the last bin whose lower edge is at most x; debiased as above",
     "ordinal": "an ordinal question: per level as above; the mean score sum_j v_j pi_hat_j over the levels with a "
@@ -153,7 +146,7 @@ def report_words(question: PlannedQuestion) -> str:
         d = mechanism.describe()
         return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
                 f"(the value lo + r * step; stored as r + {d['bound']})")
-    if mechanism.name == "onebit":
+    if mechanism.estimates_mean:  # an index report of a mean: the 1-bit mean's bit
         return "the bit 0 or 1 (1 leans toward hi)"
     return f"an integer option index from 0 to {mechanism.k - 1}"
 
@@ -221,17 +214,17 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
-                   e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m.name),
+                   e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m),
                    "false", e.confidence, "", "", "", "",
                    "false", planned if r.anytime and r.is_mean else "", *too_few]
 
 
-def _mean_interval(is_mean: bool, mechanism: str) -> str:
-    """How a mean's interval is made: Wilson mapped (1-bit mean), normal (discrete Laplace), or
-    Student t (an ordinal question's mean score, `ldp.mean_score`)."""
-    if not is_mean:
+def _mean_interval(is_mean: bool, mechanism: ldp.Mechanism) -> str:
+    """How a mean's interval is made: its mechanism's (`mean_interval`: Wilson mapped for the 1-bit mean,
+    normal for discrete Laplace), or Student t (an ordinal question's mean score, `ldp.mean_score`)."""
+    if not is_mean or mechanism.mean_interval is None:
         return "t"
-    return "wilson" if mechanism == "onebit" else "normal"
+    return mechanism.mean_interval
 
 
 CROSSTAB_COLUMNS = [

@@ -118,7 +118,7 @@ class QuestionResult:
     def simplex_differs(self) -> bool:
         """Whether the projection onto the simplex (summing to 100%) changed any option's estimate;
         never for a multi-select, whose fractions need not add up to 100%."""
-        return (self.estimate is not None and self.mechanism.name != "multiselect"
+        return (self.estimate is not None and self.mechanism.one_of_k
                 and _differs(self.estimate.simplex, self.estimate.estimate))
 
     @property
@@ -137,7 +137,7 @@ class QuestionResult:
         e = self.estimate
         if e is None:
             return []
-        simplex = (math.nan,) * len(e.simplex) if self.mechanism.name == "multiselect" else e.simplex
+        simplex = e.simplex if self.mechanism.one_of_k else (math.nan,) * len(e.simplex)
         columns = (self.question.options, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, simplex,
                    e.ci_low_unclipped, e.ci_high_unclipped, e.inconsistent)
         return [OptionRow(j, *values) for j, values in enumerate(zip(*columns, strict=True))]

@@ -13,7 +13,7 @@ from typing import Any
 from surveys.collection.plan import SurveyPlan
 
 from . import too_few
-from .export_labels import BIT_LABELS, Column, columns
+from .column_labels import BIT_LABELS, Column, columns
 
 
 def r_string(text: str) -> str:
@@ -88,7 +88,8 @@ def _r_question(column: Column) -> str:
         # The reports a column may hold: bits 0..1, option indexes 0..k-1, discrete Laplace's -bound..steps + bound.
         "report_range": _report_range(question.mechanism, described),
         "value_labels": (r_strings(BIT_LABELS.values()) if mechanism.unary
-                         else r_strings(column.value_labels.values()) if mechanism.name == "onebit" else "NULL"),
+                         else r_strings(column.value_labels.values()) if column.labels_a_bit else "NULL"),
+        "mean_interval": r_string(mechanism.mean_interval) if mechanism.mean_interval else "NULL",
         # Exact fractions of the browser's sampler integers (doubles hold them exactly); NULL for discrete Laplace.
         "p": _r_fraction(described["p_exact"]),
         "q_other": _r_fraction(described["q_other_exact"]),

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp import exact
 from ldp.waves import Remembered, channel, difference
 from ldp.waves_cli import panel
 
@@ -31,7 +30,7 @@ LAYERS = {
 def report_probabilities(mechanism: ldp.Mechanism) -> dict[tuple[int, ...], list[Fraction]]:
     """P(report | truth) for every report, exactly, from the sampler's integers: an index report is one
     option; a unary report a tuple of bits."""
-    a, b, modulus = exact.sampler_channel(mechanism.sampler())
+    a, b, modulus = type(mechanism).sampler_channel(mechanism.sampler())
     p, q = Fraction(a, modulus), Fraction(b, modulus)
     k = mechanism.k
     if mechanism.unary:
@@ -56,7 +55,7 @@ def waves_epsilon(permanent: ldp.Mechanism, instant: ldp.Mechanism, waves: int) 
 def sent_given(instant: ldp.Mechanism, report: tuple[int, ...], permanent: tuple[int, ...]) -> Fraction:
     """P(report | permanent response) of the instantaneous layer: an index channel keeps the option with p
     (any given other with q); a unary one keeps each bit with its own channel."""
-    a, b, modulus = exact.sampler_channel(instant.sampler())
+    a, b, modulus = type(instant).sampler_channel(instant.sampler())
     p, q = Fraction(a, modulus), Fraction(b, modulus)
     if instant.unary:
         bits = zip(report, permanent, strict=True)

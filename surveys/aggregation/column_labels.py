@@ -61,13 +61,18 @@ class Column:
         return RANDOMIZED if self.question.randomized else DIRECT
 
     @property
+    def labels_a_bit(self) -> bool:
+        """A mean's report that is one bit (the 1-bit mean's): its values are labelled by the end they lean to."""
+        mechanism = None if self.question is None else self.question.mechanism
+        return mechanism is not None and mechanism.estimates_mean and mechanism.encoding == "index"
+
+    @property
     def value_labels(self) -> dict[int, str]:
         if self.question is None:
             return {}
         if self.option is not None:
             return dict(BIT_LABELS)
-        name = self.question.mechanism.name
-        if name == "onebit":
+        if self.labels_a_bit:
             scale = self.question.mechanism.describe()
             return {0: f"leans toward lo = {scale['lo']}", 1: f"leans toward hi = {scale['hi']}"}
         return dict(enumerate(self.question.options))
@@ -87,11 +92,11 @@ class Column:
         if question is None:
             return ""
         mechanism, d = question.mechanism, question.mechanism.describe()
-        if mechanism.name == "multiselect":
+        if mechanism.unary and not mechanism.one_of_k:  # one box per option, any number ticked
             return (f"Multi-select: bit j is 1 if the report ticks option j (at most {d['parameters']['at_most']} "
                     "ticked in a true answer)" if d["parameters"].get("at_most") else
                     "Multi-select: bit j is 1 if the report ticks option j")
-        if mechanism.name == "onebit":
+        if self.labels_a_bit:
             return (f"1-bit mean on {d['lo']} to {d['hi']} by {d['step']}: 1 leans toward hi = {d['hi']}, "
                     f"0 toward lo = {d['lo']}")
         if mechanism.encoding == "integer":
