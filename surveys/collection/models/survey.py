@@ -33,6 +33,17 @@ def _for_kinds(rule: Callable[[kinds.Kind], bool], **rest: Any) -> models.Q:
     return models.Q(**({"kind": names[0]} if len(names) == 1 else {"kind__in": names}), **rest)
 
 
+# The mechanisms configured by q, and by nothing (not randomized); epsilon configures the others.
+_CONFIGURED_BY = {parameter: [name for name, mechanism in ldp.MECHANISMS.items() if mechanism.parameter == parameter]
+                  for parameter in ("q", None)}
+
+
+def _configured_by(parameter: str | None, **rest: Any) -> models.Q:
+    """The mechanisms `parameter` configures, with `rest`: mechanism_name = x when one (the migrations' SQL)."""
+    names = _CONFIGURED_BY[parameter]
+    return models.Q(**({"mechanism_name": names[0]} if len(names) == 1 else {"mechanism_name__in": names}), **rest)
+
+
 class FrozenMechanism(ValidationError):
     """The survey has reports: its questions and parameters can no longer change."""
 
@@ -173,9 +184,9 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
             models.CheckConstraint(
-                condition=(models.Q(mechanism_name="qrr", q__isnull=False, epsilon__isnull=True)
-                           | models.Q(mechanism_name="direct", q__isnull=True, epsilon__isnull=True)
-                           | (~models.Q(mechanism_name__in=["qrr", "direct"])
+                condition=(_configured_by("q", q__isnull=False, epsilon__isnull=True)
+                           | _configured_by(None, q__isnull=True, epsilon__isnull=True)
+                           | (~models.Q(mechanism_name__in=[*_CONFIGURED_BY["q"], *_CONFIGURED_BY[None]])
                               & models.Q(q__isnull=True, epsilon__isnull=False))),
                 name="question_has_its_parameter",
             ),
