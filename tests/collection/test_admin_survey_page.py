@@ -449,7 +449,7 @@ def options_of(q):
 
 
 @pytest.mark.slow
-def test_each_new_kind_saves_with_its_options_levels_and_bins(admin_client):
+def test_each_kind_saves_with_its_options_levels_and_bins(admin_client):
     response = save(
         admin_client,
         row("Used?", "multi_select", "multiselect", "Tobacco\nAlcohol\nCannabis", epsilon=2.0, at_most=2),
@@ -534,7 +534,7 @@ def test_a_saved_histogram_and_ordinal_question_show_their_lines_as_typed(admin_
     (row("Hours?", "numeric", "onebit", lo=0, hi=10, step=1, prefer_not_to_say="on"), "prefer_not_to_say",
      "is for single-choice, multi-select and ordinal questions"),
 ])
-def test_a_new_kind_that_does_not_fit_is_refused_on_its_field_and_nothing_is_saved(admin_client, values, field, words):
+def test_a_row_that_does_not_fit_its_kind_is_refused_on_its_field_and_not_saved(admin_client, values, field, words):
     response = save(admin_client, values)
     assert response.status_code == 200
     error = field_error(response, field)
@@ -562,7 +562,7 @@ def test_the_budget_counts_the_multi_select_at_its_total_not_per_bit(admin_clien
     assert response.status_code == 200 and "over the survey&#x27;s budget of 2.5" in response.content.decode()
 
 
-def test_the_survey_page_shows_the_total_with_each_new_kinds_effective_epsilon(admin_client, kinds_survey):
+def test_the_survey_page_shows_the_total_with_each_kinds_effective_epsilon(admin_client, kinds_survey):
     text = parse(admin_client.get(survey_url(kinds_survey)).content).text
     assert f"{plan.of(kinds_survey).epsilon_total:.4f} of 7" in text
 
@@ -606,7 +606,7 @@ def test_the_figures_endpoint_refuses_a_bad_scale_or_limit_naming_it(admin_clien
 # --- frozen -------------------------------------------------------------------------------------
 
 
-def test_once_the_survey_has_a_report_the_new_kinds_rows_are_read_only(admin_client, kinds_survey):
+def test_once_the_survey_has_a_report_every_kinds_rows_are_read_only(admin_client, kinds_survey):
     submission.submit(kinds_survey, valid_payload(kinds_survey))
     page = parse(admin_client.get(survey_url(kinds_survey)).content)
     assert page.by_id("questions-0-options_text") is None and page.by_id("questions-0-lo") is None

@@ -109,7 +109,7 @@ def kinds_draft(kinds_survey):
     return Survey.objects.get(pk=kinds_survey.pk)
 
 
-def test_the_fixture_survey_of_every_new_kind_can_open(kinds_draft):
+def test_the_fixture_survey_of_every_kind_can_open(kinds_draft):
     assert lifecycle.problems(kinds_draft) == []
     lifecycle.open_survey(kinds_draft)
     assert Survey.objects.get(pk=kinds_draft.pk).status == Survey.Status.OPEN

@@ -444,14 +444,14 @@ def test_the_database_refuses_an_option_with_both_a_score_and_a_lower_edge(kinds
     ({"kind": "ordinal", "mechanism_name": "direct"}, "mechanism_name", "Only single-choice questions can be asked"),
     ({**NUMERIC, "mechanism_name": "dlaplace", "epsilon": 20.0}, "epsilon", "epsilon must lie in"),
 ])
-def test_clean_names_the_field_of_a_new_kind_and_says_what_to_do(kinds_survey, fields, field, words):
+def test_clean_names_the_field_at_fault_for_each_kind_and_says_what_to_do(kinds_survey, fields, field, words):
     candidate = Question(survey=kinds_survey, order=9, text="?", **fields)
     with pytest.raises(ValidationError) as error:
         candidate.clean()
     assert any(words in message for message in error.value.message_dict[field]), error.value.message_dict
 
 
-def test_clean_accepts_each_new_kind_as_the_fixture_has_it(kinds_survey):
+def test_clean_accepts_each_kind_as_the_fixture_has_it(kinds_survey):
     for found in kinds_survey.ordered_questions():
         found.clean()
 
