@@ -27,6 +27,7 @@ class Numeric(Kind):
              "response over bins (a histogram)")
     options = "krr"  # bins
     scale = True
+    answer = "number"
 
     def no_options(self) -> str:
         return _("Leave the options empty for a numeric question asked for its mean (for bins, choose k-ary "
