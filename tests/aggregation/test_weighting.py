@@ -138,7 +138,8 @@ def test_the_dashboard_offers_weighted_figures_once_margins_exist(owner_client, 
     assert "weights-offer" not in owner_client.get(url).content.decode()
     enter(survey, 2, AGE)
     page = owner_client.get(url).content.decode()
-    assert 'class="note weights-offer"><a href="?confidence=0.95&amp;simultaneous=off&amp;margin=0.05&amp;weighted=on"' in page
+    link = "?confidence=0.95&amp;simultaneous=off&amp;margin=0.05&amp;weighted=on"
+    assert f'class="note weights-offer"><a href="{link}"' in page
 
 
 def test_the_weighted_dashboard_says_to_what_and_at_what_cost(owner_client, survey, answered):
