@@ -97,6 +97,21 @@ def mechanism(parser: argparse.ArgumentParser, name: str, k: int | None, q: str 
         parser.error(f"argument {k_arg if text.startswith('k ') else wanted}: {text}")
 
 
+def truth(parser: argparse.ArgumentParser, text: str, name: str, k: int) -> npt.NDArray[np.float64]:
+    """--truth of a one-of-k mechanism: the yes fraction (yes/no, as [no, yes]) or k fractions summing to 1."""
+    try:
+        values = fraction_list(text)
+    except argparse.ArgumentTypeError as error:
+        parser.error(f"argument --truth: {error}")
+    if name in YES_NO:
+        if len(values) != 1:
+            parser.error("argument --truth: give the single true yes fraction")
+        values = [1.0 - values[0], values[0]]
+    if len(values) != k or abs(sum(values) - 1.0) > 1e-9:
+        parser.error(f"argument --truth: give {k} fractions that sum to 1")
+    return np.asarray(values)
+
+
 def apportion(fractions: npt.NDArray[np.float64], n: int) -> IntArray:
     """Counts of n in the given fractions exactly: floors, then the largest remainders get one more."""
     raw = fractions * n

@@ -13,7 +13,7 @@ A survey whose stored configuration or counts cannot be read raises `Unavailable
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
@@ -25,7 +25,7 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
-from . import anytime, means, params, versions
+from . import anytime, means, params, versions, weighting
 from . import too_few as rule
 from .params import DEFAULTS, ResultOptions
 from .templatetags.results_format import level as level_text
@@ -151,6 +151,7 @@ class SurveyResults:
     epsilon_total: float
     questions: list[QuestionResult]
     planned: int | None = None  # the sequences' planning size while they are shown, else None
+    weights: weighting.Weights | None = None  # the weights the figures are under, if they are weighted
 
     @property
     def needed(self) -> int:
@@ -185,8 +186,17 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
         planned = max([_needed(q, options) for q in current] or [1])
     questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned) if q.mean
                  else _question_result(q, *counted[q.id], options, planned) for q in current]
+    weights = None
+    if options.weighted:
+        weights = weighting.weights(survey, {q.id: q for q in current})
+        questions = [_weighted(result, weights, options.confidence) for result in questions]
     return SurveyResults(survey=survey, options=options, responses=_responses(counted),
-                         epsilon_total=current.epsilon_total, questions=questions, planned=planned)
+                         epsilon_total=current.epsilon_total, questions=questions, planned=planned, weights=weights)
+
+
+def _weighted(result: QuestionResult, weights: weighting.Weights, confidence: float) -> QuestionResult:
+    estimate, mean = weighting.weigh(result.question, result.estimate, weights, confidence)
+    return replace(result, estimate=estimate, mean=mean, level=confidence, interval=weighting.WEIGHTED)
 
 
 def _responses(counted: tallies.Counted) -> int:
