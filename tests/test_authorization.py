@@ -172,6 +172,14 @@ MATRIX = {
     ("admin:otp_totp_totpdevice_delete", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:otp_totp_totpdevice_history", "GET", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("/admin/otp_totp/totpdevice/<path:object_id>/", "GET", None):  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
+    # Population margins (what weighted figures are raked to): superusers only, like the devices.
+    ("admin:app_list", "GET", "aggregation"):                       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      404,        404,        200),
+    ("admin:aggregation_populationmargin_changelist", "GET", None): (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:aggregation_populationmargin_add", "GET", None):        (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:aggregation_populationmargin_change", "GET", None):     (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:aggregation_populationmargin_delete", "GET", None):     (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:aggregation_populationmargin_history", "GET", None):    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("/admin/aggregation/populationmargin/<path:object_id>/", "GET", None): (ADMIN, ADMIN, ADMIN, ADMIN, TO_CHANGE, TO_CHANGE, TO_CHANGE),
     # The configuration history: every staff member reads it; nobody adds, changes or deletes a row.
     ("admin:app_list", "GET", "history"):                           (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
     ("admin:history_configurationchange_changelist", "GET", None):  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      200,        200,        200),
@@ -202,6 +210,7 @@ ACTIONS = {
     ("auth.group", "delete_selected", None):                   (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
     ("otp_totp.totpdevice", "delete_selected", None):          (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
     ("history.configurationchange", "delete_selected", None):  (OUT, OUT, OUT, OUT, NOT_OFFERED, NOT_OFFERED, NOT_OFFERED),
+    ("aggregation.populationmargin", "delete_selected", None): (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
 }
 
 

@@ -28,6 +28,7 @@ from django.urls import URLResolver, get_resolver
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from surveys.aggregation.models import PopulationMargin
 from surveys.collection import invitations, plan
 from surveys.collection.models import Question, Survey
 from surveys.history.models import ConfigurationChange
@@ -248,6 +249,8 @@ class World:
             ConfigurationChange: ConfigurationChange.objects.create(
                 who="super", survey_id=survey.pk, survey="Health (health)", action="changed",
                 changes=[{"field": "epsilon budget", "before": "6.0", "after": "9.0"}]),
+            PopulationMargin: PopulationMargin.objects.create(question=survey.ordered_questions().first(),
+                                                              source="Census 2021"),
         }
         return cls(users, Surveys(survey, owner), admin_objects)
 
