@@ -11,11 +11,13 @@
 | multiselect | any subset of k (at most m) | e^(e/d)/(1+e^(e/d)) | 1 - p      | eps, d = k or min(k, 2m) |
 | onebit  | numeric mean | e^eps / (1 + e^eps)     | 1 / (1 + e^eps)       | eps                |
 | dlaplace | numeric mean | P(Z = z) proportional to e^(-|z| eps / steps)  |  | eps           |
+| direct_number | numeric mean | 1                 | 0                     | infinite           |
 
 ONE_OF_K names the mechanisms whose answer is one of k options (yes/no, single choice, ordinal levels,
 numeric histograms over bins); NUMERIC those for a numeric question's mean (`ldp.grid`).
 
-`direct` is the identity channel (not randomized): a question whose answer is sent as given.
+`direct` is the identity channel (not randomized): a question whose answer is sent as given;
+`direct_number` is the same for a number on lo..hi by step (`ldp.direct_number`).
 It takes only k (k = 2 for a yes/no question, option 1 = yes), is not in YES_NO, and is not
 counted by `survey_epsilon`/`check_budget` (see `ldp.accounting`).
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .direct_number import DirectNumber
 from .dlaplace import DiscreteLaplace
 from .grid import GridMechanism
 from .index import BitFlip, Direct, IndexMechanism, KaryRR, QRandomizedResponse
@@ -37,12 +40,13 @@ from .unary import OptimizedUnary, SymmetricUnary, UnaryMechanism
 
 MECHANISMS: dict[str, type[Mechanism]] = {
     cls.name: cls for cls in (QRandomizedResponse, BitFlip, KaryRR, SymmetricUnary, OptimizedUnary, Direct,
-                              MultiSelect, OneBitMean, DiscreteLaplace)}
+                              MultiSelect, OneBitMean, DiscreteLaplace, DirectNumber)}
 YES_NO = frozenset(name for name, cls in MECHANISMS.items() if cls.yes_no)
 ONE_OF_K = frozenset({"qrr", "bitflip", "krr", "sue", "oue", "direct"})
 NUMERIC = frozenset(name for name, cls in MECHANISMS.items() if cls.estimates_mean)
 _KEYS = {"qrr": {"q"}, "bitflip": {"epsilon"}, "direct": {"k"}, "multiselect": {"epsilon", "k", "at_most"},
-         "onebit": {"epsilon", "lo", "hi", "step"}, "dlaplace": {"epsilon", "lo", "hi", "step"}}
+         "onebit": {"epsilon", "lo", "hi", "step"}, "dlaplace": {"epsilon", "lo", "hi", "step"},
+         "direct_number": {"lo", "hi", "step"}}
 
 
 def from_dict(data: Any) -> Mechanism:
@@ -111,6 +115,10 @@ def _check_extras(name: str, at_most: int | None, grid: dict[str, Any]) -> None:
 
 def _numeric(name: str, q: Any, epsilon: float | None, grid: dict[str, Any]) -> Mechanism:
     missing = [key for key, value in grid.items() if value is None]
+    if not MECHANISMS[name].randomized:  # direct_number
+        if missing or q is not None or epsilon is not None:
+            raise ValueError(f"{name} takes lo, hi and step, neither q nor epsilon: it is not randomized")
+        return MECHANISMS[name](**grid)  # type: ignore[call-arg]
     if missing or q is not None or epsilon is None:
         raise ValueError(f"{name} takes epsilon, lo, hi and step, not q" + (f"; missing {missing}" if missing else ""))
     return MECHANISMS[name](epsilon, **grid)  # type: ignore[call-arg]
@@ -118,6 +126,7 @@ def _numeric(name: str, q: Any, epsilon: float | None, grid: dict[str, Any]) -> 
 
 __all__ = [
     "EPSILON_MAX", "EPSILON_MIN", "K_MAX", "MECHANISMS", "NUMERIC", "ONE_OF_K", "YES_NO", "BitFlip", "Direct",
+    "DirectNumber",
     "DiscreteLaplace", "GridMechanism", "IndexMechanism", "KaryRR", "Mechanism", "MultiSelect", "OneBitMean",
     "OptimizedUnary", "QRandomizedResponse", "ReportError", "SymmetricUnary", "UnaryMechanism", "epsilon_from_q",
     "from_dict", "make", "q_from_epsilon",
