@@ -9,7 +9,8 @@ per option of a unary question (the reported bit). Each report column carries
 - value labels: the options for an index column (a histogram's bins, an ordinal question's levels),
   "not reported"/"reported" for a bit (a unary encoding's, or a multi-select's box), the ends of the
   range for a 1-bit mean's bit ("leans toward lo = 0", "leans toward hi = 100"); none for discrete
-  Laplace, whose report is an integer r as sent, labelled with its scale ("value = lo + r * step");
+  Laplace, whose report is an integer r as sent, labelled with its scale ("value = lo + r * step"), nor for a
+  direct number (not randomized), whose report is the grid index as given, labelled the same way;
 - the channel the reports were made with: the mechanism, its parameter and the exact p and q_other
   (fractions of the browser's sampler integers, from `ldp.Mechanism.describe()`), or for discrete
   Laplace its exact noise scale and clamp bound;
@@ -67,6 +68,8 @@ class Column:
         if self.option is not None:
             return dict(BIT_LABELS)
         name = self.question.mechanism.name
+        if self.question.mean and not self.question.mechanism.randomized:  # a direct number: plain numbers
+            return {}
         if name == "onebit":
             scale = self.question.mechanism.describe()
             return {0: f"leans toward lo = {scale['lo']}", 1: f"leans toward hi = {scale['hi']}"}
@@ -94,6 +97,11 @@ class Column:
         if mechanism.name == "onebit":
             return (f"1-bit mean on {d['lo']} to {d['hi']} by {d['step']}: 1 leans toward hi = {d['hi']}, "
                     f"0 toward lo = {d['lo']}")
+        if mechanism.encoding == "integer" and not mechanism.randomized:
+            bins = "; ".join(f"{edge} ({label})" for edge, label in zip(question.edges, question.options, strict=True))
+            return (f"Direct number on {d['lo']} to {d['hi']} by {d['step']}: the report i is the grid index as "
+                    f"given, the value {d['lo']} + {d['step']} i; i from 0 to {d['steps']}"
+                    + (f". Break-down bins by lower edge: {bins}" if bins else ""))
         if mechanism.encoding == "integer":
             return (f"Discrete Laplace on {d['lo']} to {d['hi']} by {d['step']}: the report r is the grid index "
                     f"plus noise, the value {d['lo']} + {d['step']} r; r from {-d['bound']} to "

@@ -134,6 +134,10 @@ OTHER_KINDS = {  # the kinds beyond one-of-k and unary encodings
     "dlaplace": "discrete Laplace: a report r (stored as r + bound) is the grid index plus noise Z with E[Z] = 0, "
                 "Var(Z) = noise_variance; mean_hat = lo + step * mean(r), standard error step * sqrt(max(s^2, "
                 "noise_variance) / n) with s^2 the sample variance of r; a normal interval, clipped to [lo, hi]",
+    "direct_number": "a number sent as given (not randomized): the report i is the grid index of the answer, the "
+                     "value lo + step * i; mean_hat = lo + step * mean(i), the exact mean of the answers, standard "
+                     "error step * s / sqrt(n) with s^2 the sample variance of i, and a Student t interval with n - 1 "
+                     "degrees of freedom; its \"bins\" (each with its lower edge) are those break-downs count it in",
     "histogram": "a numeric question with bins: k-ary randomized response over the bins; a true value x is "
                  "reported as its bin, the last bin whose lower edge is at most x; debiased as above",
     "ordinal": "an ordinal question: per level as above; the mean score sum_j v_j pi_hat_j over the levels with a "
@@ -149,6 +153,9 @@ def report_words(question: PlannedQuestion) -> str:
     mechanism = question.mechanism
     if mechanism.unary:
         return f"a list of {mechanism.k} bits, bit j for option j"
+    if mechanism.encoding == "integer" and not mechanism.randomized:
+        return (f"an integer grid index i from 0 to {mechanism.k - 1}, sent as given (not randomized): the value "
+                "lo + i * step")
     if mechanism.encoding == "integer":
         d = mechanism.describe()
         return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
@@ -160,7 +167,8 @@ def report_words(question: PlannedQuestion) -> str:
 
 def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
     mechanism = question.mechanism
-    extra = {name: value for name, value in (("scale", scale_of(question)), ("bins", bins_of(question)),
+    bins = bins_of(question) or analysis_bins(question)
+    extra = {name: value for name, value in (("scale", scale_of(question)), ("bins", bins),
                                              ("scores", scores_of(question))) if value is not None}
     return {
         "key": question.key,
@@ -178,6 +186,14 @@ def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
         },
         **extra,
     }
+
+
+def analysis_bins(question: PlannedQuestion) -> list[dict[str, Any]] | None:
+    """A direct number's bins, which break-downs count it in (its report is the number itself), or None."""
+    if not (question.mean and question.edges):
+        return None
+    return [{"label": label, "lower": str(edge), "lower_index": index}
+            for label, edge, index in zip(question.options, question.edges, question.edge_indexes, strict=True)]
 
 
 def described(mechanism: Any) -> dict[str, Any]:
@@ -221,17 +237,17 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
-                   e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m.name),
+                   e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m),
                    "false", e.confidence, "", "", "", "",
                    "false", planned if r.anytime and r.is_mean else "", *too_few]
 
 
-def _mean_interval(is_mean: bool, mechanism: str) -> str:
+def _mean_interval(is_mean: bool, mechanism: Any) -> str:
     """How a mean's interval is made: Wilson mapped (1-bit mean), normal (discrete Laplace), or
-    Student t (an ordinal question's mean score, `ldp.mean_score`)."""
-    if not is_mean:
+    Student t (an ordinal question's mean score, `ldp.mean_score`; a direct number's exact mean)."""
+    if not is_mean or not mechanism.randomized:
         return "t"
-    return "wilson" if mechanism == "onebit" else "normal"
+    return "wilson" if mechanism.name == "onebit" else "normal"
 
 
 CROSSTAB_COLUMNS = [

@@ -190,7 +190,7 @@ def scale_of(question: PlannedQuestion) -> dict[str, str] | None:
 
 
 def bins_of(question: PlannedQuestion) -> list[dict[str, Any]] | None:
-    if not question.edges:
+    if not question.histogram:  # a direct number's bins are the analysis's: its browser sends the number
         return None
     return [{"label": label, "lower": str(edge), "lower_index": index}
             for label, edge, index in zip(question.options, question.edges, question.edge_indexes, strict=True)]

@@ -32,7 +32,7 @@ KIND_MECHANISMS: dict[str, tuple[str, ...]] = {
     YES_NO: ("qrr", "bitflip"),
     SINGLE_CHOICE: ("krr", "sue", "oue", "direct"),
     MULTI_SELECT: ("multiselect",),
-    NUMERIC: ("onebit", "dlaplace", "krr"),
+    NUMERIC: ("onebit", "dlaplace", "krr", "direct_number"),
     ORDINAL: ("krr", "sue", "oue"),
 }
 MEAN_MECHANISMS = frozenset({"onebit", "dlaplace"})  # a numeric question asked for its mean
@@ -51,7 +51,7 @@ KIND_WORDS = {
 
 def has_options(kind: str, name: str) -> bool:
     """Whether a question of this kind, with this mechanism, has options (levels, bins)."""
-    return kind in (SINGLE_CHOICE, MULTI_SELECT, ORDINAL) or (kind == NUMERIC and name == "krr")
+    return kind in (SINGLE_CHOICE, MULTI_SELECT, ORDINAL) or (kind == NUMERIC and name in ("krr", "direct_number"))
 
 
 def kinds_config() -> dict[str, dict[str, object]]:
@@ -74,6 +74,12 @@ def build_mechanism(name: str, kind: str, q: Decimal | None, epsilon: float | No
 
     A question without its options yet is judged as if it had two; a numeric question asked for its
     mean needs its scale."""
+    if name == "direct_number":
+        if kind != NUMERIC or scale is None:
+            raise ValueError("only numeric questions can be asked directly as a number, on lo..hi by step")
+        if q is not None or epsilon is not None:
+            raise ValueError("a direct question takes neither q nor epsilon: it is not randomized")
+        return ldp.make(name, lo=scale.lo, hi=scale.hi, step=scale.step)
     if name == "direct":
         if kind != SINGLE_CHOICE:
             raise ValueError("only single-choice questions can be asked directly (not randomized)")
@@ -106,9 +112,10 @@ MISMATCH = ("Yes/no questions use q-randomized response or the epsilon bit flip;
 def mechanism_errors(kind: str, name: str, q: Decimal | None, epsilon: float | None) -> dict[str, str]:
     """What does not fit: the mechanism for the kind of question, and its parameter, in words, by field."""
     errors = {}
-    if name == "direct":
-        if kind != SINGLE_CHOICE:
-            errors["mechanism_name"] = (
+    if name in ("direct", "direct_number"):
+        if kind != (SINGLE_CHOICE if name == "direct" else NUMERIC):
+            errors["mechanism_name"] = _("Only numeric questions can be asked directly as a number.") if (
+                name == "direct_number") else (
                 "Only single-choice questions can be asked directly (not randomized), for covariates "
                 "such as an age band or a region; a yes/no question is always randomized." if kind == YES_NO else
                 "Only single-choice questions can be asked directly (not randomized), for covariates "

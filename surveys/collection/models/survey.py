@@ -27,7 +27,7 @@ from .kinds import KIND_MECHANISMS, build_mechanism
 
 YES_NO_LABELS = ("No", "Yes")  # report value 1 means yes
 # The field an error of building the mechanism is about.
-PARAMETER_OF = {"qrr": "q", "direct": "mechanism_name", "multiselect": "at_most"}
+PARAMETER_OF = {"qrr": "q", "direct": "mechanism_name", "direct_number": "mechanism_name", "multiselect": "at_most"}
 
 
 class FrozenMechanism(ValidationError):
@@ -143,6 +143,7 @@ class Question(models.Model):
         MULTISELECT = "multiselect", _("Multi-select bits (multi-select)")
         ONEBIT = "onebit", _("1-bit mean (numeric: the mean)")
         DLAPLACE = "dlaplace", _("Discrete Laplace (numeric: the mean)")
+        DIRECT_NUMBER = "direct_number", _("Not randomized (direct)")
 
     FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
                      "at_most")
@@ -151,7 +152,7 @@ class Question(models.Model):
     order = models.PositiveIntegerField(default=1)
     text = models.CharField(max_length=500)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.YES_NO)
-    mechanism_name = models.CharField("mechanism", max_length=12, choices=MechanismName.choices,
+    mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
     q = models.DecimalField(
         max_digits=7, decimal_places=6, null=True, blank=True,
@@ -178,8 +179,9 @@ class Question(models.Model):
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
             models.CheckConstraint(
                 condition=(models.Q(mechanism_name="qrr", q__isnull=False, epsilon__isnull=True)
-                           | models.Q(mechanism_name="direct", q__isnull=True, epsilon__isnull=True)
-                           | (~models.Q(mechanism_name__in=["qrr", "direct"])
+                           | models.Q(mechanism_name__in=["direct", "direct_number"], q__isnull=True,
+                                      epsilon__isnull=True)
+                           | (~models.Q(mechanism_name__in=["qrr", "direct", "direct_number"])
                               & models.Q(q__isnull=True, epsilon__isnull=False))),
                 name="question_has_its_parameter",
             ),
