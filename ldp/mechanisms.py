@@ -118,7 +118,7 @@ def _numeric(name: str, q: Any, epsilon: float | None, grid: dict[str, Any]) -> 
     if not MECHANISMS[name].randomized:  # direct_number
         if missing or q is not None or epsilon is not None:
             raise ValueError(f"{name} takes lo, hi and step, neither q nor epsilon: it is not randomized")
-        return MECHANISMS[name](**grid)  # type: ignore[call-arg]
+        return MECHANISMS[name](**grid)
     if missing or q is not None or epsilon is None:
         raise ValueError(f"{name} takes epsilon, lo, hi and step, not q" + (f"; missing {missing}" if missing else ""))
     return MECHANISMS[name](epsilon, **grid)  # type: ignore[call-arg]

@@ -224,7 +224,7 @@ PROXY_COUNT = env.integer("DJANGO_PROXY_COUNT", 0)
 # Several choice sets share the field name "kind" (a question's, each sampler's): name their enums.
 SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
-        "QuestionKindEnum": ["yes_no", "single_choice", "multi_select", "numeric", "ordinal"],
+        "QuestionKindEnum": "surveys.collection.kinds.NAMES",
         "SamplerKindEnum": ["grr", "unary", "direct"],
         "MultiSelectSamplerKindEnum": ["multiselect"],
         "OneBitSamplerKindEnum": ["onebit"],

@@ -17,7 +17,8 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from . import pair_tallies, plan, tallies
+from . import kinds, pair_tallies, plan, tallies
+from .kinds import single_choice, yes_no
 from .models import (
     Option,
     OptionTranslation,
@@ -51,7 +52,7 @@ class QuestionSpec:
 
     @property
     def question_kind(self) -> str:
-        return self.kind or (Question.Kind.SINGLE_CHOICE if self.options else Question.Kind.YES_NO)
+        return self.kind or (single_choice.KIND if self.options else yes_no.KIND).name
 
 
 @transaction.atomic
@@ -132,7 +133,7 @@ def true_answers(question: plan.PlannedQuestion, n: int, truth: Sequence[float] 
     (ticks past the at-most limit dropped, last first: an (n, k) array of bits); for a numeric question, a
     grid index from fractions over the grid lo..hi, then for a histogram its bin."""
     mechanism = question.mechanism
-    if question.kind == "multi_select":
+    if kinds.kind_of(question).many:
         chances = np.asarray(truth if truth is not None else [0.5] * mechanism.k)
         bits = (rng.random((n, mechanism.k)) < chances).astype(np.uint8)
         limit = mechanism.to_dict()["at_most"]

@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 
-from . import integrity, languages, plan
+from . import integrity, kinds, languages, plan
 from .models import Option, Survey
 from .plan import PlannedQuestion
 
@@ -33,10 +33,13 @@ class Definition:
                      for question in languages.localized(self.plan.questions, self.texts))
 
 
+MANY = [kind.name for kind in kinds.KINDS if kind.many]  # the kinds with exclusive options
+
+
 def exclusive_of(survey: Survey) -> dict[int, tuple[int, ...]]:
     """Each multi-select question's exclusive options as indexes in report order (one query)."""
     found: dict[int, list[bool]] = {}
-    for question_id, exclusive in (Option.objects.filter(question__survey=survey, question__kind="multi_select")
+    for question_id, exclusive in (Option.objects.filter(question__survey=survey, question__kind__in=MANY)
                                    .order_by("question_id", "order").values_list("question_id", "exclusive")):
         found.setdefault(question_id, []).append(exclusive)
     return {pk: tuple(j for j, flag in enumerate(flags) if flag) for pk, flags in found.items() if any(flags)}

@@ -18,8 +18,8 @@ from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from . import kinds
 from .models import Option, OptionTranslation, Question, QuestionTranslation, Survey, SurveyTranslation
-from .models.kinds import has_options
 from .plan import PlannedQuestion
 
 
@@ -77,13 +77,13 @@ def texts(survey: Survey, language: str) -> Texts:
 def localized(questions: tuple[PlannedQuestion, ...], found: Texts) -> tuple[PlannedQuestion, ...]:
     """The plan's questions with their text and labels in `found`'s language (the mechanisms untouched)."""
     option_ids = _option_ids([question.id for question in questions]) if found.options else {}
-    with translation.override(found.language):
-        yes_no = (_("No"), _("Yes"))  # Django's own catalog says these in every interface language
     result = []
     for question in questions:
-        options = question.options
-        if question.kind == "yes_no":
-            options = yes_no
+        options, kind = question.options, kinds.kind_of(question)
+        if kind.fixed_labels:
+            with translation.override(found.language):
+                # Django's own catalog says these (No, Yes) in every interface language
+                options = tuple(_(label) for label in kind.fixed_labels)
         elif options and question.id in option_ids:
             options = tuple(found.options.get(pk, label) for pk, label in zip(option_ids[question.id], options,
                                                                                strict=True))
@@ -127,7 +127,7 @@ def _lacking(survey: Survey, row: SurveyTranslation, questions: list) -> list[st
     for question in questions:
         if not any(t.language == row.language and t.text.strip() for t in question.translations.all()):
             lacking.append(_("question %(n)d") % {"n": question.order})
-        if not has_options(question.kind, question.mechanism_name):
+        if not kinds.kind_of(question).has_options(question.mechanism_name):
             continue
         for i, option in enumerate(question.ordered_options(), start=1):
             if not any(t.language == row.language and t.label.strip() for t in option.translations.all()):

@@ -7,9 +7,8 @@ from django.utils.translation import gettext as _
 
 import ldp
 
-from . import languages, plan, scales
+from . import kinds, languages, plan
 from .models import MAX_OPTIONS, Question, Survey
-from .models.kinds import exclusive_problem, has_options
 
 
 def check_budget_with(survey: Survey, question: Question) -> float:
@@ -46,27 +45,15 @@ def problems(survey: Survey) -> list[str]:
 
 def option_problems(question: Question) -> list[str]:
     """A question's options (levels, bins): how many, and what the kind asks of them."""
-    if not has_options(question.kind, question.mechanism_name):
+    kind = kinds.kind_of(question)
+    if not kind.has_options(question.mechanism_name):
         return []
     options = question.ordered_options()
     k = len(options)
     if not 2 <= k <= MAX_OPTIONS:
         return [_("question %(n)s needs 2 to %(max)s options, has %(k)s")
                 % {"n": question.order, "max": MAX_OPTIONS, "k": k}]
-    found = []
-    if question.kind == Question.Kind.MULTI_SELECT and question.at_most is not None and question.at_most >= k:
-        found.append(_("question %(n)s: its at-most limit (%(m)s) must be below its number of options (%(k)s)")
-                     % {"n": question.order, "m": question.at_most, "k": k})
-    scale = question.scale()
-    if scale is not None:
-        found += [_("question %(n)s: %(problem)s") % {"n": question.order, "problem": problem}
-                  for problem in scales.bin_problems(scale, [o.lower and scales.exact(o.lower) for o in options])]
-    exclusive = exclusive_problem(question.kind, [o.exclusive for o in options])
-    if exclusive:
-        found.append(_("question %(n)s: %(problem)s") % {"n": question.order, "problem": exclusive})
-    if question.kind == Question.Kind.ORDINAL and all(o.score is None for o in options):
-        found.append(_("question %(n)s: its levels need scores") % {"n": question.order})
-    return found
+    return kind.option_problems(question, options)
 
 
 def open_survey(survey: Survey) -> None:

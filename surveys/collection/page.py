@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from ldp.rounding import total_loss
 
-from . import definition, wording
+from . import definition, kinds, wording
 from .models import Survey
 from .serializers import SurveyDefinitionSerializer
 
@@ -75,7 +75,7 @@ def client_question(q: dict[str, Any]) -> dict[str, Any]:
         found["scale"] = q["scale"]
     if q["bins"] is not None:
         found["edges"] = [b["lower_index"] for b in q["bins"]]
-    if q["kind"] == "multi_select":
+    if kinds.named(q["kind"]).many:
         found["at_most"] = q["mechanism"]["parameters"]["at_most"]
         found["exclusive"] = q["exclusive"]
     return found
@@ -112,7 +112,7 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
     """(the template's context, the client's data without where to post) for the page of `survey`,
     its texts in `language` (one it offers; default: its own)."""
     published = SurveyDefinitionSerializer(definition.of(survey, language)).data
-    questions = [{**q, "wording": wording.of(q["mechanism"]),
+    questions = [{**q, "wording": wording.of(q["mechanism"]), "template": kinds.named(q["kind"]).template,
                   "input_mode": input_mode(q["scale"]) if q["scale"] else None} for q in published["questions"]]
     client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler
         "preview": preview,

@@ -22,9 +22,8 @@ from django.db import connection
 import ldp
 from surveys import refusals
 
-from . import prepared, scales
-from .models import YES_NO_LABELS, Option, Question, Survey, build_mechanism
-from .models.kinds import has_options
+from . import kinds, prepared, scales
+from .models import Option, Question, Survey
 from .scales import Scale
 
 Rows = tuple[tuple, ...]
@@ -69,13 +68,14 @@ class PlannedQuestion:
 
     @property
     def histogram(self) -> bool:
-        return self.kind == Question.Kind.NUMERIC and not self.mean
+        """A question on a grid counted in bins (a numeric question's krr)."""
+        return kinds.kind_of(self).scale and not self.mean
 
     @property
     def relatable(self) -> bool:
-        """Whether a cross-tab can take it: every kind with options (a randomized numeric mean has none; a
-        direct number relates in its bins)."""
-        return not self.mean or bool(self.edges)
+        """Whether a cross-tab can take it (`Kind.relatable`: every kind with options; a randomized mean has none,
+        a direct number relates in its bins)."""
+        return kinds.kind_of(self).relatable(self.mechanism)
 
     @cached_property
     def relating(self) -> ldp.Mechanism:
@@ -256,25 +256,27 @@ def _digest(questions: list[PlannedQuestion], options: Options) -> str:
 def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, Decimal | None]]) -> PlannedQuestion:
     """One question from its fields (order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most)
     and its options (label, score, lower edge)."""
-    order, text, kind, name, q, epsilon, lo, hi, step, at_most = fields
-    scale = scales.scale_of(lo, hi, step) if kind == Question.Kind.NUMERIC else None
-    if kind == Question.Kind.NUMERIC and scale is None:
+    order, text, kind_name, name, q, epsilon, lo, hi, step, at_most = fields
+    kind = kinds.find(kind_name)
+    if kind is None:
+        raise Unavailable(f"question {order}: no kind of question is called {kind_name!r}")
+    scale = scales.scale_of(lo, hi, step) if kind.scale else None
+    if kind.scale and scale is None:
         raise Unavailable(f"question {order}: its lo, hi and step do not make a grid of answers")
     try:
-        mechanism = build_mechanism(name, kind, q, epsilon, len(options), scale=scale, at_most=at_most)
+        mechanism = kind.build(name, q, epsilon, len(options), scale=scale, at_most=at_most)
     except (ValueError, TypeError) as error:
         raise Unavailable(f"question {order}: {error}") from None
-    labels = tuple(label for label, *_ in options) if has_options(kind, name) else ()
+    labels = tuple(label for label, *_ in options) if kind.has_options(name) else ()
     edges: tuple[Decimal, ...] = ()
-    if kind == Question.Kind.NUMERIC and has_options(kind, name):
+    if kind.scale and kind.has_options(name):
         found = [lower for *_, lower in options]
         problems = scales.bin_problems(scale, found)  # type: ignore[arg-type]  # scale is set above
         if problems:
             raise Unavailable(f"question {order}: {' '.join(problems)}")
         edges = tuple(edge for edge in found if edge is not None)
-    scores = tuple(score for _, score, _ in options) if kind == Question.Kind.ORDINAL else ()
-    return PlannedQuestion(pk, order, text, kind, YES_NO_LABELS if kind == Question.Kind.YES_NO else labels,
-                           mechanism, scale, edges, scores)
+    scores = tuple(score for _, score, _ in options) if kind.scored else ()
+    return PlannedQuestion(pk, order, text, kind_name, tuple(kind.labels(labels)), mechanism, scale, edges, scores)
 
 
 def _extra(question: PlannedQuestion) -> list[dict[str, object]]:

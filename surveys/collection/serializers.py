@@ -16,7 +16,7 @@ from rest_framework.fields import SkipField
 
 import ldp
 
-from . import wording
+from . import kinds, wording
 from .plan import PlannedQuestion
 
 
@@ -161,7 +161,9 @@ class DeniabilitySerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
-KINDS = ["yes_no", "single_choice", "multi_select", "numeric", "ordinal"]
+
+
+KINDS = kinds.NAMES  # the API's enum of question kinds
 
 
 class ScaleSerializer(serializers.Serializer):

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy
 
 import ldp
 
-from .. import lifecycle, scales
+from .. import kinds, lifecycle, scales
 from ..models import Option, Question, build_mechanism
 from . import option_lines
 from .option_lines import Row
@@ -90,11 +90,12 @@ class QuestionInlineForm(forms.ModelForm):
         kind, name = data.get("kind") or "", data.get("mechanism_name") or ""
         # Only the chosen mechanism's parameter counts (the other box is hidden, or holds a default);
         # a direct question has none. The same for lo, hi, step (numeric) and at_most (multi-select).
+        mechanism, found_kind = ldp.MECHANISMS.get(name), kinds.find(kind)
         for parameter in ("q", "epsilon"):
-            if parameter != {"qrr": "q", "direct": None}.get(name, "epsilon"):
+            if parameter != (mechanism.parameter if mechanism else "epsilon"):
                 data[parameter] = None
         for shape in SHAPE_FIELDS:
-            if kind != (Question.Kind.MULTI_SELECT if shape == "at_most" else Question.Kind.NUMERIC):
+            if not (found_kind and (found_kind.many if shape == "at_most" else found_kind.scale)):
                 data[shape] = None
         scale = scales.scale_of(data.get("lo"), data.get("hi"), data.get("step"))
         found = option_lines.read(kind, name, data.get("options_text") or "", bool(data.get("prefer_not_to_say")),

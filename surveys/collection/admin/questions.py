@@ -19,11 +19,11 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+import ldp
 from surveys.history.hooks import RecordsConfigurationChanges
 
-from .. import figures
+from .. import figures, kinds
 from ..models import Option, Question, Survey
-from ..models.kinds import KIND_MECHANISMS, exclusive_problem, has_options, kinds_config
 from . import option_lines
 from .question_forms import QuestionForm, QuestionFormSet, QuestionInlineForm
 
@@ -34,7 +34,7 @@ def describe(question: Question) -> str:
         mechanism = question.mechanism()
     except (ValueError, TypeError) as error:
         return str(error)
-    return format_html("{}", figures.of(mechanism, KIND_MECHANISMS.get(question.kind, ()))["summary"])
+    return format_html("{}", figures.of(mechanism, kinds.kind_of(question).mechanisms)["summary"])
 
 
 FROZEN_FIELDS = ("position", "text", "kind", "settings", "privacy")
@@ -44,7 +44,7 @@ OWN_WORDS = {"options": lambda: _("Options"), "exclusive": lambda: _("Exclusive 
 
 def applicable(question: Question, options: str) -> list[tuple[str, object]]:
     """(field, value) of the settings that apply to `question`'s kind and mechanism, in the page's order."""
-    shows = kinds_config().get(question.kind, {})
+    shows = kinds.kind_of(question).boxes()
     found: list[tuple[str, object]] = []
     if shows.get("options") in (True, question.mechanism_name):
         found.append(("options", options))
@@ -56,7 +56,7 @@ def applicable(question: Question, options: str) -> list[tuple[str, object]]:
     if shows.get("scale"):
         found += [(name, getattr(question, name)) for name in ("lo", "hi", "step")]
     found.append(("mechanism_name", question.get_mechanism_name_display()))
-    parameter = {"qrr": "q", "direct": None}.get(question.mechanism_name, "epsilon")
+    parameter = ldp.MECHANISMS[question.mechanism_name].parameter
     if parameter is not None:
         found.append((parameter, getattr(question, parameter)))
     # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2).
@@ -120,7 +120,7 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
 
     @admin.display(description=gettext_lazy("Options"))
     def options_text(self, question: Question) -> str:
-        if question.kind == Question.Kind.YES_NO or not question.ordered_options():
+        if not kinds.kind_of(question).options or not question.ordered_options():
             return "-"
         text, prefer_not = option_lines.written(question)
         return ", ".join(text.splitlines() + ([option_lines.prefer_not_to_say()] if prefer_not else []))
@@ -143,7 +143,7 @@ class OptionFormSet(forms.BaseInlineFormSet):
             return
         live = [form.cleaned_data for form in self.forms
                 if form.cleaned_data and not form.cleaned_data.get("DELETE")]
-        problem = exclusive_problem(self.instance.kind, [bool(data.get("exclusive")) for data in live])
+        problem = kinds.kind_of(self.instance).exclusive_problem([bool(data.get("exclusive")) for data in live])
         if problem:
             raise forms.ValidationError(problem)
 
@@ -188,9 +188,6 @@ class QuestionAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         question = form.instance
-        if question.kind == Question.Kind.SINGLE_CHOICE and question.k() < 2:
-            self.message_user(request, _("A single-choice question needs at least two options "
-                                         "before its survey can open."), messages.WARNING)
-        elif has_options(question.kind, question.mechanism_name) and len(question.ordered_options()) < 2:
-            self.message_user(request, _("This question needs at least two options (levels, bins) before its survey "
-                                         "can open."), messages.WARNING)
+        kind = kinds.kind_of(question)
+        if kind.has_options(question.mechanism_name) and len(question.ordered_options()) < 2:
+            self.message_user(request, kind.needs_options_to_open(), messages.WARNING)

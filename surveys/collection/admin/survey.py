@@ -29,9 +29,8 @@ from surveys.history.display import changes_table
 from surveys.history.hooks import RecordsConfigurationChanges
 from surveys.history.models import ConfigurationChange
 
-from .. import figures, invitations, lifecycle, plan, purge, sharing
-from ..models import KIND_MECHANISMS, Survey
-from ..models.kinds import kinds_config
+from .. import figures, invitations, kinds, lifecycle, plan, purge, sharing
+from ..models import Survey
 from . import views
 from .questions import QuestionInline
 from .translations import SurveyTranslationInline, translate_view, translation_links
@@ -130,8 +129,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 "figures_url": reverse("admin:collection_survey_privacy_figures"),
                 "total_url": reverse("admin:collection_survey_privacy_total"),
                 # The first two kinds' mechanisms, as before; `kinds` describes every kind (mechanisms, boxes).
-                "mechanisms": {kind: list(KIND_MECHANISMS[kind]) for kind in ("yes_no", "single_choice")},
-                "kinds": kinds_config(),
+                "mechanisms": {kind.name: list(kind.mechanisms) for kind in kinds.KINDS[:2]},
+                "kinds": kinds.kinds_config(),
                 "text": {
                     "up": _("Move up"), "down": _("Move down"),
                     "total": _("Privacy cost of these questions: ε = {total} per respondent, of a budget of {budget}."),

@@ -26,9 +26,8 @@ from django.utils.translation import gettext_lazy
 
 from surveys.history import recorder
 
-from .. import languages
+from .. import kinds, languages
 from ..models import Option, Question, Survey, SurveyTranslation
-from ..models.kinds import has_options
 from . import option_lines
 
 
@@ -119,7 +118,7 @@ def _texts(survey: Survey, language: str) -> dict[str, Text]:
         text = next((t.text for t in question.translations.all() if t.language == language), "")
         found[f"question-{question.pk}"] = Text(question, "text", _("Question text"), question.text, text, 500,
                                                 lines=2)
-        if has_options(question.kind, question.mechanism_name):
+        if kinds.kind_of(question).has_options(question.mechanism_name):
             for option in question.ordered_options():
                 label = next((t.label for t in option.translations.all() if t.language == language), "")
                 found[f"option-{option.pk}"] = Text(

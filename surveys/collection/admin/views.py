@@ -19,9 +19,8 @@ from surveys import refusals
 from surveys.errors import body
 from surveys.history import recorder
 
-from .. import figures, lifecycle, scales, sharing
-from ..models import MAX_OPTIONS, Question, Survey, build_mechanism
-from ..models.kinds import KIND_MECHANISMS, MEAN_MECHANISMS
+from .. import figures, kinds, lifecycle, scales, sharing
+from ..models import MAX_OPTIONS, Question, Survey
 
 MAX_TOTAL_QUESTIONS = 500  # far more than a survey has: a bound on the work one request asks for
 
@@ -34,7 +33,7 @@ class FiguresQuery(forms.Form):
     lowest variance chooses among."""
 
     mechanism = forms.ChoiceField(choices=Question.MechanismName.choices)
-    kind = forms.ChoiceField(choices=Question.Kind.choices, required=False)  # for advice among the kind's mechanisms
+    kind = forms.ChoiceField(choices=kinds.CHOICES, required=False)  # for advice among the kind's mechanisms
     q = forms.DecimalField(required=False, max_digits=7, decimal_places=6)
     epsilon = forms.FloatField(required=False)
     k = forms.IntegerField(required=False, min_value=2, max_value=MAX_OPTIONS,
@@ -52,47 +51,42 @@ class FiguresQuery(forms.Form):
             return field, " ".join(str(error) for error in errors)
         data = self.cleaned_data
         name = data["mechanism"]
-        kind = _kind_of(name)
-        if kind == Question.Kind.YES_NO and data["k"] not in (None, 2):
+        mechanism, kind = ldp.MECHANISMS[name], kinds.of_mechanism(name)
+        if kind.fixed_labels and data["k"] not in (None, len(kind.fixed_labels)):
             return "k", _("yes/no questions have two answers")
-        parameter = {"qrr": "q", "direct": None}.get(name, "epsilon")
+        parameter = mechanism.parameter
         if parameter is not None and data[parameter] is None:
             return parameter, _("required for this mechanism")
-        used = {parameter, *(("lo", "hi", "step") if name in MEAN_MECHANISMS else ()),
-                *(("at_most",) if name == "multiselect" else ())}
+        used = {parameter, *(("lo", "hi", "step") if mechanism.estimates_mean else ()),
+                *(("at_most",) if kind.many else ())}
         for other in ("q", "epsilon", "at_most", "lo", "hi", "step"):
             if other not in used and data[other] is not None:
                 return other, _("not used by this mechanism")
-        problem = _shape_problem(name, data)
+        problem = _shape_problem(mechanism, kind, data)
         if problem:
             return problem
-        scale = scales.scale_of(data["lo"], data["hi"], data["step"]) if name in MEAN_MECHANISMS else None
+        scale = scales.scale_of(data["lo"], data["hi"], data["step"]) if mechanism.estimates_mean else None
         try:
-            return build_mechanism(name, kind, data["q"], data["epsilon"], data["k"] or 2, scale=scale,
-                                   at_most=data["at_most"])
+            return kind.build(name, data["q"], data["epsilon"], data["k"] or 2, scale=scale, at_most=data["at_most"])
         except (ValueError, TypeError) as error:
             return parameter or "k", str(error)
 
 
-def _kind_of(name: str) -> str:
-    """The kind of question the figures are for (for krr, sue, oue: single choice, ordinal and numeric bins
-    alike, whose figures depend on k only)."""
-    if name in ldp.YES_NO:
-        return Question.Kind.YES_NO
-    if name == "multiselect":
-        return Question.Kind.MULTI_SELECT
-    return Question.Kind.NUMERIC if name in MEAN_MECHANISMS else Question.Kind.SINGLE_CHOICE
-
-
-def _shape_problem(name: str, data: dict[str, Any]) -> tuple[str, str] | None:
-    """A numeric mean's scale, or a multi-select's at-most limit, that cannot be."""
-    if name in MEAN_MECHANISMS:
+def _shape_problem(mechanism: type[ldp.Mechanism], kind: kinds.Kind, data: dict[str, Any]) -> tuple[str, str] | None:
+    """A mean's scale, or the at-most limit of a kind of many ticks, that cannot be."""
+    if mechanism.estimates_mean:
         problems = scales.scale_problems(data["lo"], data["hi"], data["step"])
         if problems:
             return next(iter(problems.items()))
-    if name == "multiselect" and data["at_most"] is not None and data["at_most"] >= (data["k"] or 2):
+    if kind.many and data["at_most"] is not None and data["at_most"] >= (data["k"] or 2):
         return "at_most", _("must be below the number of options")
     return None
+
+
+def _mechanisms_of(kind_name: str) -> tuple[str, ...]:
+    """The mechanisms the advice on the lowest variance chooses among: the kind's, or none without one."""
+    kind = kinds.find(kind_name)
+    return kind.mechanisms if kind else ()
 
 
 def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
@@ -106,7 +100,7 @@ def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> Http
     found = query.mechanism_or_error()
     if isinstance(found, tuple):
         return JsonResponse(body(refusals.INVALID, *found), status=400)
-    return JsonResponse(figures.of(found, KIND_MECHANISMS.get(query.cleaned_data["kind"], ())))
+    return JsonResponse(figures.of(found, _mechanisms_of(query.cleaned_data["kind"])))
 
 
 def privacy_total(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:

@@ -1,6 +1,6 @@
 """The collection app's models: survey definitions (`survey`) and what respondents send (`reports`)."""
 
-from .kinds import KIND_MECHANISMS, MAX_OPTIONS, build_mechanism
+from ..kinds import MAX_OPTIONS, build_mechanism
 from .reports import (
     REPORTS_BY_QUESTION,
     TALLY_N_SLOT,
@@ -17,7 +17,7 @@ from .survey import YES_NO_LABELS, FrozenMechanism, Option, Question, Survey, Su
 from .translations import OptionTranslation, QuestionTranslation, SurveyTranslation
 
 __all__ = [
-    "KIND_MECHANISMS", "MAX_OPTIONS", "REPORTS_BY_QUESTION", "TALLY_N_SLOT", "TALLY_SHARDS", "YES_NO_LABELS",
+    "MAX_OPTIONS", "REPORTS_BY_QUESTION", "TALLY_N_SLOT", "TALLY_SHARDS", "YES_NO_LABELS",
     "FrozenMechanism", "Invitation", "Option", "OptionTranslation", "PairCounting", "PairTally", "PairWatch",
     "Question", "QuestionTranslation", "Report",
     "Response", "Survey", "SurveyQuerySet", "SurveyTranslation", "Tally",

@@ -21,13 +21,27 @@ from django.utils.translation import gettext_lazy as _
 
 import ldp
 
-from .. import scales
-from . import kinds
-from .kinds import KIND_MECHANISMS, build_mechanism
+from .. import kinds, scales
+from ..kinds import KINDS, build_mechanism, yes_no
 
-YES_NO_LABELS = ("No", "Yes")  # report value 1 means yes
-# The field an error of building the mechanism is about.
-PARAMETER_OF = {"qrr": "q", "direct": "mechanism_name", "direct_number": "mechanism_name", "multiselect": "at_most"}
+YES_NO_LABELS = yes_no.KIND.fixed_labels  # report value 1 means yes
+
+
+def _for_kinds(rule: Callable[[kinds.Kind], bool], **rest: Any) -> models.Q:
+    """The kinds the rule holds for, with `rest`: kind = x when one kind does (the SQL the migrations made)."""
+    names = [kind.name for kind in KINDS if rule(kind)]
+    return models.Q(**({"kind": names[0]} if len(names) == 1 else {"kind__in": names}), **rest)
+
+
+# The mechanisms configured by q, and by nothing (not randomized); epsilon configures the others.
+_CONFIGURED_BY = {parameter: [name for name, mechanism in ldp.MECHANISMS.items() if mechanism.parameter == parameter]
+                  for parameter in ("q", None)}
+
+
+def _configured_by(parameter: str | None, **rest: Any) -> models.Q:
+    """The mechanisms `parameter` configures, with `rest`: mechanism_name = x when one (the migrations' SQL)."""
+    names = _CONFIGURED_BY[parameter]
+    return models.Q(**({"mechanism_name": names[0]} if len(names) == 1 else {"mechanism_name__in": names}), **rest)
 
 
 class FrozenMechanism(ValidationError):
@@ -126,13 +140,6 @@ class Survey(models.Model):
 
 
 class Question(models.Model):
-    class Kind(models.TextChoices):
-        YES_NO = kinds.YES_NO, _("Yes / no")
-        SINGLE_CHOICE = kinds.SINGLE_CHOICE, _("Single choice")
-        MULTI_SELECT = kinds.MULTI_SELECT, _("Multi-select (check all that apply)")
-        NUMERIC = kinds.NUMERIC, _("Numeric (a number from lo to hi)")
-        ORDINAL = kinds.ORDINAL, _("Ordinal (levels with scores)")
-
     class MechanismName(models.TextChoices):
         QRR = "qrr", _("q-randomized response (yes/no)")
         BITFLIP = "bitflip", _("Epsilon bit flip (yes/no)")
@@ -151,7 +158,7 @@ class Question(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
     text = models.CharField(max_length=500)
-    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.YES_NO)
+    kind = models.CharField(max_length=16, choices=kinds.CHOICES, default=KINDS[0].name)
     mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
     q = models.DecimalField(
@@ -178,27 +185,26 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
             models.CheckConstraint(
-                condition=(models.Q(mechanism_name="qrr", q__isnull=False, epsilon__isnull=True)
-                           | models.Q(mechanism_name__in=["direct", "direct_number"], q__isnull=True,
-                                      epsilon__isnull=True)
-                           | (~models.Q(mechanism_name__in=["qrr", "direct", "direct_number"])
+                condition=(_configured_by("q", q__isnull=False, epsilon__isnull=True)
+                           | _configured_by(None, q__isnull=True, epsilon__isnull=True)
+                           | (~models.Q(mechanism_name__in=[*_CONFIGURED_BY["q"], *_CONFIGURED_BY[None]])
                               & models.Q(q__isnull=True, epsilon__isnull=False))),
                 name="question_has_its_parameter",
             ),
             models.CheckConstraint(
                 condition=functools.reduce(operator.or_, (
-                    models.Q(kind=kind, mechanism_name__in=list(names)) for kind, names in KIND_MECHANISMS.items())),
+                    models.Q(kind=kind.name, mechanism_name__in=list(kind.mechanisms)) for kind in KINDS)),
                 name="question_mechanism_fits_kind",
             ),
             models.CheckConstraint(
-                condition=(models.Q(kind="numeric", lo__isnull=False, hi__isnull=False, step__isnull=False,
-                                    lo__lt=models.F("hi"), step__gt=0)
-                           | (~models.Q(kind="numeric") & models.Q(lo__isnull=True, hi__isnull=True,
-                                                                   step__isnull=True))),
+                condition=(_for_kinds(lambda kind: kind.scale, lo__isnull=False, hi__isnull=False,
+                                      step__isnull=False, lo__lt=models.F("hi"), step__gt=0)
+                           | (~_for_kinds(lambda kind: kind.scale) & models.Q(lo__isnull=True, hi__isnull=True,
+                                                                              step__isnull=True))),
                 name="question_numeric_has_its_scale",
             ),
             models.CheckConstraint(
-                condition=models.Q(at_most__isnull=True) | models.Q(kind="multi_select", at_most__gte=1),
+                condition=models.Q(at_most__isnull=True) | _for_kinds(lambda kind: kind.many, at_most__gte=1),
                 name="question_at_most_for_multi_select",
             ),
         ]
@@ -212,21 +218,20 @@ class Question(models.Model):
         return sorted(self.options.all(), key=lambda option: option.order)
 
     def labels(self) -> list[str]:
-        if self.kind == self.Kind.YES_NO:
-            return list(YES_NO_LABELS)
-        return [option.label for option in self.ordered_options()]
+        return kinds.kind_of(self).labels([option.label for option in self.ordered_options()])
 
     def k(self) -> int:
         """Answers (options, levels, bins); a numeric question asked for its mean: its mechanism's k."""
-        if self.kind == self.Kind.YES_NO:
-            return 2
-        if not kinds.has_options(self.kind, self.mechanism_name):
+        kind = kinds.kind_of(self)
+        if kind.fixed_labels:
+            return len(kind.fixed_labels)
+        if not kind.has_options(self.mechanism_name):
             return self.mechanism().k
         return len(self.ordered_options())
 
     def scale(self) -> scales.Scale | None:
         """A numeric question's grid (None for other kinds, or when lo, hi and step do not make one)."""
-        return scales.scale_of(self.lo, self.hi, self.step) if self.kind == self.Kind.NUMERIC else None
+        return scales.scale_of(self.lo, self.hi, self.step) if kinds.kind_of(self).scale else None
 
     def mechanism(self) -> ldp.Mechanism:
         """The ldp mechanism; raises ValueError with a readable message if it cannot be built."""
@@ -234,8 +239,11 @@ class Question(models.Model):
                                scale=self.scale(), at_most=self.at_most)
 
     def clean(self) -> None:
-        errors = (kinds.mechanism_errors(self.kind, self.mechanism_name, self.q, self.epsilon)
-                  or kinds.shape_errors(self.kind, self.lo, self.hi, self.step, self.at_most))
+        kind = kinds.find(self.kind)
+        if kind is None:
+            return  # the field's own validation says the kind is none
+        errors = (kind.mechanism_errors(self.mechanism_name, self.q, self.epsilon)
+                  or kind.shape_errors(self.lo, self.hi, self.step, self.at_most))
         if not errors:
             try:
                 # Options typed with the question are not saved yet: judged as if there were enough
@@ -244,7 +252,7 @@ class Question(models.Model):
                 build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, options, scale=self.scale(),
                                 at_most=self.at_most)
             except (ValueError, TypeError) as error:
-                errors[PARAMETER_OF.get(self.mechanism_name, "epsilon")] = str(error)
+                errors[kinds.error_field(self.mechanism_name)] = str(error)
         if errors:
             raise ValidationError(errors)
 
@@ -290,8 +298,9 @@ class Option(models.Model):
         return self.label
 
     def clean(self) -> None:
-        if self.exclusive and self.question_id is not None and self.question.kind != Question.Kind.MULTI_SELECT:
-            raise ValidationError({"exclusive": kinds.exclusive_problem(self.question.kind, [True])})
+        kind = kinds.find(self.question.kind) if self.question_id is not None else None
+        if self.exclusive and kind is not None and not kind.many:
+            raise ValidationError({"exclusive": kind.exclusive_problem([True])})
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         _refuse_if_frozen(self, Option, self.FROZEN_FIELDS, lambda o: o.question.survey)
