@@ -51,15 +51,16 @@ export const ticksOf = (fieldset) => inputs(fieldset, "checkbox").map((box) => b
 /**
  * The true answer as the question's sampler takes it: an option index (yes/no, single choice,
  * ordinal levels), a list of k bits (multi-select), a grid index (a numeric mean) or its bin (a
- * numeric histogram); or {problem} in words with the input to focus.
+ * numeric histogram); or {problem} in words with the input to focus. `question.answer` is how its
+ * kind is answered (surveys/collection/kinds): "ticks", "number", or one radio.
  */
 export function readAnswer(question, fieldset, text) {
-  if (question.kind === "multi_select") {
+  if (question.answer === "ticks") {
     const boxes = inputs(fieldset, "checkbox");
     const problem = ticksProblem(question, ticksOf(fieldset), text);
     return problem ? { problem, focus: boxes[0] } : { answer: boxes.map((box) => (box.checked ? 1 : 0)) };
   }
-  if (question.kind === "numeric") {
+  if (question.answer === "number") {
     const input = fieldset.querySelector("input[data-answer=number]");
     const problem = numberProblem(question, input, text, true);
     if (problem) return { problem, focus: input };
@@ -75,7 +76,7 @@ export function readAnswer(question, fieldset, text) {
 export function describeReport(question, report, text, none) {
   if (Array.isArray(report)) {
     const on = question.options.filter((_, i) => report[i] === 1);
-    return on.length ? on.map((label) => `“${label}”`).join(", ") : question.kind === "multi_select" ? text.no_box : none;
+    return on.length ? on.map((label) => `“${label}”`).join(", ") : question.answer === "ticks" ? text.no_box : none;
   }
   if (question.sampler.kind === "onebit") {
     return fill(text.bit, { bit: report, end: report === 1 ? question.scale.hi : question.scale.lo });

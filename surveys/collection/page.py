@@ -70,7 +70,7 @@ def client_question(q: dict[str, Any]) -> dict[str, Any]:
     """One question as respond.js needs it: where its inputs are, its sampler, how to read an answer."""
     found = {"id": q["id"], "order": q["order"], "kind": q["kind"], "options": q["options"],
              "sampler": q["mechanism"]["sampler"], "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"],
-             "q_other": q["mechanism"]["q_other"]}
+             "q_other": q["mechanism"]["q_other"], "answer": kinds.named(q["kind"]).answer}
     if q["scale"] is not None:
         found["scale"] = q["scale"]
     if q["bins"] is not None:

@@ -1,4 +1,4 @@
-"""The exact decimals of the new kinds: a numeric question's grid, its histogram's bins, an ordinal
+"""The exact decimals of numeric and ordinal questions: a numeric question's grid, its histogram's bins, an ordinal
 question's scores, and the lines an admin types for them (surveys.collection.scales)."""
 
 from decimal import Decimal

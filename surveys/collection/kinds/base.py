@@ -48,6 +48,8 @@ class Kind:
     prefer_not: ClassVar[bool] = False  # may end with the ordinary, randomized "Prefer not to say"
     scored: ClassVar[bool] = False  # levels with scores, kept by the plan for the mean score
     fixed_labels: ClassVar[tuple[str, ...]] = ()  # answers that are no options (yes/no: No, Yes)
+    # How the browser reads a true answer (static/js/answers.js): one radio, ticks, or a number.
+    answer: ClassVar[str] = "one"
     # What the admin reads when a mechanism that is not randomized is asked of a kind it does not fit.
     direct_refusal: ClassVar[str] = ("Only single-choice questions can be asked directly (not randomized), for "
                                      "covariates such as an age band or a region.")

@@ -17,6 +17,7 @@ class MultiSelect(Kind):
     mechanisms = ("multiselect",)
     words = "multi-select questions use the multi-select bits"
     many = True
+    answer = "ticks"
     prefer_not = True
 
     def too_few_options(self) -> str:

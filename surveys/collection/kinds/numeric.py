@@ -34,6 +34,7 @@ class Numeric(Kind):
     # `boxes` say so, in place of the one mechanism `options` can name.
     binned = ("krr", "direct_number")
     scale = True
+    answer = "number"
 
     def has_options(self, name: str) -> bool:
         return name in self.binned

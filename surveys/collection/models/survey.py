@@ -23,25 +23,9 @@ import ldp
 
 from .. import kinds, scales
 from ..kinds import KINDS, build_mechanism, yes_no
+from .conditions import CONFIGURED_BY, configured_by, for_kinds
 
 YES_NO_LABELS = yes_no.KIND.fixed_labels  # report value 1 means yes
-
-
-def _for_kinds(rule: Callable[[kinds.Kind], bool], **rest: Any) -> models.Q:
-    """The kinds the rule holds for, with `rest`: kind = x when one kind does (the SQL the migrations made)."""
-    names = [kind.name for kind in KINDS if rule(kind)]
-    return models.Q(**({"kind": names[0]} if len(names) == 1 else {"kind__in": names}), **rest)
-
-
-# The mechanisms configured by q, and by nothing (not randomized); epsilon configures the others.
-_CONFIGURED_BY = {parameter: [name for name, mechanism in ldp.MECHANISMS.items() if mechanism.parameter == parameter]
-                  for parameter in ("q", None)}
-
-
-def _configured_by(parameter: str | None, **rest: Any) -> models.Q:
-    """The mechanisms `parameter` configures, with `rest`: mechanism_name = x when one (the migrations' SQL)."""
-    names = _CONFIGURED_BY[parameter]
-    return models.Q(**({"mechanism_name": names[0]} if len(names) == 1 else {"mechanism_name__in": names}), **rest)
 
 
 class FrozenMechanism(ValidationError):
@@ -185,9 +169,9 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
             models.CheckConstraint(
-                condition=(_configured_by("q", q__isnull=False, epsilon__isnull=True)
-                           | _configured_by(None, q__isnull=True, epsilon__isnull=True)
-                           | (~models.Q(mechanism_name__in=[*_CONFIGURED_BY["q"], *_CONFIGURED_BY[None]])
+                condition=(configured_by("q", q__isnull=False, epsilon__isnull=True)
+                           | configured_by(None, q__isnull=True, epsilon__isnull=True)
+                           | (~models.Q(mechanism_name__in=[*CONFIGURED_BY["q"], *CONFIGURED_BY[None]])
                               & models.Q(q__isnull=True, epsilon__isnull=False))),
                 name="question_has_its_parameter",
             ),
@@ -197,14 +181,14 @@ class Question(models.Model):
                 name="question_mechanism_fits_kind",
             ),
             models.CheckConstraint(
-                condition=(_for_kinds(lambda kind: kind.scale, lo__isnull=False, hi__isnull=False,
+                condition=(for_kinds(lambda kind: kind.scale, lo__isnull=False, hi__isnull=False,
                                       step__isnull=False, lo__lt=models.F("hi"), step__gt=0)
-                           | (~_for_kinds(lambda kind: kind.scale) & models.Q(lo__isnull=True, hi__isnull=True,
+                           | (~for_kinds(lambda kind: kind.scale) & models.Q(lo__isnull=True, hi__isnull=True,
                                                                               step__isnull=True))),
                 name="question_numeric_has_its_scale",
             ),
             models.CheckConstraint(
-                condition=models.Q(at_most__isnull=True) | _for_kinds(lambda kind: kind.many, at_most__gte=1),
+                condition=models.Q(at_most__isnull=True) | for_kinds(lambda kind: kind.many, at_most__gte=1),
                 name="question_at_most_for_multi_select",
             ),
         ]
