@@ -16,7 +16,7 @@ from surveys.collection.models import Question, Survey
 from surveys.collection.submission import SubmissionError
 from surveys.errors import status_of
 from tests.collection.helpers import qid, stored
-from tests.collection.test_admin_question_kinds import FIGURES, field_error, options_of, row, save
+from tests.collection.test_admin_survey_page import FIGURES, field_error, options_of, row, save
 from tests.factories import valid_payload
 
 D = Decimal
