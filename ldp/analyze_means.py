@@ -9,6 +9,8 @@ Then the app's own estimators give the numbers:
   1s, mapped to lo..hi);
 - discrete Laplace: `DiscreteLaplace.estimate_mean` on the histogram of reports r, stored as r + bound
   (the mean of r, its standard error from the sample variance floored at the noise's, a normal interval);
+- a direct number: `DirectNumber.estimate_mean` on the histogram of grid indexes as sent (the exact mean, a
+  Student t interval);
 - ordinal: `ldp.ordinal.scored_mean` over the levels with a score (a level without one, such as "Prefer
   not to say", is left out: the mean among those who chose a scored level).
 """
@@ -27,8 +29,8 @@ from .ordinal import scored_mean
 if TYPE_CHECKING:
     from .analyze import Design
 
-MEAN_MECHANISMS = ("onebit", "dlaplace")
-INTERVALS = {"onebit": "wilson", "dlaplace": "normal"}  # and Student's t for an ordinal mean score
+MEAN_MECHANISMS = ("onebit", "dlaplace", "direct_number")
+INTERVALS = {"onebit": "wilson", "dlaplace": "normal"}  # and Student's t for a direct number, an ordinal mean score
 
 
 def rebuilt(design: Design) -> Mechanism:
@@ -53,7 +55,7 @@ def mean_of(design: Design, counts: list[int], values: Mapping[int, int], n: int
             raise AssertionError(f"{design.key}: {design.mechanism} rebuilt as {mechanism.name}")
         if design.mechanism == "onebit":
             return mechanism.estimate_mean([0, 1], counts, confidence=confidence)
-        bound = mechanism.bound  # type: ignore[attr-defined]  # a DiscreteLaplace
+        bound = getattr(mechanism, "bound", 0)  # discrete Laplace stores r + bound; a direct number its index
         stored = sorted(values)
         return mechanism.estimate_mean([r + bound for r in stored], [values[r] for r in stored],
                                        confidence=confidence)

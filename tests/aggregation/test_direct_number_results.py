@@ -17,7 +17,7 @@ from ldp.intervals import t_value
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
-from tests.aggregation.test_analysis_scripts import fetch, run_python, run_r
+from tests.aggregation.test_analysis_scripts import fetch, run_ldp, run_python, run_r
 from tests.aggregation.test_labelled_exports import read_back
 
 # 60 ages on 18..99 by 1, as the respondents typed them; every bin (18-34, 35-64, 65-99) is used, edges included.
@@ -149,13 +149,16 @@ def test_the_labelled_exports_give_plain_numbers_labelled_with_their_scale(resea
     assert meta.column_names_to_labels["q2"].startswith("Your age in years? (value = 18 + 1 r) [direct answer")
 
 
-def test_the_r_and_python_scripts_give_the_apis_mean_and_interval(researcher, survey, tmp_path):
+def test_the_r_and_python_scripts_and_ldp_analyze_give_the_apis_mean_and_interval(researcher, survey, tmp_path):
     want = api(researcher, survey)["questions"][1]["mean"]
     folder = fetch(researcher, survey, tmp_path)
-    for who, (_, rows) in (("R", run_r(folder, survey.slug, [])), ("Python", run_python(folder, survey.slug, []))):
+    runs = (("R", run_r(folder, survey.slug, [])[1]), ("Python", run_python(folder, survey.slug, [])[1]),
+            ("ldp analyze", run_ldp(folder, f"{survey.slug}-reports.csv", [])),
+            ("ldp analyze json", run_ldp(folder, f"{survey.slug}-reports.json", [])))
+    for who, rows in runs:
         row = rows[-1]
         assert (row["question_key"], row["mechanism"], row["option_index"], row["interval"], row["n"]) == (
-            "q2", "direct_number", "mean", "t", "60"), who
+            "q2", "direct_number", "mean", "t", "60"), (who, row)
         got = [float(row[k]) for k in ("estimate", "std_error", "ci_low", "ci_high")]
         assert got == pytest.approx([want[k] for k in ("mean", "std_error", "ci_low", "ci_high")],
                                     rel=1e-12, abs=1e-12), who
