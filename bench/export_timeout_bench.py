@@ -74,7 +74,7 @@ def run(folder: Path, arguments: argparse.Namespace, formats: list[str]) -> None
     from results_bench import _fill, _survey
     from scratch import scratch_for
 
-    from surveys.aggregation import exports, labelled_exports
+    from surveys.aggregation import exports, stata_spss
     from surveys.collection import plan
 
     scratch = scratch_for("sqlite")(str(data))
@@ -97,7 +97,7 @@ def run(folder: Path, arguments: argparse.Namespace, formats: list[str]) -> None
             lines = exports.report_csv_lines if name == "csv" else exports.report_json_chunks
             whole = "".join(lines(survey, current)).encode()
         else:
-            make = labelled_exports.stata_file if name == "dta" else labelled_exports.spss_file
+            make = stata_spss.stata_file if name == "dta" else stata_spss.spss_file
             whole = make(survey, current).read()
         made[name] = (time.perf_counter() - started, whole)
     connection.close()

@@ -7,7 +7,9 @@ from .accounting import BudgetExceeded, best_guess, check_budget, deniability, o
 from .association import Independence, independence
 from .estimates import Estimate, MeanEstimate, debias, project_to_simplex
 from .joint import Conditional, JointCounts, JointEstimate, estimate_conditional, estimate_joint
-from .mechanisms import (
+from .ordinal import mean_score
+from .planning import advise, joint_respondents_needed, margin_at, mean_respondents_needed, respondents_needed
+from .registry import (
     EPSILON_MAX,
     EPSILON_MIN,
     K_MAX,
@@ -32,8 +34,6 @@ from .mechanisms import (
     make,
     q_from_epsilon,
 )
-from .ordinal import mean_score
-from .planning import advise, joint_respondents_needed, margin_at, mean_respondents_needed, respondents_needed
 from .report_stream import stream_sequence
 from .sequences import Sequence, anytime_respondents_needed, fraction_sequence
 

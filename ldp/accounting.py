@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .mechanisms import Mechanism
+from .registry import Mechanism
 from .rounding import loss_of
 
 

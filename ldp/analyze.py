@@ -30,67 +30,19 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import analyze_means
+from .codebook import Design, ExportError, designs
 from .estimates import Estimate, MeanEstimate, debias
 
-CODEBOOK_FORMAT = "ldp-survey-codebook/2"
-ENCODINGS = ("index", "bits", "integer")
-
-
-class ExportError(ValueError):
-    """An export or codebook this module cannot read; the message says where and why."""
-
-
-@dataclass(frozen=True)
-class Design:
-    """One question as the codebook describes it: what its reports mean and the channel that made them."""
-
-    key: str
-    text: str
-    options: tuple[str, ...]
-    mechanism: str
-    randomized: bool
-    encoding: str  # "index" (one column: the option), "bits" (one column per option) or "integer" (a number)
-    columns: tuple[str, ...]
-    p_exact: str | None  # None for discrete Laplace (an integer report)
-    q_other_exact: str | None
-    described: dict[str, Any] = field(default_factory=dict, compare=False)  # the codebook's mechanism
-    scores: tuple[str | None, ...] | None = None  # an ordinal question's scores (None: not in the mean score)
-
-    @property
-    def k(self) -> int:
-        """The counters: one per option (a 1-bit mean: reports of 0 and of 1); none for discrete Laplace."""
-        if self.encoding == "integer":
-            return 0
-        return len(self.options) if self.options else 2
-
-    @property
-    def report_range(self) -> tuple[int, int]:
-        """The smallest and largest report one column may hold."""
-        if self.encoding == "integer":
-            bound, steps = self.described.get("bound", 0), self.described["steps"]  # a direct number: no bound
-            return -bound, steps + bound
-        return 0, (1 if self.encoding == "bits" else self.k - 1)
-
-    @property
-    def p(self) -> float:
-        """P(report = truth) (unary: P(bit j = 1 | truth j)), from the sampler's integers."""
-        return float(Fraction(self.p_exact)) if self.p_exact is not None else math.nan
-
-    @property
-    def q_other(self) -> float:
-        """P(report = one given other option) (unary: P(bit j = 1 | truth not j))."""
-        return float(Fraction(self.q_other_exact)) if self.q_other_exact is not None else math.nan
-
+__all__ = ["ROW_COLUMNS", "Design", "ExportError", "QuestionEstimate", "Tally", "count_csv", "count_json",
+           "designs", "estimate", "read", "rows", "sibling_codebook"]
 
 @dataclass(frozen=True)
 class QuestionEstimate:
@@ -99,47 +51,6 @@ class QuestionEstimate:
     level: float  # each interval's own level: the confidence, or its Bonferroni share
     mean: MeanEstimate | None = None  # a numeric mean, or an ordinal mean score
     n: int = 0
-
-
-def designs(codebook: Any) -> list[Design]:
-    """The questions of a codebook (a parsed codebook.json), checked."""
-    if not isinstance(codebook, dict) or codebook.get("format") != CODEBOOK_FORMAT:
-        raise ExportError(f"not a codebook: its format must be {CODEBOOK_FORMAT!r}")
-    found = []
-    for entry in codebook.get("questions", []):
-        try:
-            mechanism, report = entry["mechanism"], entry["report"]
-            design = Design(key=entry["key"], text=entry["text"], options=tuple(entry["options"]),
-                            mechanism=mechanism["name"], randomized=bool(entry.get("randomized", True)),
-                            encoding=report["encoding"], columns=tuple(report["csv_columns"]),
-                            p_exact=mechanism["p_exact"], q_other_exact=mechanism["q_other_exact"],
-                            described=mechanism, scores=_scores(entry.get("scores")))
-            if design.encoding not in ENCODINGS:
-                raise ExportError(f"{design.key}: report encoding {design.encoding!r} is not one of {ENCODINGS}")
-            if design.encoding == "integer":
-                design.report_range  # noqa: B018  # the bound and steps must be there
-            elif not design.p > design.q_other:
-                raise ExportError(f"{design.key}: p must exceed q_other")
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
-            if isinstance(error, ExportError):
-                raise
-            raise ExportError(f"codebook question {entry.get('key', '?') if isinstance(entry, dict) else '?'}: "
-                              f"cannot read {error}") from None
-        found.append(design)
-    if not found:
-        raise ExportError("the codebook lists no questions")
-    return found
-
-
-def _scores(scores: Any) -> tuple[str | None, ...] | None:
-    if scores is None:
-        return None
-    if not isinstance(scores, list):
-        raise TypeError("scores must be a list")
-    for score in scores:
-        if score is not None:
-            float(score)
-    return tuple(scores)
 
 
 class Tally:
@@ -225,7 +136,7 @@ def estimate(tally: Tally, *, confidence: float = 0.95, interval: str = "wilson"
     for q in tally.questions:
         counts, n = tally.counts[q.key], tally.n[q.key]
         mean = analyze_means.mean_of(q, counts, tally.values[q.key], n, confidence)
-        if q.mechanism in analyze_means.MEAN_MECHANISMS:
+        if q.estimates_mean:
             found.append(QuestionEstimate(q, None, confidence, mean, n))
             continue
         est = debias(counts, n, q.p, q.q_other, confidence=confidence, interval=interval, simultaneous=simultaneous)

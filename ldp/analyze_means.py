@@ -9,8 +9,6 @@ Then the app's own estimators give the numbers:
   1s, mapped to lo..hi);
 - discrete Laplace: `DiscreteLaplace.estimate_mean` on the histogram of reports r, stored as r + bound
   (the mean of r, its standard error from the sample variance floored at the noise's, a normal interval);
-- a direct number: `DirectNumber.estimate_mean` on the histogram of grid indexes as sent (the exact mean, a
-  Student t interval);
 - ordinal: `ldp.ordinal.scored_mean` over the levels with a score (a level without one, such as "Prefer
   not to say", is left out: the mean among those who chose a scored level).
 """
@@ -18,25 +16,17 @@ Then the app's own estimators give the numbers:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
+from .codebook import Design, ExportError
 from .estimates import MeanEstimate
 from .grid import GridMechanism
-from .mechanism import Mechanism
-from .mechanisms import from_dict
+from .mechanism_base import Mechanism
 from .ordinal import scored_mean
-
-if TYPE_CHECKING:
-    from .analyze import Design
-
-MEAN_MECHANISMS = ("onebit", "dlaplace", "direct_number")
-INTERVALS = {"onebit": "wilson", "dlaplace": "normal"}  # and Student's t for a direct number, an ordinal mean score
+from .registry import from_dict
 
 
 def rebuilt(design: Design) -> Mechanism:
     """The mechanism the codebook describes, checked against its sampler's integers."""
-    from .analyze import ExportError
-
     try:
         mechanism = from_dict(design.described["parameters"])
     except (KeyError, TypeError, ValueError) as error:
@@ -49,11 +39,11 @@ def rebuilt(design: Design) -> Mechanism:
 def mean_of(design: Design, counts: list[int], values: Mapping[int, int], n: int,
             confidence: float) -> MeanEstimate | None:
     """The question's mean or mean score; None for a kind without one."""
-    if design.mechanism in MEAN_MECHANISMS:
+    if design.estimates_mean:
         mechanism = rebuilt(design)
         if not isinstance(mechanism, GridMechanism):
             raise AssertionError(f"{design.key}: {design.mechanism} rebuilt as {mechanism.name}")
-        if design.mechanism == "onebit":
+        if mechanism.encoding != "integer":  # the 1-bit mean: counts of the reports 0 and 1
             return mechanism.estimate_mean([0, 1], counts, confidence=confidence)
         bound = getattr(mechanism, "bound", 0)  # discrete Laplace stores r + bound; a direct number its index
         stored = sorted(values)
@@ -67,8 +57,8 @@ def mean_of(design: Design, counts: list[int], values: Mapping[int, int], n: int
 
 def mean_label(design: Design) -> str:
     """The row name of a question's mean: "mean" (a numeric mean) or "mean_score" (an ordinal question)."""
-    return "mean" if design.mechanism in MEAN_MECHANISMS else "mean_score"
+    return "mean" if design.estimates_mean else "mean_score"
 
 
 def interval_name(design: Design) -> str:
-    return INTERVALS.get(design.mechanism, "t")
+    return design.mean_interval

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .joint import JointCounts, estimate_joint
-from .mechanism import Mechanism
+from .mechanism_base import Mechanism
 
 
 @dataclass(frozen=True)

@@ -33,14 +33,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .exact import sampler_channel, sampler_epsilon
 from .intervals import clopper_pearson
-from .report_cells import audit_truths, bit_cells, cell_name, report_edges, report_probabilities, tabulate
+from .registry import sampler_channel, sampler_epsilon
+from .report_cells import (
+    audit_truths,
+    bit_cells,
+    cell_name,
+    one_index_of_k,
+    report_edges,
+    report_probabilities,
+    tabulate,
+)
 
 __all__ = ["AuditResult", "audit", "audit_truths", "cell_probabilities", "report_edges", "report_probabilities",
            "sampler_epsilon", "tabulate"]
-INDEX_KINDS = ("grr", "direct")
-
 
 @dataclass(frozen=True)
 class AuditResult:
@@ -91,7 +97,7 @@ def audit(sampler: dict[str, Any], counts: Mapping[int, Sequence[int]] | Sequenc
 def _expected_rows(sampler: dict[str, Any], rows: dict[int, Sequence[int]], bits: bool) -> dict[int, list[float]]:
     if not rows:
         raise ValueError("counts must have at least one row")
-    if sampler["kind"] in INDEX_KINDS:
+    if one_index_of_k(sampler):
         k = sampler["k"]
         if any(not 0 <= x < k or len(row) != k for x, row in rows.items()):
             raise ValueError(f"counts must have rows of {k} counts, one per true answer in [0, {k})")

@@ -13,11 +13,10 @@ import json
 import math
 
 import numpy as np
-import numpy.typing as npt
 
-from . import analyze_cli, cli_args, cli_ticks_and_numbers, joint_cli, regress_cli, sequence_cli
-from .cli_args import Parser, apportion, fraction_list, number_in, positive_int, seed
-from .mechanisms import MECHANISMS, YES_NO, Mechanism
+from . import analyze_cli, cli_args, cli_ticks_and_numbers, joint_cli, regress_cli, sequence_cli, waves_cli
+from .cli_args import Parser, apportion, number_in, positive_int, seed
+from .registry import MECHANISMS, YES_NO, Mechanism
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,11 +33,13 @@ def _parser() -> argparse.ArgumentParser:
         cli_ticks_and_numbers.add_arguments(sub)
     simulate.add_argument("--truth", required=True, type=str,
                           help="yes/no: the true yes fraction; k options: k fractions summing to 1; "
-                               "multiselect: k inclusion fractions; onebit, dlaplace: v:p,v:p over grid values")
+                               "multiselect: k inclusion fractions; onebit, dlaplace: v:p,v:p over grid values; "
+                               "with --waves one per wave, t1|t2|...")
     simulate.add_argument("--n", required=True, type=positive_int)
     simulate.add_argument("--reps", type=positive_int, default=1)
     simulate.add_argument("--seed", type=seed, default=None)
     simulate.add_argument("--interval", choices=["wilson", "exact"], default="wilson")
+    waves_cli.add_arguments(simulate)
     joint_cli.add_parser(commands)
     analyze_cli.add_parser(commands)
     sequence_cli.add_parser(commands)
@@ -57,26 +58,16 @@ def _mechanism(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mec
     return cli_args.mechanism(parser, args.mechanism, args.k, args.q, args.epsilon)
 
 
-def _truth(parser: argparse.ArgumentParser, args: argparse.Namespace, k: int) -> npt.NDArray[np.float64]:
-    try:
-        truth = fraction_list(args.truth)
-    except argparse.ArgumentTypeError as error:
-        parser.error(f"argument --truth: {error}")
-    if args.mechanism in YES_NO:
-        if len(truth) != 1:
-            parser.error("argument --truth: give the single true yes fraction")
-        truth = [1.0 - truth[0], truth[0]]
-    if len(truth) != k or abs(sum(truth) - 1.0) > 1e-9:
-        parser.error(f"argument --truth: give {k} fractions that sum to 1")
-    return np.asarray(truth)
-
-
 def _simulate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     mechanism = _mechanism(parser, args)
+    waves_cli.refuse_alone(parser, args)
+    if args.waves is not None:
+        waves_cli.simulate(parser, args, mechanism)
+        return
     if args.mechanism in cli_ticks_and_numbers.NAMES:
         cli_ticks_and_numbers.simulate(parser, args, mechanism)
         return
-    truth = _truth(parser, args, mechanism.k)
+    truth = cli_args.truth(parser, args.truth, args.mechanism, mechanism.k)
     rng = np.random.default_rng(args.seed)
     # The true answers are the stated fractions of n exactly (largest remainder), as in a real panel.
     values = np.repeat(np.arange(mechanism.k), apportion(truth, args.n))

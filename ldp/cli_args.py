@@ -10,8 +10,8 @@ from typing import NoReturn
 import numpy as np
 import numpy.typing as npt
 
-from .mechanism import IntArray
-from .mechanisms import YES_NO, Mechanism, make
+from .mechanism_base import IntArray
+from .registry import MECHANISMS, YES_NO, Mechanism, make
 
 
 class Parser(argparse.ArgumentParser):
@@ -79,14 +79,15 @@ def mechanism(parser: argparse.ArgumentParser, name: str, k: int | None, q: str 
             parser.error(f"argument {k_arg}: required for {name}")
         k = k_default
     given = {q_arg: q, epsilon_arg: epsilon}
-    if name == "direct":
+    parameter = MECHANISMS[name].parameter  # "q", "epsilon", or None (not randomized: k only)
+    if parameter is None:
         wanted, unwanted = k_arg, [q_arg, epsilon_arg]
     else:
-        wanted, other = (q_arg, epsilon_arg) if name == "qrr" else (epsilon_arg, q_arg)
+        wanted, other = (q_arg, epsilon_arg) if parameter == "q" else (epsilon_arg, q_arg)
         unwanted = [other]
     for argument in unwanted:
         if given[argument] is not None:
-            parser.error(f"argument {argument}: not used by {name}" + ("" if name == "direct" else f"; give {wanted}"))
+            parser.error(f"argument {argument}: not used by {name}" + ("" if parameter is None else f"; give {wanted}"))
     if wanted != k_arg and given[wanted] is None:
         parser.error(f"argument {wanted}: required for {name}")
     try:
@@ -94,6 +95,21 @@ def mechanism(parser: argparse.ArgumentParser, name: str, k: int | None, q: str 
     except (ValueError, TypeError) as error:
         text = str(error)
         parser.error(f"argument {k_arg if text.startswith('k ') else wanted}: {text}")
+
+
+def truth(parser: argparse.ArgumentParser, text: str, name: str, k: int) -> npt.NDArray[np.float64]:
+    """--truth of a one-of-k mechanism: the yes fraction (yes/no, as [no, yes]) or k fractions summing to 1."""
+    try:
+        values = fraction_list(text)
+    except argparse.ArgumentTypeError as error:
+        parser.error(f"argument --truth: {error}")
+    if name in YES_NO:
+        if len(values) != 1:
+            parser.error("argument --truth: give the single true yes fraction")
+        values = [1.0 - values[0], values[0]]
+    if len(values) != k or abs(sum(values) - 1.0) > 1e-9:
+        parser.error(f"argument --truth: give {k} fractions that sum to 1")
+    return np.asarray(values)
 
 
 def apportion(fractions: npt.NDArray[np.float64], n: int) -> IntArray:

@@ -26,10 +26,10 @@ import numpy.typing as npt
 from .cli_args import apportion, fraction_list, positive_int
 from .estimates import MeanEstimate
 from .grid import GridMechanism
-from .mechanisms import NUMERIC, Mechanism, MultiSelect, make
 from .planning import mean_respondents_needed, respondents_needed
+from .registry import MECHANISMS, NUMERIC, Mechanism, MultiSelect, make
 
-NAMES = frozenset({"multiselect", *NUMERIC})
+NAMES = frozenset(name for name, cls in MECHANISMS.items() if not cls.one_of_k)  # ticks, or a numeric mean
 GRID_ARGUMENTS = {"lo": "--lo", "hi": "--hi", "step": "--step"}
 
 

@@ -25,8 +25,9 @@ import numpy.typing as npt
 
 from .estimates import Estimate, MeanEstimate
 from .grid import DecimalLike, GridMechanism, check_grid
+from .index import Direct
 from .intervals import check_confidence, t_value
-from .mechanism import IntArray, ReportError, as_int_array, is_int, settle
+from .mechanism_base import IntArray, ReportError, as_int_array, is_int, settle
 
 
 @dataclass(frozen=True, init=False)
@@ -46,6 +47,14 @@ class DirectNumber(GridMechanism):
     encoding: ClassVar[str] = "integer"
     parameter: ClassVar[str | None] = None
     randomized: ClassVar[bool] = False
+    sampler_kind: ClassVar[str] = "direct"  # the identity on steps + 1 values: `Direct`'s privacy map reads it
+    keys: ClassVar[frozenset[str]] = frozenset({"lo", "hi", "step"})
+    mean_interval: ClassVar[str | None] = "t"
+    codebook_formula: ClassVar[str | None] = (
+        "a number sent as given (not randomized): the report i is the grid index of the answer, the value "
+        "lo + step * i; mean_hat = lo + step * mean(i), the exact mean of the answers, standard error step * s / "
+        "sqrt(n) with s^2 the sample variance of i, and a Student t interval with n - 1 degrees of freedom; its "
+        "\"bins\" (each with its lower edge) are those break-downs count it in")
     sampler_rule: ClassVar[str] = ("No randomization: the browser sends the answer's grid index i in [0, steps] "
                                    "as given (k = steps + 1 values); the value is lo + i * step.")
     lo: Decimal
@@ -78,8 +87,13 @@ class DirectNumber(GridMechanism):
     def q_other(self) -> float:
         return 0.0
 
+    # Its privacy map is the direct question's: the identity channel, not randomized.
+    sampler_channel = Direct.sampler_channel
+    sampler_epsilon = Direct.sampler_epsilon
+    sampler_loss = Direct.sampler_loss
+
     def sampler(self) -> dict[str, Any]:
-        return {"kind": "direct", "k": self.k}
+        return {"kind": self.sampler_kind, "k": self.k}
 
     def to_dict(self) -> dict[str, Any]:
         return {"mechanism": self.name, **self.grid_parameters()}

@@ -10,7 +10,7 @@ simulation only: numpy's geometric draws (Z = G1 - G2, two i.i.d. geometric coun
 Privacy: for true indexes i, i' and any report r, P(r | i) / P(r | i') = a^(|r - i| - |r - i'|)
 <= a^(-|i - i'|) <= e^(N s / t) (the clamped ends are sums of such terms with the same ratio, and a
 clamp is post-processing in any case). s / t is the largest fraction <= eps / N with s, t <= 2^32
-(`exact.fraction_below`), so epsilon = N s / t <= eps, compared exactly as rationals (a float is one).
+(`sampler_integers.fraction_below`), so epsilon = N s / t <= eps, compared exactly as rationals (a float is one).
 
 R is the smallest bound with E[(|Z| - R)+] = 2 a^(R+1) / (1 - a^2) < 2^-60: then P(|Z| > R) < 2^-60 and
 the clamp moves the expected report by less than 2^-60 steps.
@@ -32,11 +32,11 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from . import exact
+from . import sampler_integers
 from .estimates import Estimate, MeanEstimate
 from .grid import GridMechanism, check_grid
 from .intervals import check_confidence, z_value
-from .mechanism import IntArray, ReportError, as_int_array, check_epsilon, is_int, settle
+from .mechanism_base import IntArray, ReportError, as_int_array, check_epsilon, is_int, settle
 
 
 def noise_scale(epsilon: float, steps: int) -> tuple[int, int]:
@@ -45,7 +45,7 @@ def noise_scale(epsilon: float, steps: int) -> tuple[int, int]:
     >>> noise_scale(0.5, 10)
     (20, 1)
     """
-    s, t = exact.fraction_below(Fraction(epsilon) / steps, exact.WORD, exact.WORD)
+    s, t = sampler_integers.fraction_below(Fraction(epsilon) / steps, sampler_integers.WORD, sampler_integers.WORD)
     if Fraction(steps * s, t) > Fraction(epsilon):  # fraction_below guarantees it; never trust a float here
         raise AssertionError("noise scale above epsilon")
     return t, s
@@ -90,6 +90,12 @@ class DiscreteLaplace(GridMechanism):
     name: ClassVar[str] = "dlaplace"
     label: ClassVar[str] = "discrete Laplace"
     encoding: ClassVar[str] = "integer"
+    mean_interval: ClassVar[str | None] = "normal"
+    sampler_kind: ClassVar[str] = "dlaplace"
+    codebook_formula: ClassVar[str | None] = (
+        "discrete Laplace: a report r (stored as r + bound) is the grid index plus noise Z with E[Z] = 0, "
+        "Var(Z) = noise_variance; mean_hat = lo + step * mean(r), standard error step * sqrt(max(s^2, "
+        "noise_variance) / n) with s^2 the sample variance of r; a normal interval, clipped to [lo, hi]")
     sampler_rule: ClassVar[str] = (
         "The true grid index i in [0, steps]: report r = i + Z, Z two-sided geometric with "
         "P(Z = z) proportional to exp(-|z| scale_den / scale_num), sampled exactly with integers "
@@ -122,9 +128,26 @@ class DiscreteLaplace(GridMechanism):
         """Var(Z) = 2a / (1 - a)^2 = 1 / (2 sinh^2(s / 2t)), in grid steps squared."""
         return 1.0 / (2.0 * math.sinh(self.scale_den / (2.0 * self.scale_num)) ** 2)
 
+    @classmethod
+    def sampler_channel(cls, sampler: dict[str, Any]) -> tuple[int, int, int]:
+        raise ValueError("a discrete Laplace report is an integer: it has no p and q_other")
+
+    @classmethod
+    def sampler_epsilon(cls, sampler: dict[str, Any]) -> float:
+        """steps * scale_den / scale_num, a rational itself.
+
+        >>> DiscreteLaplace.sampler_epsilon({"kind": "dlaplace", "steps": 10, "scale_num": 20, "scale_den": 1})
+        0.5
+        """
+        return float(cls.sampler_loss(sampler)[1])
+
+    @classmethod
+    def sampler_loss(cls, sampler: dict[str, Any]) -> tuple[Fraction, Fraction]:
+        return Fraction(1), Fraction(sampler["steps"] * sampler["scale_den"], sampler["scale_num"])
+
     def sampler(self) -> dict[str, Any]:
-        return {"kind": "dlaplace", "steps": self.steps, "scale_num": self.scale_num, "scale_den": self.scale_den,
-                "bound": self.bound, **self.grid_parameters()}
+        return {"kind": self.sampler_kind, "steps": self.steps, "scale_num": self.scale_num,
+                "scale_den": self.scale_den, "bound": self.bound, **self.grid_parameters()}
 
     def describe(self) -> dict[str, Any]:
         """The common description without p and q_other (None: a report is an integer), with the grid,

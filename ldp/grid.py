@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .estimates import MeanEstimate
-from .mechanism import IntArray, Mechanism, as_int_array, is_int, settle
+from .mechanism_base import IntArray, Mechanism, as_int_array, is_int, settle
 
 STEPS_MAX = 10**6
 DecimalLike = Decimal | str | int  # what lo, hi and step may be given as (stored as Decimal)
@@ -76,6 +76,7 @@ class GridMechanism(Mechanism):
     built by this constructor, which takes lo, hi and step as text, int or Decimal and stores Decimals."""
 
     estimates_mean: ClassVar[bool] = True
+    keys: ClassVar[frozenset[str]] = frozenset({"epsilon", "lo", "hi", "step"})
     epsilon: float
     lo: Decimal
     hi: Decimal

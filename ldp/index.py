@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from . import exact
+from . import sampler_integers
 from .estimates import Estimate
-from .mechanism import (
+from .mechanism_base import (
     EPSILON_MAX,
     EPSILON_MIN,
     IndexReports,
@@ -35,6 +35,8 @@ class IndexMechanism(IndexReports):
     """
 
     encoding: ClassVar[str] = "index"
+    one_of_k: ClassVar[bool] = True
+    sampler_kind: ClassVar[str] = "grr"
     sampler_rule: ClassVar[str] = (
         "U uniform in [0, modulus); U < keep reports the true option, otherwise the "
         "((U - keep) div other)-th of the other k - 1 options in increasing order. "
@@ -52,8 +54,25 @@ class IndexMechanism(IndexReports):
         return self.other / self.modulus
 
     def sampler(self) -> dict[str, Any]:
-        return {"kind": "grr", "k": self.k, "modulus": self.modulus, "keep": self.keep, "other": self.other}
+        return {"kind": self.sampler_kind, "k": self.k, "modulus": self.modulus, "keep": self.keep,
+                "other": self.other}
 
+    @classmethod
+    def sampler_channel(cls, sampler: dict[str, Any]) -> tuple[int, int, int]:
+        return sampler["keep"], sampler["other"], sampler["modulus"]
+
+    @classmethod
+    def sampler_epsilon(cls, sampler: dict[str, Any]) -> float:
+        """ln(keep / other): the odds of two reports.
+
+        >>> IndexMechanism.sampler_epsilon({"kind": "grr", "k": 2, "modulus": 4, "keep": 3, "other": 1}) == math.log(3)
+        True
+        """
+        return math.log(sampler["keep"] / sampler["other"])
+
+    @classmethod
+    def sampler_loss(cls, sampler: dict[str, Any]) -> tuple[Fraction, Fraction]:
+        return Fraction(sampler["keep"], sampler["other"]), Fraction(0)
 
     def randomize(self, values: npt.ArrayLike, rng: np.random.Generator) -> IntArray:
         truth = self._values(values)
@@ -87,6 +106,7 @@ class QRandomizedResponse(IndexMechanism):
 
     name: ClassVar[str] = "qrr"
     parameter: ClassVar[str | None] = "q"
+    keys: ClassVar[frozenset[str]] = frozenset({"q"})
     label: ClassVar[str] = "q-randomized response"
     yes_no: ClassVar[bool] = True
     truth_probability: Fraction
@@ -104,7 +124,7 @@ class QRandomizedResponse(IndexMechanism):
             raise ValueError(
                 f"q = {float(q)} gives epsilon {eps:.4g}, outside [{EPSILON_MIN}, {EPSILON_MAX}]"
             )
-        a, m = exact.decimal_half_plus(q)
+        a, m = sampler_integers.decimal_half_plus(q)
         settle(self, truth_probability=q, keep=a, other=m - a, modulus=m)
 
     @property
@@ -131,6 +151,7 @@ class BitFlip(IndexMechanism):
     name: ClassVar[str] = "bitflip"
     label: ClassVar[str] = "epsilon bit flip"
     yes_no: ClassVar[bool] = True
+    keys: ClassVar[frozenset[str]] = frozenset({"epsilon"})
     epsilon: float
     k: int = field(default=2, init=False)
     keep: int = field(init=False, repr=False)
@@ -139,7 +160,7 @@ class BitFlip(IndexMechanism):
 
     def __post_init__(self) -> None:
         eps = check_epsilon(self.epsilon)
-        a, m = exact.binary_keep(eps)
+        a, m = sampler_integers.binary_keep(eps)
         settle(self, epsilon=eps, keep=a, other=m - a, modulus=m)
 
     def to_dict(self) -> dict[str, Any]:
@@ -169,7 +190,7 @@ class KaryRR(IndexMechanism):
     def __post_init__(self) -> None:
         eps = check_epsilon(self.epsilon)
         k = check_k(self.k)
-        a, b, m = exact.kary_keep_other(eps, k)
+        a, b, m = sampler_integers.kary_keep_other(eps, k)
         settle(self, epsilon=eps, k=k, keep=a, other=b, modulus=m)
 
     def to_dict(self) -> dict[str, Any]:
@@ -199,6 +220,12 @@ class Direct(IndexMechanism):
     label: ClassVar[str] = "direct (sent as given)"
     sampler_rule: ClassVar[str] = "No randomization: the browser sends the answer as given. p = 1, q_other = 0."
     randomized: ClassVar[bool] = False
+    sampler_kind: ClassVar[str] = "direct"
+    codebook_formula: ClassVar[str | None] = (
+        "a question with \"randomized\": false is not randomized (its answer is sent as given): "
+        "p = 1, q_other = 0, so pi_hat_j = c_j / n with an ordinary binomial interval; its "
+        "effective_epsilon is null (infinite) and epsilon_total leaves it out")
+    keys: ClassVar[frozenset[str]] = frozenset({"k"})
     k: int
     keep: int = field(default=1, init=False, repr=False)
     other: int = field(default=0, init=False, repr=False)
@@ -212,7 +239,20 @@ class Direct(IndexMechanism):
         return math.inf
 
     def sampler(self) -> dict[str, Any]:
-        return {"kind": "direct", "k": self.k}
+        return {"kind": self.sampler_kind, "k": self.k}
+
+    @classmethod
+    def sampler_channel(cls, sampler: dict[str, Any]) -> tuple[int, int, int]:
+        return 1, 0, 1
+
+    @classmethod
+    def sampler_epsilon(cls, sampler: dict[str, Any]) -> float:
+        """Infinite: a direct answer is not randomized."""
+        return math.inf
+
+    @classmethod
+    def sampler_loss(cls, sampler: dict[str, Any]) -> tuple[Fraction, Fraction]:
+        raise ValueError("a direct question is not randomized: it has no privacy loss to round")
 
     def randomize(self, values: npt.ArrayLike, rng: np.random.Generator) -> IntArray:
         """The identity: the reports are the true values (`rng` is not used)."""

@@ -53,7 +53,7 @@ import numpy.typing as npt
 
 from .intervals import check_confidence, z_value
 from .joint_counts import JointCounts
-from .mechanism import Mechanism
+from .mechanism_base import Mechanism
 
 FloatArray = npt.NDArray[np.float64]
 Table = tuple[tuple[float, ...], ...]

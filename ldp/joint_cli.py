@@ -19,7 +19,7 @@ from . import cli_args
 from .association import independence
 from .cli_args import apportion, number_in, positive_int, seed
 from .joint import JointCounts, estimate_joint
-from .mechanisms import ONE_OF_K, Mechanism
+from .registry import ONE_OF_K, Mechanism
 
 
 def table(text: str) -> list[list[float]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .mechanism import IntArray, Mechanism
+from .mechanism_base import IntArray, Mechanism
 
 
 @dataclass(frozen=True, eq=False)

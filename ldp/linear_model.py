@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from .dlaplace import DiscreteLaplace
 from .intervals import check_confidence, t_value
-from .mechanism import Mechanism
+from .mechanism_base import Mechanism
 from .onebit import OneBitMean
 from .raking import Design
 

@@ -11,7 +11,7 @@ with d the largest Hamming distance between two allowed answers: d = k for any s
 d = min(k, 2 at_most) when at most `at_most` may be ticked (|x xor x'| <= |x| + |x'|), both attained.
 So each bit gets the per-bit epsilon e_b = epsilon / d and the mechanism costs d e_b = epsilon:
 keep is the largest integer with (keep / (M - keep))^d <= e^epsilon, decided exactly
-(`exact.power_keep`), and effective epsilon = d ln(keep / (M - keep)).
+(`sampler_integers.power_keep`), and effective epsilon = d ln(keep / (M - keep)).
 
 Estimate: bit j is 1 with probability lambda_j = q + pi_j (p - q) (q = 1 - p), pi_j the fraction who
 ticked option j, so the per-option fractions debias like unary bits (`ldp.estimates.debias`); they need
@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from . import exact
-from .mechanism import check_epsilon, check_k, is_int, settle
+from . import sampler_integers
+from .mechanism_base import check_epsilon, check_k, is_int, settle
 from .unary import UnaryMechanism
 
 
@@ -45,6 +46,14 @@ class MultiSelect(UnaryMechanism):
 
     name: ClassVar[str] = "multiselect"
     label: ClassVar[str] = "multi-select (every bit randomized)"
+    one_of_k: ClassVar[bool] = False
+    keeps_bits: ClassVar[bool] = True
+    sampler_kind: ClassVar[str] = "multiselect"
+    keys: ClassVar[frozenset[str]] = frozenset({"epsilon", "k", "at_most"})
+    codebook_formula: ClassVar[str | None] = (
+        "multi-select: bit j is the option-j box, kept with p = keep / modulus and flipped otherwise; "
+        "c_j = reports with bit j set, pi_hat_j = (c_j / n - q_other) / (p - q_other) as above, the "
+        "fraction who ticked option j (these need not add up to 1)")
     sampler_rule: ClassVar[str] = (
         "The true answer is k bits with at most at_most ones (any number if at_most is null); "
         "for bits j = 0..k-1 in order, U_j uniform in [0, modulus): report bit j = the true bit if "
@@ -67,14 +76,14 @@ class MultiSelect(UnaryMechanism):
             if not 1 <= at_most < k:
                 raise ValueError(f"at_most must lie in [1, {k - 1}] (None allows any subset), got {at_most}")
             at_most = int(at_most)
-        keep, modulus = exact.power_keep(eps, exact.hamming(k, at_most))
+        keep, modulus = sampler_integers.power_keep(eps, sampler_integers.hamming(k, at_most))
         settle(self, epsilon=eps, k=k, at_most=at_most, keep=keep, one_if_true=keep, one_if_false=modulus - keep,
                modulus=modulus)
 
     @property
     def hamming(self) -> int:
         """d: the most bits two allowed answers differ in."""
-        return exact.hamming(self.k, self.at_most)
+        return sampler_integers.hamming(self.k, self.at_most)
 
     @property
     def per_bit_epsilon(self) -> float:
@@ -86,8 +95,23 @@ class MultiSelect(UnaryMechanism):
         # Exactly <= epsilon (power_keep); min() keeps a float log's last ulp from showing more.
         return min(super().effective_epsilon, self.epsilon)
 
+    @classmethod
+    def sampler_channel(cls, sampler: dict[str, Any]) -> tuple[int, int, int]:
+        return sampler["keep"], sampler["modulus"] - sampler["keep"], sampler["modulus"]
+
+    @classmethod
+    def sampler_epsilon(cls, sampler: dict[str, Any]) -> float:
+        """d ln(keep / (M - keep)), d = `sampler_integers.hamming`: every bit two answers differ in costs."""
+        keep, m = sampler["keep"], sampler["modulus"]
+        return sampler_integers.hamming(sampler["k"], sampler["at_most"]) * math.log(keep / (m - keep))
+
+    @classmethod
+    def sampler_loss(cls, sampler: dict[str, Any]) -> tuple[Fraction, Fraction]:
+        keep, m = sampler["keep"], sampler["modulus"]
+        return Fraction(keep, m - keep) ** sampler_integers.hamming(sampler["k"], sampler["at_most"]), Fraction(0)
+
     def sampler(self) -> dict[str, Any]:
-        return {"kind": "multiselect", "k": self.k, "at_most": self.at_most, "modulus": self.modulus,
+        return {"kind": self.sampler_kind, "k": self.k, "at_most": self.at_most, "modulus": self.modulus,
                 "keep": self.keep}
 
     def to_dict(self) -> dict[str, Any]:

@@ -8,7 +8,7 @@ U2 uniform in [0, M), M = 2^32, report = bit if U2 < keep, else 1 - bit.
 Privacy: P(report = 1 | i) = q + (i / N)(p - q) with p = keep / M, q = 1 - p, which lies in [q, p]
 for every i, and so does P(report = 0 | i). The odds of any report under two true values are at most
 p / q = keep / (M - keep), attained by i = N against i = 0: epsilon = ln(keep / (M - keep)), with
-keep = floor(M e^eps / (1 + e^eps)) corrected exactly as for the bit flip (`exact.binary_keep`).
+keep = floor(M e^eps / (1 + e^eps)) corrected exactly as for the bit flip (`sampler_integers.binary_keep`).
 
 Estimate: E[report] = lambda = q + u_bar (p - q), so u_hat = (lambda_hat - q) / (p - q) is unbiased for
 the mean of u and mean = lo + (hi - lo) u_hat. Var(report) = lambda (1 - lambda) whether the true values
@@ -22,16 +22,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from . import exact
+from . import sampler_integers
 from .estimates import Estimate, MeanEstimate
 from .grid import GridMechanism, check_grid
 from .intervals import check_confidence, wilson
-from .mechanism import IndexReports, IntArray, check_epsilon, settle
+from .mechanism_base import IndexReports, IntArray, check_epsilon, settle
 
 
 @dataclass(frozen=True, init=False)
@@ -51,6 +52,13 @@ class OneBitMean(IndexReports, GridMechanism):
     report_rule: ClassVar[str] = "the bit 0 or 1"
     label: ClassVar[str] = "1-bit mean"
     encoding: ClassVar[str] = "index"
+    keeps_bits: ClassVar[bool] = True
+    mean_interval: ClassVar[str | None] = "wilson"
+    sampler_kind: ClassVar[str] = "onebit"
+    codebook_formula: ClassVar[str | None] = (
+        "1-bit mean: c_1 = reports of 1 of n; mean_hat = lo + (hi - lo) (c_1 / n - q_other) / (p - q_other), "
+        "standard error (hi - lo) sqrt(lambda (1 - lambda) / n) / (p - q_other) with lambda = c_1 / n; the "
+        "interval is the Wilson interval of lambda mapped the same way, clipped to [lo, hi]")
     sampler_rule: ClassVar[str] = (
         "The true grid index i in [0, steps]: U1 uniform in [0, steps), bit = 1 if U1 < i else 0; "
         "U2 uniform in [0, modulus), report = bit if U2 < keep else 1 - bit. "
@@ -67,7 +75,7 @@ class OneBitMean(IndexReports, GridMechanism):
     def __post_init__(self) -> None:
         eps = check_epsilon(self.epsilon)
         lo, hi, step, steps = check_grid(self.lo, self.hi, self.step)
-        keep, modulus = exact.binary_keep(eps)
+        keep, modulus = sampler_integers.binary_keep(eps)
         settle(self, epsilon=eps, lo=lo, hi=hi, step=step, steps=steps, keep=keep, modulus=modulus)
 
     @property
@@ -78,8 +86,21 @@ class OneBitMean(IndexReports, GridMechanism):
     def q_other(self) -> float:
         return (self.modulus - self.keep) / self.modulus
 
+    @classmethod
+    def sampler_channel(cls, sampler: dict[str, Any]) -> tuple[int, int, int]:
+        return sampler["keep"], sampler["modulus"] - sampler["keep"], sampler["modulus"]
+
+    @classmethod
+    def sampler_epsilon(cls, sampler: dict[str, Any]) -> float:
+        """ln(keep / (M - keep)): the odds of a report under the grid's two ends."""
+        return math.log(sampler["keep"] / (sampler["modulus"] - sampler["keep"]))
+
+    @classmethod
+    def sampler_loss(cls, sampler: dict[str, Any]) -> tuple[Fraction, Fraction]:
+        return Fraction(sampler["keep"], sampler["modulus"] - sampler["keep"]), Fraction(0)
+
     def sampler(self) -> dict[str, Any]:
-        return {"kind": "onebit", "steps": self.steps, "modulus": self.modulus, "keep": self.keep,
+        return {"kind": self.sampler_kind, "steps": self.steps, "modulus": self.modulus, "keep": self.keep,
                 **self.grid_parameters()}
 
     def describe(self) -> dict[str, Any]:

@@ -26,13 +26,11 @@ import numpy.typing as npt
 
 from .estimates import MeanEstimate, project_to_simplex
 from .intervals import check_confidence, t_value
-from .mechanism import Mechanism
-
-ONE_OF_K_KINDS = ("grr", "unary", "direct")  # sampler kinds whose report encodes one answer of k
+from .mechanism_base import Mechanism
 
 
 def _scores(mechanism: Mechanism, scores: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    if mechanism.sampler()["kind"] not in ONE_OF_K_KINDS:
+    if not mechanism.one_of_k:
         raise ValueError(f"a mean score needs a one-of-k mechanism (k-RR, q-RR, bit flip, SUE, OUE, direct), "
                          f"not {mechanism.name}")
     values = np.asarray(scores, dtype=float)

@@ -19,8 +19,8 @@ import numpy as np
 from .grid import GridMechanism
 from .intervals import z_value
 from .joint import cell_variance, cell_variances
-from .mechanisms import KaryRR, Mechanism, OptimizedUnary
 from .numeric import worst_mean_variance
+from .registry import KaryRR, Mechanism, OptimizedUnary
 
 
 def _report_rate(mechanism: Mechanism, expected: float | None) -> float:

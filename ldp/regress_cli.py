@@ -34,8 +34,8 @@ import numpy.typing as npt
 
 from . import cli_args, logistic
 from .cli_args import number_in, positive_int
-from .mechanisms import MECHANISMS, ONE_OF_K, YES_NO, Mechanism
 from .raking import Design, RakingError, margin, rake
+from .registry import MECHANISMS, ONE_OF_K, YES_NO, Mechanism
 from .weighted import weighted_fractions
 
 MISSING = frozenset({"", "NA"})

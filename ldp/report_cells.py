@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .exact import hamming, sampler_channel
+from .registry import by_sampler, sampler_channel
+from .sampler_integers import hamming
 
 JOINT_BITS_MAX_K = 6
 TAIL = 1e-4  # dlaplace: about this much probability lies beyond the finely cut window on each side
@@ -35,7 +36,7 @@ def layout(sampler: dict[str, Any], bits: bool = False) -> Layout:
     >>> [layout({"kind": "unary", "k": k}) for k in (6, 7)], layout({"kind": "unary", "k": 6}, bits=True)
     (['patterns', 'pairs'], 'bits')
     """
-    if sampler["kind"] not in ("unary", "multiselect"):
+    if by_sampler(sampler).encoding != "bits":
         return "values"
     if bits:
         return "bits"
@@ -66,7 +67,13 @@ def cell_name(sampler: dict[str, Any], cell: int, bits: bool = False) -> str:
     if found == "pairs":
         i, j = bit_pairs(sampler["k"])[cell // 4]
         return f"bits ({i}, {j}) = ({cell % 2}, {cell // 2 % 2})"
-    return f"report {cell}" if sampler["kind"] in ("grr", "direct") else f"cell {cell}"
+    return f"report {cell}" if one_index_of_k(sampler) else f"cell {cell}"
+
+
+def one_index_of_k(sampler: dict[str, Any]) -> bool:
+    """A sampler whose report is one option index of k (randomized response, direct)."""
+    cls = by_sampler(sampler)
+    return cls.one_of_k and cls.encoding == "index"
 
 
 def audit_truths(sampler: dict[str, Any]) -> list[int]:
@@ -77,7 +84,7 @@ def audit_truths(sampler: dict[str, Any]) -> list[int]:
     [0, 3, 12]
     """
     kind = sampler["kind"]
-    if kind in ("onebit", "dlaplace"):
+    if by_sampler(sampler).estimates_mean:
         steps = sampler["steps"]
         return sorted({0, steps // 2, steps})
     if kind == "multiselect":
@@ -136,7 +143,7 @@ def report_probabilities(sampler: dict[str, Any], truth: int, bits: bool = False
     if kind == "onebit":
         one = q + truth / sampler["steps"] * (p - q)
         return [1.0 - one, one]
-    if kind in ("unary", "multiselect"):
+    if by_sampler(sampler).encoding == "bits":
         return _bit_probabilities(sampler, truth, bits)
     return [p if y == truth else q for y in range(sampler["k"])]
 
@@ -162,7 +169,7 @@ def _bit_probabilities(sampler: dict[str, Any], truth: int, bits: bool) -> list[
 
 def _check_truth(sampler: dict[str, Any], truth: int) -> None:
     kind = sampler["kind"]
-    if kind in ("onebit", "dlaplace"):
+    if by_sampler(sampler).estimates_mean:
         limit = sampler["steps"] + 1
     elif kind == "multiselect":
         limit = 1 << sampler["k"]

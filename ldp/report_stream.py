@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from .dlaplace import DiscreteLaplace
 from .mean_sequences import laplace_sequence, onebit_sequence
-from .mechanism import Mechanism
+from .mechanism_base import Mechanism
 from .onebit import OneBitMean
 from .sequences import Sequence, fraction_sequence
 

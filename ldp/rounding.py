@@ -21,7 +21,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
-from .exact import hamming
+from . import registry
 
 PRECISION = 60
 MARGIN = Decimal("1e-45")  # relative: far above the error of a few 60-digit roundings
@@ -82,23 +82,11 @@ class Loss:
 
 
 def loss_of(sampler: dict[str, Any]) -> Loss:
-    """The loss of a published sampler (as `ldp.exact.sampler_epsilon`, exactly); a direct
-    question has none (ValueError): it is not randomized."""
-    kind = sampler["kind"]
-    if kind == "direct":
-        raise ValueError("a direct question is not randomized: it has no privacy loss to round")
-    if kind == "grr":
-        return Loss(Fraction(sampler["keep"], sampler["other"]))
-    if kind in ("multiselect", "onebit"):
-        keep, m = sampler["keep"], sampler["modulus"]
-        d = hamming(sampler["k"], sampler["at_most"]) if kind == "multiselect" else 1
-        return Loss(Fraction(keep, m - keep) ** d)
-    if kind == "dlaplace":
-        return Loss(rational=Fraction(sampler["steps"] * sampler["scale_den"], sampler["scale_num"]))
-    a1, a0, m = sampler["one_if_true"], sampler["one_if_false"], sampler["modulus"]
-    return Loss(Fraction(a1 * (m - a0), a0 * (m - a1)))
+    """The loss of a published sampler (its mechanism's `sampler_loss`: as `sampler_epsilon`, exactly); a
+    direct question has none (ValueError): it is not randomized."""
+    return Loss(*registry.sampler_loss(sampler))
 
 
 def total_loss(samplers: Iterable[dict[str, Any]]) -> Loss:
     """The loss of the randomized samplers together (sequential composition); direct ones are skipped."""
-    return sum((loss_of(s) for s in samplers if s["kind"] != "direct"), Loss())
+    return sum((loss_of(s) for s in samplers if registry.by_sampler(s).randomized), Loss())

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import cli_args, cli_ticks_and_numbers
 from .cli_args import number_in, positive_int
-from .mechanisms import MECHANISMS, Mechanism
+from .registry import MECHANISMS, Mechanism
 from .report_stream import check_looks, stream_sequence
 
 _WORDS = {"no": 0, "yes": 1, "false": 0, "true": 1}

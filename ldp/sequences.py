@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .intervals import check_confidence
-from .mechanism import Mechanism
+from .mechanism_base import Mechanism
 
 FloatArray = npt.NDArray[np.float64]
 CONSTRUCTION = "beta-binomial mixture (Howard et al. 2021), prior centred at each lambda0"

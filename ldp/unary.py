@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from . import exact
-from .mechanism import IntArray, Mechanism, ReportError, as_int_array, check_epsilon, check_k, is_int, settle
+from . import sampler_integers
+from .mechanism_base import IntArray, Mechanism, ReportError, as_int_array, check_epsilon, check_k, is_int, settle
 
 
 class UnaryMechanism(Mechanism):
@@ -19,6 +21,8 @@ class UnaryMechanism(Mechanism):
     """
 
     encoding: ClassVar[str] = "bits"
+    one_of_k: ClassVar[bool] = True
+    sampler_kind: ClassVar[str] = "unary"
     sampler_rule: ClassVar[str] = (
         "A one-hot vector of k bits; each bit independently reported as 1 with probability "
         "one_if_true / modulus where the truth is, one_if_false / modulus elsewhere. "
@@ -37,8 +41,23 @@ class UnaryMechanism(Mechanism):
         return self.one_if_false / self.modulus
 
     def sampler(self) -> dict[str, Any]:
-        return {"kind": "unary", "k": self.k, "modulus": self.modulus,
+        return {"kind": self.sampler_kind, "k": self.k, "modulus": self.modulus,
                 "one_if_true": self.one_if_true, "one_if_false": self.one_if_false}
+
+    @classmethod
+    def sampler_channel(cls, sampler: dict[str, Any]) -> tuple[int, int, int]:
+        return sampler["one_if_true"], sampler["one_if_false"], sampler["modulus"]
+
+    @classmethod
+    def sampler_epsilon(cls, sampler: dict[str, Any]) -> float:
+        """ln(a1 (M - a0) / (a0 (M - a1))): two answers differ in two bits."""
+        a1, a0, m = cls.sampler_channel(sampler)
+        return math.log(a1 * (m - a0) / (a0 * (m - a1)))
+
+    @classmethod
+    def sampler_loss(cls, sampler: dict[str, Any]) -> tuple[Fraction, Fraction]:
+        a1, a0, m = cls.sampler_channel(sampler)
+        return Fraction(a1 * (m - a0), a0 * (m - a1)), Fraction(0)
 
     def encode(self, report: Any) -> int:
         """A list of k bits as a bitmask.
@@ -125,7 +144,7 @@ class SymmetricUnary(_ConfiguredUnary):
 
     @staticmethod
     def integers(epsilon: float) -> tuple[int, int, int]:
-        a, m = exact.binary_keep(epsilon / 2.0)
+        a, m = sampler_integers.binary_keep(epsilon / 2.0)
         return a, m - a, m
 
 
@@ -141,4 +160,4 @@ class OptimizedUnary(_ConfiguredUnary):
 
     @staticmethod
     def integers(epsilon: float) -> tuple[int, int, int]:
-        return exact.oue_false_one(epsilon)
+        return sampler_integers.oue_false_one(epsilon)

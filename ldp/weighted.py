@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from .estimates import MeanEstimate
 from .intervals import check_confidence, wilson, z_value
-from .mechanism import Mechanism
+from .mechanism_base import Mechanism
 from .raking import Design
 
 

@@ -225,10 +225,10 @@ PROXY_COUNT = env.integer("DJANGO_PROXY_COUNT", 0)
 SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "QuestionKindEnum": "surveys.collection.kinds.NAMES",
-        "SamplerKindEnum": ["grr", "unary", "direct"],
-        "MultiSelectSamplerKindEnum": ["multiselect"],
-        "OneBitSamplerKindEnum": ["onebit"],
-        "DiscreteLaplaceSamplerKindEnum": ["dlaplace"],
+        "SamplerKindEnum": "surveys.collection.serializers.ONE_OF_K_SAMPLER_KINDS",
+        "MultiSelectSamplerKindEnum": "surveys.collection.serializers.MULTI_SELECT_SAMPLER_KINDS",
+        "OneBitSamplerKindEnum": "surveys.collection.serializers.ONE_BIT_SAMPLER_KINDS",
+        "DiscreteLaplaceSamplerKindEnum": "surveys.collection.serializers.DISCRETE_LAPLACE_SAMPLER_KINDS",
         "ErrorCodeEnum": "surveys.errors.CODES",
     },
 }

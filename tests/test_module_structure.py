@@ -1,4 +1,5 @@
-"""The code's shape: no import circle among the project's modules, and no module over ~300 lines."""
+"""The code's shape: no import circle among the project's modules (imports in functions and under
+TYPE_CHECKING included), and no module over ~300 lines."""
 
 import ast
 from pathlib import Path
@@ -20,10 +21,14 @@ def modules() -> dict[str, Path]:
 
 
 def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
-    """Project modules `name` imports at module level (imports inside functions are deferred on purpose)."""
+    """Project modules `name` imports anywhere: at module level, inside functions and under TYPE_CHECKING
+    (a deferred import hides a circle; it does not remove it).
+
+    `from package import module` imports that module (the package's __init__ runs first, but that is no
+    edge of this module's own); `from module import name` imports the module."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -31,7 +36,7 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
             if node.level:  # relative: up from the package, then into `base`
                 parents = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(parents + ([base] if base else []))
-            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
         else:
             continue
         found |= {target for target in targets if target in known and target != name}
@@ -72,6 +77,16 @@ def test_no_module_imports_itself_through_others():
 def test_the_probe_finds_a_circle():
     assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_probe_sees_imports_in_functions_and_under_type_checking(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    module = tmp_path / "pkg" / "a.py"
+    module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n"
+                      "def f():\n    from . import c\n    import pkg.d\n")
+    known = {"pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.d"}
+    assert imports_of("pkg.a", module, known) == {"pkg.b", "pkg.c", "pkg.d"}  # `from . import c` is pkg.c, not pkg
 
 
 def test_no_module_is_much_over_three_hundred_lines():

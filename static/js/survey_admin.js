@@ -158,7 +158,7 @@ async function updateTotal() {
   // The figure keeps its four decimals (rounded up by the server); only the separator is the language's.
   const shown = sum.replace(".", new Intl.NumberFormat(document.documentElement.lang || "en").format(1.5).charAt(1));
   total.textContent = config.text.total.replace("{total}", shown).replace("{budget}", String(budget))
-    + (direct ? ` ${config.text.direct.replace("{count}", String(direct))}` : "")
+    + (direct ? ` ${config.text.unrandomized.replace("{count}", String(direct))}` : "")
     + (over ? ` ${config.text.over}` : "");
   total.classList.toggle("over", over);
   total.dataset.total = sum;

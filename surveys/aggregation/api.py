@@ -27,6 +27,10 @@ from .crosstab_serializers import CountingSerializer, CrossTabSerializer
 from .serializers import SurveyEstimatesSerializer
 
 PARAMETERS = [
+    OpenApiParameter("weighted", OpenApiTypes.BOOL, description=(
+        "Weight the figures to the survey's population margins (raking; see weights in the answer); default false. "
+        "Needs margins entered for its direct questions (else 400); weighted intervals are Wilson at each "
+        "option's effective sample size.")),
     OpenApiParameter("confidence", OpenApiTypes.DOUBLE, description=(
         f"Confidence level of the intervals, {params.CONFIDENCE_MIN} to {params.CONFIDENCE_MAX}; default 0.95.")),
     OpenApiParameter("interval", OpenApiTypes.STR, enum=list(params.INTERVAL_CHOICES), description=(

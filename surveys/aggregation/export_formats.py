@@ -1,7 +1,7 @@
 """The report exports a preparation writes (surveys.aggregation.prepared): per format its file name,
 media type, and how its bytes are written into a file, counting the rows (responses) as they go.
 
-The bytes are the exports' own (surveys.aggregation.exports, labelled_exports), written as the old
+The bytes are the exports' own (surveys.aggregation.exports, stata_spss), written as the old
 streamed downloads sent them: reports.csv and reports.json are their generators' text in UTF-8.
 Rows are counted from the text's line ends: reports.csv has one per row, the header's included
 (csv.writer ends each row with one, and no cell holds one); reports.json one before each response and
@@ -17,7 +17,7 @@ from typing import BinaryIO
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import exports, labelled_exports
+from . import exports, stata_spss
 
 Tick = Callable[[int], None]  # told how many rows are written so far
 
@@ -64,6 +64,6 @@ def _labelled(make: Callable[..., BinaryIO]) -> Callable[[Survey, SurveyPlan, Bi
 FORMATS = {
     "csv": Format("reports.csv", "text/csv; charset=utf-8", write_csv),
     "json": Format("reports.json", "application/json", write_json),
-    "dta": Format("reports.dta", "application/x-stata-dta", _labelled(labelled_exports.stata_file)),
-    "sav": Format("reports.sav", "application/x-spss-sav", _labelled(labelled_exports.spss_file)),
+    "dta": Format("reports.dta", "application/x-stata-dta", _labelled(stata_spss.stata_file)),
+    "sav": Format("reports.sav", "application/x-spss-sav", _labelled(stata_spss.spss_file)),
 }

@@ -25,7 +25,7 @@ Under /results/<slug>/export/:
   Debiasing: pi_hat_j = (c_j / n - q_other) / (p - q_other),
   Var = lambda_j (1 - lambda_j) / (n (p - q_other)^2).
   A direct question (not randomized, its answer sent as given) says "randomized": false, its
-  mechanism name and sampler kind are "direct", p = 1, q_other = 0 (the estimate is the observed
+  mechanism name and sampler kind are both direct, p = 1, q_other = 0 (the estimate is the observed
   fraction, with an ordinary binomial interval) and its effective epsilon is null (infinite: it has
   no deniability); the survey's epsilon_total counts the randomized questions only. In
   estimates.csv its effective_epsilon cell is empty.
@@ -53,13 +53,14 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import ldp
 from ldp import mean_sequences, sequences
 from surveys.collection import integrity, plan
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
 
-from . import debiasing_words, report_blocks
+from . import report_blocks
 from .crosstab import CrossTab
 from .report_blocks import Lookup
 from .results import SurveyResults
@@ -102,10 +103,8 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
             "interval": "an interval for lambda_j (Wilson with continuity correction, or Clopper-Pearson) "
                         "mapped through the same affine map and clipped to [0, 1]",
             "interval_anytime": ANYTIME_INTERVAL,
-            "direct": "a question with \"randomized\": false is not randomized (its answer is sent as given): "
-                      "p = 1, q_other = 0, so pi_hat_j = c_j / n with an ordinary binomial interval; its "
-                      "effective_epsilon is null (infinite) and epsilon_total leaves it out",
-            **debiasing_words.OTHER_KINDS,
+            **MECHANISM_FORMULAS,
+            **OTHER_KINDS,
         },
         "reports_csv_columns": FIXED_COLUMNS + [c for q in current for c in columns(q)],
         "questions": [_question_entry(q) for q in current],
@@ -124,6 +123,19 @@ ANYTIME_INTERVAL = (
     f"{mean_sequences.LAPLACE_CONSTRUCTION}, sub-Gaussian in the grid index, clipped to [lo, hi]"
 )
 
+# The mechanisms whose reports need more than the common debiasing say how, each in its own words.
+MECHANISM_FORMULAS = {name: cls.codebook_formula for name, cls in ldp.MECHANISMS.items() if cls.codebook_formula}
+
+OTHER_KINDS = {  # the question kinds whose reading goes beyond their mechanism's
+    "histogram": "a numeric question with bins: k-ary randomized response over the bins; a true value x is "
+                 "reported as its bin, the last bin whose lower edge is at most x; debiased as above",
+    "ordinal": "an ordinal question: per level as above; the mean score sum_j v_j pi_hat_j over the levels with a "
+               "score v_j, with variance v^T Cov(pi_hat) v (plugged in at the simplex projection of pi_hat, times "
+               "n / (n - 1)) and a Student t interval with n - 1 degrees of freedom; with a level without a score "
+               "(\"Prefer not to say\") the mean among the scored levels, R = sum_S v_j pi_hat_j / sum_S pi_hat_j, "
+               "its standard error by the delta method (that of sum_S (v_j - R) pi_hat_j, divided by sum_S pi_hat_j)",
+}
+
 
 def report_words(question: PlannedQuestion) -> str:
     """How a report travels in JSON, in words."""
@@ -137,7 +149,7 @@ def report_words(question: PlannedQuestion) -> str:
         d = mechanism.describe()
         return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
                 f"(the value lo + r * step; stored as r + {d['bound']})")
-    if mechanism.name == "onebit":
+    if mechanism.estimates_mean:  # an index report of a mean: the 1-bit mean's bit
         return "the bit 0 or 1 (1 leans toward hi)"
     return f"an integer option index from 0 to {mechanism.k - 1}"
 
@@ -210,12 +222,12 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
                    "false", planned if r.anytime and r.is_mean else "", *too_few]
 
 
-def _mean_interval(is_mean: bool, mechanism: Any) -> str:
-    """How a mean's interval is made: Wilson mapped (1-bit mean), normal (discrete Laplace), or
-    Student t (an ordinal question's mean score, `ldp.mean_score`; a direct number's exact mean)."""
-    if not is_mean or not mechanism.randomized:
+def _mean_interval(is_mean: bool, mechanism: ldp.Mechanism) -> str:
+    """How a mean's interval is made: its mechanism's (`mean_interval`: Wilson mapped for the 1-bit mean,
+    normal for discrete Laplace), or Student t (an ordinal question's mean score, `ldp.mean_score`)."""
+    if not is_mean or mechanism.mean_interval is None:
         return "t"
-    return "wilson" if mechanism.name == "onebit" else "normal"
+    return mechanism.mean_interval
 
 
 CROSSTAB_COLUMNS = [

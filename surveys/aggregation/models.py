@@ -1,4 +1,5 @@
-"""A report export prepared whole before it is downloaded (surveys.aggregation.prepared).
+"""A report export prepared whole before it is downloaded (surveys.aggregation.prepared), and the population
+margins a survey's weights are raked to (surveys.aggregation.weighting).
 
 The file itself lives in the private export directory (surveys.aggregation.export_store); the row
 says how far its preparation has got and, once it is ready, what the file holds: its rows, bytes and
@@ -8,11 +9,14 @@ SHA-256, and the codebook that describes exactly those responses.
 from __future__ import annotations
 
 import uuid
+from decimal import Decimal
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
-from surveys.collection.models import Survey
+from surveys.collection.models import Option, Question, Survey
 
 
 class PreparedExport(models.Model):
@@ -57,3 +61,44 @@ class PreparedExport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_format_display()} of survey {self.survey_id} ({self.status})"
+
+
+class PopulationMargin(models.Model):
+    """The population's shares of one direct question's options, and where they come from (a census table):
+    what the survey's weights are raked to (surveys.aggregation.weighting). Only a question sent as given can
+    have one: a randomized answer says nothing about one respondent's category."""
+
+    question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="population_margin",
+                                    verbose_name=_("question"))
+    source = models.CharField(_("source"), max_length=200,
+                              help_text=_("Where the shares come from, e.g. “Census 2021, table P12”."))
+
+    class Meta:
+        verbose_name = _("population margin")
+        verbose_name_plural = _("population margins")
+
+    def __str__(self) -> str:
+        return f"{self.question} ({self.source})"
+
+
+class MarginShare(models.Model):
+    """One option's share of the population."""
+
+    margin = models.ForeignKey(PopulationMargin, on_delete=models.CASCADE, related_name="shares")
+    option = models.OneToOneField(Option, on_delete=models.CASCADE, related_name="population_share",
+                                  verbose_name=_("option"))
+    share = models.DecimalField(_("share"), max_digits=7, decimal_places=6,
+                                validators=[MinValueValidator(Decimal("0.000001"),
+                                                              _("A share must be above 0: nobody can be weighted "
+                                                                "to a group the population does not have.")),
+                                            MaxValueValidator(1, _("A share is at most 1."))],
+                                help_text=_("The option's share of the population, above 0 and at most 1."))
+
+    class Meta:
+        verbose_name = _("share")
+        verbose_name_plural = _("shares")
+        constraints = [models.CheckConstraint(condition=Q(share__gt=0) & Q(share__lte=1),
+                                              name="margin_share_in_range")]
+
+    def __str__(self) -> str:
+        return f"{self.option}: {self.share}"

@@ -43,12 +43,15 @@ class ResultOptions:
     a: int | None = None  # question ids: a cross-tab of a and b, a break-down by `by`
     b: int | None = None
     by: int | None = None
+    weighted: bool = False  # to the survey's population margins (surveys.aggregation.weighting)
 
     def query(self) -> str:
         """The estimate options as a query string (for links that keep them)."""
         chosen = {"interval": self.interval} if self.interval is not None else {}  # else the survey's default
+        weighted = {"weighted": "on"} if self.weighted else {}
         return urlencode({"confidence": f"{self.confidence:g}", **chosen,
-                          "simultaneous": "on" if self.simultaneous else "off", "margin": f"{self.margin:g}"})
+                          "simultaneous": "on" if self.simultaneous else "off", "margin": f"{self.margin:g}",
+                          **weighted})
 
     @property
     def fixed(self) -> str:
@@ -59,9 +62,12 @@ class ResultOptions:
     def resolved(self, is_open: bool) -> ResultOptions:
         """These options with the interval named: one asked for wins; else intervals valid however often you
         look while the survey is open (it is being watched), and the fixed-n default once it is closed."""
+        if self.weighted and self.interval in (ANYTIME, "exact"):
+            raise BadParameter("interval", "weighted figures have Wilson intervals at each option's effective "
+                                           "sample size; leave interval out or ask for wilson")
         if self.interval is not None:
             return self
-        return replace(self, interval=ANYTIME if is_open else FIXED_DEFAULT)
+        return replace(self, interval=ANYTIME if is_open and not self.weighted else FIXED_DEFAULT)
 
     def crosstab_query(self) -> str:
         """The cross-tab's parameters as a query string (its export and API take these only)."""
@@ -70,7 +76,7 @@ class ResultOptions:
 
 
 DEFAULTS = ResultOptions()
-FIELDS = ("confidence", "interval", "simultaneous", "margin")  # the estimates API and export
+FIELDS = ("confidence", "interval", "simultaneous", "margin", "weighted")  # the estimates API and export
 CROSSTAB_FIELDS = ("a", "b", "confidence", "margin")  # the cross-tab API and export
 DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by")
 
@@ -120,19 +126,20 @@ def _interval(text: str) -> str:
     return text
 
 
-def _flag(text: str) -> bool:
+def _flag(name: str, text: str) -> bool:
     word = text.lower()
     if word in TRUE_WORDS:
         return True
     if word in FALSE_WORDS:
         return False
-    raise BadParameter("simultaneous", "must be true or false (also 1/0, yes/no, on/off)")
+    raise BadParameter(name, "must be true or false (also 1/0, yes/no, on/off)")
 
 
 READERS = {
     "confidence": lambda text: _number("confidence", text, CONFIDENCE_MIN, CONFIDENCE_MAX),
     "interval": _interval,
-    "simultaneous": _flag,
+    "simultaneous": lambda text: _flag("simultaneous", text),
+    "weighted": lambda text: _flag("weighted", text),
     "margin": lambda text: _number("margin", text, MARGIN_MIN, MARGIN_MAX),
     "a": lambda text: _question("a", text),
     "b": lambda text: _question("b", text),

@@ -1,5 +1,5 @@
 """A survey's stored reports, response by response in response-id order, read in blocks in the order
-the indexes already give: what every report export (surveys.aggregation.exports, labelled_exports)
+the indexes already give: what every report export (surveys.aggregation.exports, stata_spss)
 is written from.
 
 A Block holds up to BLOCK responses: their ids (UUID text), days and mechanism versions, and per

@@ -13,7 +13,7 @@ A survey whose stored configuration or counts cannot be read raises `Unavailable
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
@@ -25,7 +25,7 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
-from . import anytime, means, params, versions
+from . import anytime, means, params, versions, weighting
 from . import too_few as rule
 from .params import DEFAULTS, ResultOptions
 from .templatetags.results_format import level as level_text
@@ -118,7 +118,7 @@ class QuestionResult:
     def simplex_differs(self) -> bool:
         """Whether the projection onto the simplex (summing to 100%) changed any option's estimate;
         never for a multi-select, whose fractions need not add up to 100%."""
-        return (self.estimate is not None and self.mechanism.name != "multiselect"
+        return (self.estimate is not None and self.mechanism.one_of_k
                 and _differs(self.estimate.simplex, self.estimate.estimate))
 
     @property
@@ -137,7 +137,7 @@ class QuestionResult:
         e = self.estimate
         if e is None:
             return []
-        simplex = (math.nan,) * len(e.simplex) if self.mechanism.name == "multiselect" else e.simplex
+        simplex = e.simplex if self.mechanism.one_of_k else (math.nan,) * len(e.simplex)
         columns = (self.question.options, e.counts, e.estimate, e.std_error, e.ci_low, e.ci_high, e.clipped, simplex,
                    e.ci_low_unclipped, e.ci_high_unclipped, e.inconsistent)
         return [OptionRow(j, *values) for j, values in enumerate(zip(*columns, strict=True))]
@@ -151,6 +151,7 @@ class SurveyResults:
     epsilon_total: float
     questions: list[QuestionResult]
     planned: int | None = None  # the sequences' planning size while they are shown, else None
+    weights: weighting.Weights | None = None  # the weights the figures are under, if they are weighted
 
     @property
     def needed(self) -> int:
@@ -185,8 +186,17 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
         planned = max([_needed(q, options) for q in current] or [1])
     questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned) if q.mean
                  else _question_result(q, *counted[q.id], options, planned) for q in current]
+    weights = None
+    if options.weighted:
+        weights = weighting.weights(survey, {q.id: q for q in current})
+        questions = [_weighted(result, weights, options.confidence) for result in questions]
     return SurveyResults(survey=survey, options=options, responses=_responses(counted),
-                         epsilon_total=current.epsilon_total, questions=questions, planned=planned)
+                         epsilon_total=current.epsilon_total, questions=questions, planned=planned, weights=weights)
+
+
+def _weighted(result: QuestionResult, weights: weighting.Weights, confidence: float) -> QuestionResult:
+    estimate, mean = weighting.weigh(result.question, result.estimate, weights, confidence)
+    return replace(result, estimate=estimate, mean=mean, level=confidence, interval=weighting.WEIGHTED)
 
 
 def _responses(counted: tallies.Counted) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 from surveys.collection.plan import SurveyPlan
 
 from . import too_few
-from .export_labels import BIT_LABELS, Column, columns
+from .column_labels import BIT_LABELS, Column, columns
 
 
 def r_string(text: str) -> str:
@@ -85,12 +85,12 @@ def _r_question(column: Column) -> str:
         "meaning": r_string(column.meaning),
         "encoding": r_string(mechanism.encoding),
         "columns": r_strings(names),
-        # The reports a column may hold: bits 0..1, option indexes 0..k-1, discrete Laplace's -bound..steps + bound,
-        # a direct number's grid indexes 0..steps.
+        # The reports a column may hold: bits 0..1, option indexes 0..k-1, discrete Laplace's -bound..steps + bound.
         "report_range": _report_range(question.mechanism, described),
         "value_labels": (r_strings(BIT_LABELS.values()) if mechanism.unary
-                         else r_strings(column.value_labels.values())
-                         if mechanism.name == "onebit" or question.mean else "NULL"),
+                         else r_strings(column.value_labels.values()) if column.labels_a_bit
+                         else "character(0)" if question.mean else "NULL"),  # a direct number: plain numbers
+        "mean_interval": r_string(mechanism.mean_interval) if mechanism.mean_interval else "NULL",
         # Exact fractions of the browser's sampler integers (doubles hold them exactly); NULL for discrete Laplace.
         "p": _r_fraction(described["p_exact"]),
         "q_other": _r_fraction(described["q_other_exact"]),
@@ -118,7 +118,7 @@ def _r_mean_variance(question: Any) -> str:
 def _report_range(mechanism: Any, described: dict[str, Any]) -> str:
     if mechanism.unary:
         return "c(0L, 1L)"
-    if mechanism.encoding == "integer" and mechanism.randomized:
+    if mechanism.encoding == "integer" and mechanism.randomized:  # a direct number: its grid indexes
         return f"c({-described['bound']}L, {described['steps'] + described['bound']}L)"
     return f"c(0L, {mechanism.k - 1}L)"
 

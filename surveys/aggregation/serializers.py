@@ -86,9 +86,10 @@ class QuestionEstimatesSerializer(serializers.Serializer):
     counts_are = serializers.CharField()
     interval_level = serializers.FloatField(source="level", help_text=(
         "Each interval's level (Bonferroni-adjusted; with anytime intervals, its share of the question's)."))
-    interval = serializers.ChoiceField(choices=["anytime", "wilson", "exact"], help_text=(
+    interval = serializers.ChoiceField(choices=["anytime", "wilson", "exact", "weighted"], help_text=(
         "The kind of this question's option (or numeric mean) intervals: anytime where a confidence sequence "
-        "exists, else the fixed-n one. An ordinal mean score's interval is always fixed-n (Student's t)."))
+        "exists, else the fixed-n one. An ordinal mean score's interval is always fixed-n (Student's t). "
+        "weighted: under the survey's weights (see weights), Wilson at each option's effective sample size."))
     options = OptionEstimateSerializer(source="rows", many=True, help_text=(
         "Per option (level, bin): the fraction who chose it (multi-select: who ticked it; these need not add up to "
         "1, and have no simplex projection). Empty for a numeric question asked for its mean."))
@@ -129,12 +130,37 @@ class EstimatedSurveySerializer(serializers.Serializer):
     planner = SurveyPlannerSerializer(source="*")
 
 
+class MarginSerializer(serializers.Serializer):
+    question = serializers.CharField()
+    shares = serializers.DictField(child=serializers.FloatField(), help_text="Option label: population share.")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # Declared here: a class attribute named `source` would shadow DRF's own Field.source.
+        return {**super().get_fields(), "source": serializers.CharField(help_text="Where the shares come from.")}
+
+
+class WeightsSerializer(serializers.Serializer):
+    """A `weighting.Weights`: raked to every margin, capped at `cap` times the median weight."""
+
+    margins = MarginSerializer(many=True)
+    n = serializers.IntegerField(source="summary.n", help_text="Responses weighted.")
+    left_out = serializers.IntegerField(source="summary.left_out",
+                                        help_text="Responses without an answer to every margin question.")
+    min = serializers.FloatField(source="summary.min")
+    max = serializers.FloatField(source="summary.max")
+    design_effect = serializers.FloatField(source="summary.design_effect", help_text="Kish: n sum w^2 / (sum w)^2.")
+    effective_n = serializers.FloatField(source="summary.effective_n", help_text="(sum w)^2 / sum w^2.")
+    cap = serializers.FloatField(source="summary.cap", help_text="Weights above cap times the median are capped.")
+    cap_met = serializers.BooleanField(source="summary.cap_met")
+
+
 class SurveyEstimatesSerializer(serializers.Serializer):
     """A `results.SurveyResults`."""
 
     survey = EstimatedSurveySerializer(source="*")
     confidence = serializers.FloatField(source="options.confidence")
     interval = serializers.ChoiceField(source="options.interval", choices=["anytime", "wilson", "exact"], help_text=(
+        "With weighted=true always wilson (at each option's effective sample size). "
         "The intervals used. anytime (the default while the survey is open): confidence sequences, valid however "
         "often you look, all of a question's intervals together; an ordinal mean score keeps its fixed-n interval "
         "(see each question's interval). wilson (the default once closed) or exact: fixed-n intervals."))
@@ -142,4 +168,7 @@ class SurveyEstimatesSerializer(serializers.Serializer):
         "With anytime intervals: their planning size, the survey's planner target (respondents_needed), where "
         "they are narrowest; null with fixed-n intervals."))
     simultaneous = serializers.BooleanField(source="options.simultaneous")
+    weights = WeightsSerializer(allow_null=True, help_text=(
+        "With weighted=true: the population margins the responses were raked to and what the weights cost; "
+        "null for unweighted figures."))
     questions = QuestionEstimatesSerializer(many=True)

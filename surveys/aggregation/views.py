@@ -36,6 +36,7 @@ from . import (
     refusing,
     relating,
     results,
+    weighting,
 )
 
 
@@ -73,7 +74,8 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[found.options.fixed],
         "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
-        "anytime_query": replace(options, interval=params.ANYTIME).query(),
+        "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
+        **weighting.offer(survey, options),
     }, status=400 if problem or relate["relate_problem"] else 200)
     if relating.counting(relate):
         response["Refresh"] = str(pair_counting.RETRY_AFTER)

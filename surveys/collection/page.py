@@ -127,7 +127,7 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
         "decimalSeparator": get_format("DECIMAL_SEPARATOR"),
     }
     # Direct questions (not randomized) are named on the page; the total covers the randomized ones.
-    direct = [q for q in questions if not q["mechanism"]["randomized"]]
+    unrandomized = [q for q in questions if not q["mechanism"]["randomized"]]
     total = total_loss(q["mechanism"]["sampler"] for q in published["questions"])
     return {
         "survey": survey, "definition": published, "questions": questions, "client": client, "preview": preview,
@@ -135,6 +135,6 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
         "direction": "rtl" if get_language_info(published["language"])["bidi"] else "ltr",
         # Rounded up from the integers (ldp.rounding), never to nearest: the page never says less than the loss.
         "total_odds": total.odds_up(2), "total_epsilon": total.epsilon_up(3),
-        "direct": direct, "any_randomized": len(direct) < len(questions),
-        "direct_numbers": ", ".join(str(q["order"]) for q in direct),
+        "unrandomized": unrandomized, "any_randomized": len(unrandomized) < len(questions),
+        "unrandomized_numbers": ", ".join(str(q["order"]) for q in unrandomized),
     }, client

@@ -44,8 +44,15 @@ class GivenOrNullInteger(serializers.IntegerField):
         return super().get_attribute(instance)
 
 
+# Each sampler serializer's kinds, as ldp's classes name them (the schema's enums name these lists: settings.py).
+ONE_OF_K_SAMPLER_KINDS = list(dict.fromkeys(cls.sampler_kind for cls in ldp.MECHANISMS.values() if cls.one_of_k))
+MULTI_SELECT_SAMPLER_KINDS = [ldp.MultiSelect.sampler_kind]
+ONE_BIT_SAMPLER_KINDS = [ldp.OneBitMean.sampler_kind]
+DISCRETE_LAPLACE_SAMPLER_KINDS = [ldp.DiscreteLaplace.sampler_kind]
+
+
 class SamplerSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["grr", "unary", "direct"], help_text=(
+    kind = serializers.ChoiceField(choices=ONE_OF_K_SAMPLER_KINDS, help_text=(
         "grr (keep, other), unary (one_if_*), or direct: not randomized, the answer is sent as given "
         "(k only, no integers, no random words drawn)."))
     k = serializers.IntegerField()
@@ -57,7 +64,7 @@ class SamplerSerializer(serializers.Serializer):
 
 
 class MultiSelectSamplerSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["multiselect"], help_text=(
+    kind = serializers.ChoiceField(choices=MULTI_SELECT_SAMPLER_KINDS, help_text=(
         "k bits, the true answer with at most at_most ones (any number when null); each bit kept when U < keep, "
         "U uniform in [0, modulus), flipped otherwise, in order 0..k-1."))
     k = serializers.IntegerField()
@@ -74,7 +81,7 @@ class GridSerializer(serializers.Serializer):
 
 
 class OneBitSamplerSerializer(GridSerializer):
-    kind = serializers.ChoiceField(choices=["onebit"], help_text=(
+    kind = serializers.ChoiceField(choices=ONE_BIT_SAMPLER_KINDS, help_text=(
         "U1 uniform in [0, steps): bit = U1 < i; U2 uniform in [0, modulus): report = bit if U2 < keep, else "
         "1 - bit."))
     modulus = serializers.IntegerField()
@@ -82,7 +89,7 @@ class OneBitSamplerSerializer(GridSerializer):
 
 
 class DiscreteLaplaceSamplerSerializer(GridSerializer):
-    kind = serializers.ChoiceField(choices=["dlaplace"], help_text=(
+    kind = serializers.ChoiceField(choices=DISCRETE_LAPLACE_SAMPLER_KINDS, help_text=(
         "report r = i + Z, Z two-sided geometric with P(Z = z) proportional to exp(-|z| scale_den / scale_num), "
         "sampled exactly with integers, then clamped to [-bound, steps + bound]."))
     scale_num = serializers.IntegerField()
@@ -91,8 +98,8 @@ class DiscreteLaplaceSamplerSerializer(GridSerializer):
 
 
 SAMPLERS: dict[str, type[serializers.Serializer]] = {
-    "multiselect": MultiSelectSamplerSerializer, "onebit": OneBitSamplerSerializer,
-    "dlaplace": DiscreteLaplaceSamplerSerializer}
+    ldp.MultiSelect.sampler_kind: MultiSelectSamplerSerializer, ldp.OneBitMean.sampler_kind: OneBitSamplerSerializer,
+    ldp.DiscreteLaplace.sampler_kind: DiscreteLaplaceSamplerSerializer}
 ANY_SAMPLER = PolymorphicProxySerializer(
     component_name="AnySampler", resource_type_field_name=None,
     serializers=[SamplerSerializer, MultiSelectSamplerSerializer, OneBitSamplerSerializer,
@@ -144,7 +151,7 @@ class MechanismSerializer(serializers.Serializer):
     noise_variance = serializers.FloatField(required=False, help_text="dlaplace: Var(Z) in grid steps squared.")
     encoding = serializers.ChoiceField(choices=["index", "bits", "integer"], help_text=(
         "index: an option index (onebit: the bit); bits: one bit per option (bit j = option j); integer: "
-        "dlaplace's report r in [-bound, steps + bound] (stored as r + bound)."))
+        "discrete Laplace's report r in [-bound, steps + bound] (stored as r + bound)."))
 
     def to_representation(self, instance: ldp.Mechanism) -> Any:
         return super().to_representation({**instance.describe(), "randomized": instance.randomized})

@@ -16,6 +16,7 @@ from typing import Any
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
+from ldp.registry import by_sampler
 from ldp.rounding import loss_of
 
 # Denominators a reader knows, smallest first: the first that says p closely enough wins.
@@ -78,26 +79,32 @@ class QuestionWording:
     true: Chance | None  # index: P(report = truth); unary: P(the true answer's option is marked)
     other: Chance | None  # index: P(report = one given other option); unary: P(another option is marked)
     randomized: bool = True
-    # multiselect (true: P(a box is sent as left)), onebit (true: P(the bit is kept)), dlaplace (no chances):
-    # their receipts say what the report is in words of their own.
+    # "boxes" (multi-select; true: P(a box is sent as left)), "bit" (a 1-bit mean; true: P(the bit is kept)),
+    # "noise" (discrete Laplace; no chances): their receipts say what the report is in words of their own.
     extra: str | None = None
 
 
-KEPT = ("multiselect", "onebit")  # samplers that keep a bit with probability keep / modulus
+def extra_words(sampler: dict[str, Any]) -> str | None:
+    """Which words of its own a report's receipt needs, from what its mechanism is (None: the common ones)."""
+    cls = by_sampler(sampler)
+    if cls.keeps_bits:
+        return "boxes" if cls.encoding == "bits" else "bit"
+    return "noise" if cls.encoding == "integer" else None
 
 
 def of(mechanism: dict[str, Any]) -> QuestionWording:
     """From a mechanism as `ldp.Mechanism.describe()` (and so the definition API) describes it."""
     sampler = mechanism["sampler"]
-    if sampler["kind"] == "direct":  # sent as given
+    if not by_sampler(sampler).randomized:  # sent as given
         return QuestionWording(odds=None, unary=False, true=None, other=None, randomized=False)
     odds = odds_at_most(sampler)
-    if sampler["kind"] in KEPT:
+    extra = extra_words(sampler)
+    if by_sampler(sampler).keeps_bits:
         kept = sampler["keep"] / sampler["modulus"]
-        return QuestionWording(odds=odds, unary=sampler["kind"] == "multiselect", true=Chance(*about(kept)),
-                               other=Chance(*about(1 - kept)), extra=sampler["kind"])
-    if sampler["kind"] == "dlaplace":
-        return QuestionWording(odds=odds, unary=False, true=None, other=None, extra="dlaplace")
+        return QuestionWording(odds=odds, unary=mechanism["encoding"] == "bits", true=Chance(*about(kept)),
+                               other=Chance(*about(1 - kept)), extra=extra)
+    if extra is not None:  # discrete Laplace: a number plus noise has no chances to state
+        return QuestionWording(odds=odds, unary=False, true=None, other=None, extra=extra)
     return QuestionWording(
         odds=odds,
         unary=mechanism["encoding"] == "bits",
@@ -114,7 +121,7 @@ def deniability_text(sampler: dict[str, Any]) -> str:
     "Seeing what your browser sends changes anyone's odds between two answers by at most 3.00 times; \
 if both were equally likely beforehand, a guess of your answer from it is right at most 75% of the time."
     """
-    if sampler["kind"] == "direct":
+    if not by_sampler(sampler).randomized:
         return _("Your answer to this question is sent as given: it is not randomized.")
     loss = loss_of(sampler)
     return _("Seeing what your browser sends changes anyone's odds between two answers by at most %(odds)s times; "

@@ -18,7 +18,7 @@ from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.aggregation.test_analysis_scripts import fetch, run_ldp, run_python, run_r
-from tests.aggregation.test_labelled_exports import read_back
+from tests.aggregation.test_stata_spss import read_back
 
 # 60 ages on 18..99 by 1, as the respondents typed them; every bin (18-34, 35-64, 65-99) is used, edges included.
 AGES = [18, 34, 35, 64, 65, 99] + [20 + (7 * j) % 70 for j in range(54)]

@@ -9,11 +9,11 @@ import io
 
 import pytest
 
-from surveys.aggregation import export_labels, labelled_exports, readstat_layout
+from surveys.aggregation import column_labels, readstat_layout, stata_spss
 from surveys.collection import builder, plan
 from tests.aggregation.support import reference_rows
 from tests.aggregation.test_analysis_scripts import fetch, rscript, run
-from tests.aggregation.test_labelled_exports import FORMATS, TIMESTAMPS, csv_rows, read_back
+from tests.aggregation.test_stata_spss import FORMATS, TIMESTAMPS, csv_rows, read_back
 
 RANDOMIZED = " [randomized report: do not tabulate as answers]"
 SCORES = ("Scores: Never = 1; Rarely = 2; Often = 3; Prefer not to say = no score (a level without a score is "
@@ -74,7 +74,7 @@ def test_each_new_kind_has_its_labels(client, owner, answered, extension, tmp_pa
 @pytest.mark.slow
 def test_the_stata_notes_give_each_new_kinds_scale_and_scores(answered):
     current = plan.of(answered)
-    notes = labelled_exports.stata_notes(answered, current, export_labels.columns(current))
+    notes = stata_spss.stata_notes(answered, current, column_labels.columns(current))
     assert notes["q11"][-1] == SCORES
     assert notes["q12_0"][-1] == "Scores: Disagree = -1; Neutral = 0; Agree = 2.5"
     assert notes["q9"][-1].startswith("Discrete Laplace on -5 to 5 by 0.5: the report r is the grid index plus noise, "
@@ -88,16 +88,16 @@ def test_the_stata_notes_give_each_new_kinds_scale_and_scores(answered):
 @pytest.mark.parametrize("extension", FORMATS)
 def test_the_streamed_file_of_every_kind_is_the_one_pyreadstat_writes_from_all_rows(answered, extension, tmp_path):
     current = plan.of(answered)
-    cols = export_labels.columns(current)
-    write = (labelled_exports.stata_writer(answered, cols) if extension == "dta"
-             else labelled_exports.spss_writer(answered, current, cols))
+    cols = column_labels.columns(current)
+    write = (stata_spss.stata_writer(answered, cols) if extension == "dta"
+             else stata_spss.spss_writer(answered, current, cols))
     path = str(tmp_path / "whole")
-    write(labelled_exports.frame(cols, list(reference_rows(answered, current))), path)
+    write(stata_spss.frame(cols, list(reference_rows(answered, current))), path)
     whole = open(path, "rb").read()
     if extension == "dta":
-        notes = labelled_exports.stata_notes(answered, current, cols)
-        whole = readstat_layout.StataLayout(labelled_exports._fields(cols)).with_notes(whole, notes)
-    streamed = (labelled_exports.stata_file if extension == "dta" else labelled_exports.spss_file)(answered, current)
+        notes = stata_spss.stata_notes(answered, current, cols)
+        whole = readstat_layout.StataLayout(stata_spss._fields(cols)).with_notes(whole, notes)
+    streamed = (stata_spss.stata_file if extension == "dta" else stata_spss.spss_file)(answered, current)
     assert TIMESTAMPS[extension](streamed.read()) == TIMESTAMPS[extension](whole)
 
 

@@ -16,14 +16,14 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
 
-from surveys.aggregation import export_store, exports, labelled_exports, prepared
+from surveys.aggregation import export_store, exports, prepared, stata_spss
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import plan
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
 
 FORMATS = ["csv", "json", "dta", "sav"]
-# Stata and SPSS files carry the time they were written (tests/aggregation/test_labelled_exports.py).
+# Stata and SPSS files carry the time they were written (tests/aggregation/test_stata_spss.py).
 TIMESTAMPS = {"dta": lambda b: b[:b.index(b"<timestamp>")] + b[b.index(b"</timestamp>"):],
               "sav": lambda b: b[:92] + b[109:], "csv": lambda b: b, "json": lambda b: b}
 
@@ -42,7 +42,7 @@ def in_process(survey, fmt):
         return "".join(exports.report_csv_lines(survey, current)).encode()
     if fmt == "json":
         return "".join(exports.report_json_chunks(survey, current)).encode()
-    return (labelled_exports.stata_file if fmt == "dta" else labelled_exports.spss_file)(survey, current).read()
+    return (stata_spss.stata_file if fmt == "dta" else stata_spss.spss_file)(survey, current).read()
 
 
 def export_of(response):

@@ -49,7 +49,8 @@ def test_a_researcher_not_assigned_gets_404_not_the_reason(client, other_researc
 
 @pytest.mark.parametrize("name, query, body", [
     ("export-estimates", "?confidence=2", "confidence: must be a number between 0.5 and 0.999"),
-    ("export-estimates", "?by=1", "by: unknown parameter; expected one of confidence, interval, simultaneous, margin"),
+    ("export-estimates", "?by=1",
+     "by: unknown parameter; expected one of confidence, interval, simultaneous, margin, weighted"),
     ("export-crosstab", "?a=x&b=1", "a: must be a question's id (a positive whole number)"),
     ("export-crosstab", "?a=999999&b=999998", "a: no question of this survey has this id"),
 ])

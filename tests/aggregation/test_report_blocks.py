@@ -12,8 +12,8 @@ from datetime import date
 import numpy as np
 import pytest
 
-from surveys.aggregation import exports, labelled_exports, report_blocks
-from surveys.aggregation.export_labels import columns as labelled_columns
+from surveys.aggregation import exports, report_blocks, stata_spss
+from surveys.aggregation.column_labels import columns as labelled_columns
 from surveys.aggregation.readstat_layout import SpssLayout, StataLayout
 from surveys.collection import builder, plan
 from surveys.collection.models import Question, Response
@@ -96,16 +96,16 @@ def test_the_labelled_files_are_the_rows_encoded_one_at_a_time(uneven, block, la
     current = plan.of(uneven)
     cols = labelled_columns(current)
     if layout is StataLayout:
-        written = labelled_exports.stata_file(uneven, current)
-        writer = labelled_exports.stata_writer(uneven, cols)
-        grow = lambda head: StataLayout(labelled_exports._fields(cols)).with_notes(  # noqa: E731
-            head, labelled_exports.stata_notes(uneven, current, cols))
+        written = stata_spss.stata_file(uneven, current)
+        writer = stata_spss.stata_writer(uneven, cols)
+        grow = lambda head: StataLayout(stata_spss._fields(cols)).with_notes(  # noqa: E731
+            head, stata_spss.stata_notes(uneven, current, cols))
     else:
-        written = labelled_exports.spss_file(uneven, current)
-        writer = labelled_exports.spss_writer(uneven, current, cols)
+        written = stata_spss.spss_file(uneven, current)
+        writer = stata_spss.spss_writer(uneven, current, cols)
         grow = lambda head: head  # noqa: E731
-    prototype = labelled_exports._prototype(cols, writer)
-    expected = labelled_exports._file(layout(labelled_exports._fields(cols)), prototype,
+    prototype = stata_spss._prototype(cols, writer)
+    expected = stata_spss._file(layout(stata_spss._fields(cols)), prototype,
                                       reference_rows(uneven, current), grow)
     stamp = {StataLayout: lambda b: b[:b.index(b"<timestamp>")] + b[b.index(b"</timestamp>"):],
              SpssLayout: lambda b: b[:92] + b[109:]}[layout]  # the creation time pyreadstat writes

@@ -165,4 +165,4 @@ def test_the_survey_page_offers_direct_for_single_choice_only_and_words_the_tota
     config = json.loads(page.by_id("survey-admin-config").raw_text)
     assert "direct" in config["mechanisms"]["single_choice"] and "direct" not in config["mechanisms"]["yes_no"]
     assert config["mechanisms"]["single_choice"][0] != "direct"  # never the fallback a kind change picks
-    assert "{count} not randomized" in config["text"]["direct"]
+    assert "{count} not randomized" in config["text"]["unrandomized"]

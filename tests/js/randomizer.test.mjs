@@ -397,7 +397,7 @@ test("module source has no Math.random and no CommonJS", () => {
 
 // ==== multi-select, 1-bit mean, discrete Laplace (issue 13) ===================
 
-const FIXTURE = JSON.parse(readFileSync(new URL("./fixtures/qtypes.json", import.meta.url), "utf8"));
+const FIXTURE = JSON.parse(readFileSync(new URL("./fixtures/samplers.json", import.meta.url), "utf8"));
 
 /** A deterministic word stream (xoshiro128** seeded by splitmix32): uint32 words, reproducible per seed. */
 function seededWords(seed) {
@@ -639,7 +639,7 @@ test("the G-test has power: a sampler that forgets to reject -0 fails it", () =>
 
 // ---- validation and guards -----------------------------------------------------------------------
 
-test("validateSampler accepts the published new samplers and refuses broken ones", () => {
+test("validateSampler accepts the published multi-select and grid samplers and refuses broken ones", () => {
   for (const c of FIXTURE.cases) assert.equal(validateSampler(c.sampler), c.sampler);
   const m = { kind: "multiselect", k: 4, at_most: null, modulus: 2 ** 32, keep: 3 * 2 ** 30 };
   const o = { kind: "onebit", steps: 10, modulus: 2 ** 32, keep: 3 * 2 ** 30, lo: "0", hi: "10", step: "1" };

@@ -1,5 +1,5 @@
 """The fixture the JavaScript tests check static/js/epsilon.js against: samplers of every randomized
-kind over many epsilons, each with `ldp.exact.sampler_epsilon` and `ldp.rounding` rounded up to
+kind over many epsilons, each with `ldp.registry.sampler_epsilon` and `ldp.rounding` rounded up to
 thousandths (what the browser must compute from the integers), plus samplers with forged integers.
 
     python -m tests.ldp.js_epsilon_fixture        # rewrite tests/js/fixtures/epsilon.json
@@ -43,7 +43,7 @@ def samplers() -> list[tuple[str, dict[str, Any]]]:
 
 
 def build() -> dict[str, Any]:
-    cases = [{"name": name, "sampler": sampler, "epsilon": ldp.exact.sampler_epsilon(sampler),
+    cases = [{"name": name, "sampler": sampler, "epsilon": ldp.registry.sampler_epsilon(sampler),
               "millis_up": int(loss_of(sampler).epsilon_up(3) * 1000)} for name, sampler in samplers()]
     return {"generated_by": "python -m tests.ldp.js_epsilon_fixture", "cases": cases}
 

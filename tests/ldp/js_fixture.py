@@ -1,7 +1,7 @@
 """The fixture the JavaScript tests check static/js/randomizer.js against: ldp's own samplers and the
 report distribution ldp publishes for them (`ldp.report_cells`), cut into cells for a G-test.
 
-    python -m tests.ldp.js_fixture        # rewrite tests/js/fixtures/qtypes.json
+    python -m tests.ldp.js_fixture        # rewrite tests/js/fixtures/samplers.json
 
 tests/ldp/test_js_fixture.py fails when the file differs from what this builds, so the JavaScript is
 always tested against the current Python specification.
@@ -18,7 +18,7 @@ from scipy import stats
 import ldp
 from ldp.report_cells import JOINT_BITS_MAX_K, report_edges, report_probabilities
 
-PATH = Path(__file__).resolve().parents[1] / "js" / "fixtures" / "qtypes.json"
+PATH = Path(__file__).resolve().parents[1] / "js" / "fixtures" / "samplers.json"
 ALPHA = 1e-4  # family-wise: the chance a faithful sampler fails any case, for a random word stream
 MIN_EXPECTED = 5.0
 

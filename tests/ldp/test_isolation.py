@@ -120,5 +120,5 @@ def test_the_probe_notices_third_party_imports(tmp_path):
 
 def test_the_package_lists_the_submodules_the_design_names():
     names = set(submodules())
-    assert {"ldp.exact", "ldp.intervals", "ldp.estimates", "ldp.mechanisms", "ldp.accounting",
+    assert {"ldp.sampler_integers", "ldp.intervals", "ldp.estimates", "ldp.registry", "ldp.accounting",
             "ldp.planning", "ldp.cli"} <= names

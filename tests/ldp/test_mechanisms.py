@@ -1,4 +1,4 @@
-"""ldp.mechanisms: channel formulas, construction errors, serialization, randomize()."""
+"""ldp.registry: channel formulas, construction errors, serialization, randomize()."""
 
 from __future__ import annotations
 

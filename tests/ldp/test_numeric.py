@@ -26,7 +26,7 @@ def test_per_report_variances_follow_the_closed_forms(epsilon, lo, hi, step):
     got = per_report_variance(epsilon, lo, hi, step)
     width, steps = float(hi) - float(lo), round((float(hi) - float(lo)) / float(step))
     onebit, laplace = closed_forms(epsilon, width, steps)
-    # The integers are within a few / 2^32 of the real channel (relative 1e-6 at most, see test_exact).
+    # The integers are within a few / 2^32 of the real channel (relative 1e-6 at most, see test_sampler_integers).
     assert set(got) == {"onebit", "dlaplace"}
     assert got["onebit"] == pytest.approx(onebit, rel=1e-6)
     assert got["dlaplace"] == pytest.approx(laplace, rel=1e-6)

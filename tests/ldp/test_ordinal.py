@@ -20,7 +20,7 @@ SCORES = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
 TABLES = {"lowest": [1, 0, 0, 0, 0], "highest": [0, 0, 0, 0, 1], "uniform": [0.2] * 5,
           "bimodal": [0.45, 0.05, 0.0, 0.05, 0.45]}
 REPS = 2000
-FLOOR = 0.93  # see test_qtypes_statistics: 2000 surveys put a correct 95% interval 4.1 SE above this
+FLOOR = 0.93  # see test_grid_and_multiselect_statistics: 2000 surveys put a correct 95% interval 4.1 SE above this
 
 
 def mechanisms(epsilon: float) -> list:

@@ -134,7 +134,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 "text": {
                     "up": _("Move up"), "down": _("Move down"),
                     "total": _("Privacy cost of these questions: ε = {total} per respondent, of a budget of {budget}."),
-                    "direct": _("Only the randomized questions count: {count} not randomized (direct), sent as "
+                    "unrandomized": _("Only the randomized questions count: {count} not randomized (direct), sent as "
                                 "given, with no epsilon."),
                     "over": _("Over the budget: lower some epsilons (or q), or raise the budget."),
                     "incomplete": _("Complete every question to see the total."),

@@ -1,4 +1,5 @@
-"""The mechanisms by name: building them from a name and parameters, and back.
+"""The mechanisms by name and by sampler kind: building them from a name and parameters, and back,
+and the privacy map of a published sampler (each class's own, looked up by the sampler's kind).
 
 | name    | question     | p (per bit for unary)   | q_other (per bit)     | epsilon            |
 |---------|--------------|-------------------------|-----------------------|--------------------|
@@ -17,23 +18,26 @@ ONE_OF_K names the mechanisms whose answer is one of k options (yes/no, single c
 numeric histograms over bins); NUMERIC those for a numeric question's mean (`ldp.grid`).
 
 `direct` is the identity channel (not randomized): a question whose answer is sent as given;
-`direct_number` is the same for a number on lo..hi by step (`ldp.direct_number`).
+`direct_number` is the same for a number on lo..hi by step (`ldp.direct_number`, whose sampler is direct's).
 It takes only k (k = 2 for a yes/no question, option 1 = yes), is not in YES_NO, and is not
 counted by `survey_epsilon`/`check_budget` (see `ldp.accounting`).
 
-Each is exact: see `ldp.exact` for the integers the browser samples and `Mechanism` for what
-every one of them offers.
+Each is exact: see `ldp.sampler_integers` for the integers the browser samples and `Mechanism` for what
+every one of them offers, its privacy map included. Every set above is a property each class declares
+(`yes_no`, `one_of_k`, `estimates_mean`); this module only collects them.
 """
 
 from __future__ import annotations
 
+import math  # noqa: F401  (the doctests use it)
+from fractions import Fraction
 from typing import Any
 
 from .direct_number import DirectNumber
 from .dlaplace import DiscreteLaplace
 from .grid import GridMechanism
 from .index import BitFlip, Direct, IndexMechanism, KaryRR, QRandomizedResponse
-from .mechanism import EPSILON_MAX, EPSILON_MIN, K_MAX, Mechanism, ReportError, epsilon_from_q, q_from_epsilon
+from .mechanism_base import EPSILON_MAX, EPSILON_MIN, K_MAX, Mechanism, ReportError, epsilon_from_q, q_from_epsilon
 from .multiselect import MultiSelect
 from .onebit import OneBitMean
 from .unary import OptimizedUnary, SymmetricUnary, UnaryMechanism
@@ -42,11 +46,48 @@ MECHANISMS: dict[str, type[Mechanism]] = {
     cls.name: cls for cls in (QRandomizedResponse, BitFlip, KaryRR, SymmetricUnary, OptimizedUnary, Direct,
                               MultiSelect, OneBitMean, DiscreteLaplace, DirectNumber)}
 YES_NO = frozenset(name for name, cls in MECHANISMS.items() if cls.yes_no)
-ONE_OF_K = frozenset({"qrr", "bitflip", "krr", "sue", "oue", "direct"})
+ONE_OF_K = frozenset(name for name, cls in MECHANISMS.items() if cls.one_of_k)
 NUMERIC = frozenset(name for name, cls in MECHANISMS.items() if cls.estimates_mean)
-_KEYS = {"qrr": {"q"}, "bitflip": {"epsilon"}, "direct": {"k"}, "multiselect": {"epsilon", "k", "at_most"},
-         "onebit": {"epsilon", "lo", "hi", "step"}, "dlaplace": {"epsilon", "lo", "hi", "step"},
-         "direct_number": {"lo", "hi", "step"}}
+# The class whose privacy map reads a published sampler, by the sampler's "kind" (several mechanisms
+# share one: q-RR, the bit flip and k-RR publish "grr"; SUE and OUE "unary").
+SAMPLER_KINDS: dict[str, type[Mechanism]] = {
+    cls.sampler_kind: cls for cls in (IndexMechanism, UnaryMechanism, Direct, MultiSelect, OneBitMean, DiscreteLaplace)}
+
+
+def by_sampler(sampler: dict[str, Any]) -> type[Mechanism]:
+    """The class whose privacy map reads this sampler; ValueError for an unknown kind."""
+    kind = sampler.get("kind") if isinstance(sampler, dict) else None
+    if kind not in SAMPLER_KINDS:
+        raise ValueError(f"a sampler's kind must be one of {sorted(SAMPLER_KINDS)}, got {kind!r}")
+    return SAMPLER_KINDS[kind]
+
+
+def sampler_channel(sampler: dict[str, Any]) -> tuple[int, int, int]:
+    """(a, b, M) with p = a / M and q_other = b / M for a published sampler: keep and other
+    (index reports), or one_if_true and one_if_false (unary bits), keep and M - keep (multi-select
+    bits, the 1-bit mean's bit); (1, 0, 1) for a direct question. A discrete Laplace report has no
+    such pair (ValueError)."""
+    return by_sampler(sampler).sampler_channel(sampler)
+
+
+def sampler_epsilon(sampler: dict[str, Any]) -> float:
+    """The epsilon a sampler's integers give: ln(keep / other) for index reports (the odds of
+    two reports), ln(a1 (M - a0) / (a0 (M - a1))) for unary bits (two bits differ per pair of answers);
+    d ln(keep / (M - keep)) for multi-select (d = `hamming`), ln(keep / (M - keep)) for the 1-bit mean,
+    steps * scale_den / scale_num for discrete Laplace; infinite for a direct question (not randomized).
+
+    >>> sampler_epsilon({"kind": "grr", "k": 2, "modulus": 4, "keep": 3, "other": 1}) == math.log(3)
+    True
+    >>> sampler_epsilon({"kind": "dlaplace", "steps": 10, "scale_num": 20, "scale_den": 1, "bound": 900})
+    0.5
+    """
+    return by_sampler(sampler).sampler_epsilon(sampler)
+
+
+def sampler_loss(sampler: dict[str, Any]) -> tuple[Fraction, Fraction]:
+    """The same loss exactly, as (ratio, rational) with loss = ln(ratio) + rational; ValueError for a
+    direct question (not randomized)."""
+    return by_sampler(sampler).sampler_loss(sampler)
 
 
 def from_dict(data: Any) -> Mechanism:
@@ -60,13 +101,13 @@ def from_dict(data: Any) -> Mechanism:
     if not isinstance(data, dict) or data.get("mechanism") not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}")
     name = data["mechanism"]
-    expected = _KEYS.get(name, {"epsilon", "k"})
+    cls = MECHANISMS[name]
     keys = set(data) - {"mechanism"}
-    if keys != expected:
-        raise ValueError(f"{name} takes exactly {sorted(expected)}, got {sorted(keys)}")
-    if name == "qrr":
+    if keys != cls.keys:
+        raise ValueError(f"{name} takes exactly {sorted(cls.keys)}, got {sorted(keys)}")
+    if cls is QRandomizedResponse:  # its field is truth_probability; the dict says q
         return QRandomizedResponse(data["q"])
-    return MECHANISMS[name](**{key: data[key] for key in expected})
+    return cls(**{key: data[key] for key in cls.keys})
 
 
 def make(name: str, *, k: int = 2, q: Any = None, epsilon: float | None = None, at_most: int | None = None,
@@ -83,34 +124,35 @@ def make(name: str, *, k: int = 2, q: Any = None, epsilon: float | None = None, 
     """
     if name not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}, got {name!r}")
+    cls = MECHANISMS[name]
     grid = {"lo": lo, "hi": hi, "step": step}
-    _check_extras(name, at_most, grid)
-    if name in NUMERIC:
+    _check_extras(cls, at_most, grid)
+    if cls.estimates_mean:
         return _numeric(name, q, epsilon, grid)
-    if name == "direct":
+    if cls.parameter is None:
         if q is not None or epsilon is not None:
-            raise ValueError("direct takes neither q nor epsilon: it is not randomized")
-        return Direct(k)
-    if name == "qrr":
+            raise ValueError(f"{name} takes neither q nor epsilon: it is not randomized")
+        return cls(k)  # type: ignore[call-arg]
+    if cls.parameter == "q":
         if q is None or epsilon is not None:
-            raise ValueError("qrr takes q, not epsilon")
-        return QRandomizedResponse(q)
+            raise ValueError(f"{name} takes q, not epsilon")
+        return cls(q)  # type: ignore[call-arg]
     if epsilon is None or q is not None:
         raise ValueError(f"{name} takes epsilon, not q")
-    if name == "bitflip":
+    if "k" not in cls.keys:  # a yes/no mechanism configured by epsilon alone
         if k != 2:
-            raise ValueError("bitflip is for yes/no questions (k = 2)")
-        return BitFlip(epsilon)
-    if name == "multiselect":
-        return MultiSelect(epsilon, k, at_most)
-    return MECHANISMS[name](epsilon, k)  # type: ignore[call-arg]
+            raise ValueError(f"{name} is for yes/no questions (k = 2)")
+        return cls(epsilon)  # type: ignore[call-arg]
+    if "at_most" in cls.keys:
+        return cls(epsilon, k, at_most)  # type: ignore[call-arg]
+    return cls(epsilon, k)  # type: ignore[call-arg]
 
 
-def _check_extras(name: str, at_most: int | None, grid: dict[str, Any]) -> None:
-    if at_most is not None and name != "multiselect":
-        raise ValueError(f"{name} takes no at_most (multiselect only)")
-    if name not in NUMERIC and any(value is not None for value in grid.values()):
-        raise ValueError(f"{name} takes no lo, hi or step (onebit and dlaplace only)")
+def _check_extras(cls: type[Mechanism], at_most: int | None, grid: dict[str, Any]) -> None:
+    if at_most is not None and "at_most" not in cls.keys:
+        raise ValueError(f"{cls.name} takes no at_most (multiselect only)")
+    if not cls.estimates_mean and any(value is not None for value in grid.values()):
+        raise ValueError(f"{cls.name} takes no lo, hi or step (onebit and dlaplace only)")
 
 
 def _numeric(name: str, q: Any, epsilon: float | None, grid: dict[str, Any]) -> Mechanism:
@@ -128,6 +170,7 @@ __all__ = [
     "EPSILON_MAX", "EPSILON_MIN", "K_MAX", "MECHANISMS", "NUMERIC", "ONE_OF_K", "YES_NO", "BitFlip", "Direct",
     "DirectNumber",
     "DiscreteLaplace", "GridMechanism", "IndexMechanism", "KaryRR", "Mechanism", "MultiSelect", "OneBitMean",
-    "OptimizedUnary", "QRandomizedResponse", "ReportError", "SymmetricUnary", "UnaryMechanism", "epsilon_from_q",
-    "from_dict", "make", "q_from_epsilon",
+    "OptimizedUnary", "QRandomizedResponse", "ReportError", "SAMPLER_KINDS", "SymmetricUnary", "UnaryMechanism",
+    "by_sampler", "epsilon_from_q", "from_dict", "make", "q_from_epsilon", "sampler_channel", "sampler_epsilon",
+    "sampler_loss",
 ]

@@ -1,6 +1,11 @@
-"""What every mechanism is: an immutable value that carries its privacy cost and describes itself.
+"""What every mechanism is: an immutable value that carries its privacy map and describes itself.
 
-A mechanism is defined by integers (see `exact`): its channel is
+Like an OpenDP measurement, a mechanism is built together with its privacy map: each class says
+what loss its published sampler's integers give (`sampler_epsilon`, exactly as `sampler_loss`) and
+which channel they make (`sampler_channel`), so no other module switches on its name. It also says
+what it means to the app (`one_of_k`, `estimates_mean`, `mean_interval`, `keeps_bits`, ...).
+
+A mechanism is defined by integers (see `ldp.sampler_integers`): its channel is
     p       = P(report = truth)                 (unary: P(bit j = 1 | truth j)),
     q_other = P(report = one given other option) (unary: P(bit j = 1 | truth is not j)),
 both fractions of those integers, so the browser, the simulation and the debiasing all use one
@@ -16,12 +21,12 @@ for unary reports.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from . import exact
 from .estimates import Estimate, debias
 
 EPSILON_MIN = 0.05  # below this answers are almost pure noise
@@ -60,7 +65,40 @@ class Mechanism:
     randomized: ClassVar[bool] = True  # False only for `Direct`: sent as given, infinite epsilon
     parameter: ClassVar[str | None] = "epsilon"  # the one privacy parameter it is configured by ("q", or none)
     estimates_mean: ClassVar[bool] = False  # its reports estimate a numeric question's mean (`ldp.grid`)
+    one_of_k: ClassVar[bool] = False  # its report is one answer of k options (yes/no, choice, levels, bins)
+    keeps_bits: ClassVar[bool] = False  # its sampler keeps each bit with probability keep / modulus, else flips it
+    mean_interval: ClassVar[str | None] = None  # the interval of its mean ("wilson", "normal"); estimates_mean only
+    codebook_formula: ClassVar[str | None] = None  # for a codebook: how its reports are read, beyond debiasing
+    sampler_kind: ClassVar[str]  # the "kind" of its published sampler, by which `ldp.registry` finds the class
+    keys: ClassVar[frozenset[str]] = frozenset({"epsilon", "k"})  # what `to_dict` holds beside "mechanism"
     k: int
+
+    # --- the privacy map: what a published sampler's integers give ------------------------
+
+    @classmethod
+    def sampler_channel(cls, sampler: dict[str, Any]) -> tuple[int, int, int]:
+        """(a, b, M) with p = a / M and q_other = b / M for a sampler of this kind."""
+        raise NotImplementedError
+
+    @classmethod
+    def sampler_epsilon(cls, sampler: dict[str, Any]) -> float:
+        """The epsilon a sampler of this kind gives, from its integers (infinite: not randomized)."""
+        raise NotImplementedError
+
+    @classmethod
+    def sampler_loss(cls, sampler: dict[str, Any]) -> tuple[Fraction, Fraction]:
+        """The same loss exactly, as (ratio, rational): loss = ln(ratio) + rational, integers only.
+
+        ValueError for a mechanism that is not randomized (it has no finite loss)."""
+        raise NotImplementedError
+
+    def channel(self) -> tuple[int, int, int]:
+        """`sampler_channel` of this mechanism's own sampler."""
+        return self.sampler_channel(self.sampler())
+
+    def privacy_loss(self) -> float:
+        """`sampler_epsilon` of this mechanism's own sampler: its privacy map applied to its integers."""
+        return self.sampler_epsilon(self.sampler())
 
     # --- the channel, from the sampler integers -------------------------------------------
 
@@ -79,7 +117,7 @@ class Mechanism:
 
     @property
     def effective_epsilon(self) -> float:
-        return exact.sampler_epsilon(self.sampler())
+        return self.privacy_loss()
 
     @property
     def unary(self) -> bool:
@@ -105,7 +143,7 @@ class Mechanism:
         (1.0986, 0.5)
         """
         sampler = self.sampler()
-        p, q_other, modulus = exact.sampler_channel(sampler)
+        p, q_other, modulus = self.sampler_channel(sampler)
         return {
             "name": self.name,
             "label": self.label,

@@ -4,7 +4,7 @@ Under /results/<slug>/export/: reports.dta (Stata 14 and later, format 118) and 
 (uncompressed SPSS system file). Same rows and columns as reports.csv: response_id,
 submitted_on (a date), mechanism_version, then per question its report column(s) with the
 reported option index or bit; a missing report is a missing value. Labels as
-surveys.aggregation.export_labels describes them: every report column's variable label says
+surveys.aggregation.column_labels describes them: every report column's variable label says
 whether it is a randomized report ("do not tabulate as answers") or a direct answer, its value
 labels are the options (a multi-select: one 0/1 variable per option; a 1-bit mean: 0/1 labelled
 with the ends lo and hi; discrete Laplace: the integer report r as sent, its label saying
@@ -36,7 +36,7 @@ from surveys.collection.models import Response, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
 from . import exports, report_blocks
-from .export_labels import Column, Measure, characters, columns, fit, one_line, utf8_bytes, wrap
+from .column_labels import Column, Measure, characters, columns, fit, one_line, utf8_bytes, wrap
 from .readstat_layout import Field, Layout, SpssLayout, StataLayout
 from .report_blocks import Lookup
 

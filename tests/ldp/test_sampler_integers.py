@@ -1,4 +1,4 @@
-"""ldp.exact and the sampler integers: exact, at most 2**32, never more epsilon than configured.
+"""ldp.sampler_integers and the sampler integers: exact, at most 2**32, never more epsilon than configured.
 
 Every check recomputes the epsilon of a sampler from its integers with exact rational
 and 60-digit decimal arithmetic, independently of the floats ldp uses.
@@ -7,7 +7,7 @@ and 60-digit decimal arithmetic, independently of the floats ldp uses.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import pytest
@@ -15,7 +15,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import ldp
-from ldp import exact
+from ldp import sampler_integers
 from tests.ldp.support import exact_exp, exact_log, fraction_le_exp, sampler_odds_ratio
 
 WORD = 2**32
@@ -153,16 +153,16 @@ def test_a_q_with_too_many_digits_is_rounded_toward_more_privacy():
 
 def test_float_rounding_is_corrected_at_the_edges_of_the_range():
     for epsilon in (ldp.EPSILON_MIN, ldp.EPSILON_MAX, math.nextafter(ldp.EPSILON_MAX, 0), 1.0):
-        a, m = exact.binary_keep(epsilon)
+        a, m = sampler_integers.binary_keep(epsilon)
         assert fraction_le_exp(Fraction(a, m - a), epsilon)
         assert not fraction_le_exp(Fraction(a + 1, m - a - 1), epsilon)
-        a, b, m = exact.kary_keep_other(epsilon, ldp.K_MAX)
+        a, b, m = sampler_integers.kary_keep_other(epsilon, ldp.K_MAX)
         assert fraction_le_exp(Fraction(a, b), epsilon) and m <= WORD
         assert exact_exp(epsilon) > 1
 
 
-@pytest.mark.parametrize("function", [exact.binary_keep, exact.oue_false_one,
-                                      lambda e: exact.kary_keep_other(e, 3)])
+@pytest.mark.parametrize("function", [sampler_integers.binary_keep, sampler_integers.oue_false_one,
+                                      lambda e: sampler_integers.kary_keep_other(e, 3)])
 @pytest.mark.parametrize("epsilon", [math.nan, math.inf])
 def test_exact_helpers_reject_non_finite_epsilon(function, epsilon):
     with pytest.raises(ValueError, match="epsilon"):
@@ -247,3 +247,67 @@ def test_k_ary_rr_on_its_own_float_step_epsilon_never_exceeds_it(epsilon, k):
     assume(ldp.EPSILON_MIN <= step)
     again = ldp.KaryRR(step, k).sampler()
     assert fraction_le_exp(Fraction(again["keep"], again["other"]), step)
+
+
+# The helpers of the multi-select and grid samplers: powers compared with e^eps, lower fractions, d.
+
+def brute_force_below(x: Fraction, max_numerator: int, max_denominator: int) -> Fraction | None:
+    best = None
+    for q in range(1, max_denominator + 1):
+        p = min(max_numerator, math.floor(x * q))
+        if p >= 1 and (best is None or Fraction(p, q) > best):
+            best = Fraction(p, q)
+    return best
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(numerator=st.integers(1, 10**6), denominator=st.integers(1, 10**6), max_numerator=st.integers(1, 80),
+       max_denominator=st.integers(1, 80))
+def test_fraction_below_is_the_largest_fraction_within_the_limits(numerator, denominator, max_numerator,
+                                                                  max_denominator):
+    x = Fraction(numerator, denominator)
+    expected = brute_force_below(x, max_numerator, max_denominator)
+    if expected is None:
+        with pytest.raises(ValueError, match="no fraction"):
+            sampler_integers.fraction_below(x, max_numerator, max_denominator)
+        return
+    p, q = sampler_integers.fraction_below(x, max_numerator, max_denominator)
+    assert Fraction(p, q) == expected and p <= max_numerator and q <= max_denominator
+
+
+def test_fraction_below_finds_x_itself_and_large_limits_quickly():
+    assert sampler_integers.fraction_below(Fraction(3, 7), 2**32, 2**32) == (3, 7)
+    x = Fraction(0.05) / 10**6  # the smallest epsilon per step the app allows
+    s, t = sampler_integers.fraction_below(x, 2**32, 2**32)
+    assert Fraction(s, t) <= x and x - Fraction(s, t) < Fraction(1, t * t) * 2
+
+
+def decide(numerator: int, denominator: int, epsilon: float) -> bool:
+    with localcontext() as context:
+        context.prec = 400
+        return (Decimal(numerator) / Decimal(denominator)).ln() <= Decimal(epsilon)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(a=st.integers(2**31 + 1, 2**32 - 1), d=st.integers(1, 64), nudge=st.integers(-3, 3))
+def test_within_exactly_decides_powers_like_400_digit_logarithms(a, d, nudge):
+    b = 2**32 - a
+    # An epsilon within a few ulps of d ln(a / b), where a fixed 60 digits would not do for d = 64.
+    epsilon = d * math.log(a / b)
+    for _ in range(abs(nudge)):
+        epsilon = math.nextafter(epsilon, math.inf if nudge > 0 else 0)
+    assert sampler_integers.within_exactly(a**d, b**d, epsilon) == decide(a**d, b**d, epsilon)
+
+
+def test_within_exactly_agrees_with_within_on_small_ratios():
+    for numerator, denominator, epsilon in [(3, 1, math.log(3)), (3, 1, math.nextafter(math.log(3), 0)),
+                                            (2**32 - 5, 5, 20.0), (7, 2, 1.25)]:
+        assert sampler_integers.within_exactly(numerator, denominator, epsilon) == sampler_integers.within(
+            numerator, denominator, epsilon)
+
+
+@pytest.mark.parametrize("k, at_most, d", [(2, None, 2), (5, None, 5), (5, 1, 2), (5, 2, 4), (5, 3, 5), (64, 10, 20)])
+def test_hamming_is_k_or_twice_at_most(k, at_most, d):
+    assert sampler_integers.hamming(k, at_most) == d

@@ -1,4 +1,7 @@
-"""Integer parameters a browser can sample exactly.
+"""The integers a browser samples exactly, for a configured epsilon: pure integer arithmetic.
+
+Each mechanism builds its sampler from these and carries its own privacy map (the loss its integers
+give: `Mechanism.sampler_epsilon`); this module only finds the integers.
 
 Every probability the respondent's browser uses is a fraction with a denominator
 (the modulus M) of at most 2**32, so it can be sampled exactly from uniform
@@ -13,7 +16,6 @@ from __future__ import annotations
 import math
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from typing import Any
 
 WORD = 2**32
 
@@ -172,45 +174,3 @@ def fraction_below(x: Fraction, max_numerator: int, max_denominator: int) -> tup
     if lo_p < 1:
         raise ValueError(f"no fraction below {x} has a numerator of at least 1 within the limits")
     return lo_p, lo_q
-
-
-def sampler_channel(sampler: dict[str, Any]) -> tuple[int, int, int]:
-    """(a, b, M) with p = a / M and q_other = b / M for a published sampler: keep and other
-    (index reports), or one_if_true and one_if_false (unary bits), keep and M - keep (multi-select
-    bits, the 1-bit mean's bit); (1, 0, 1) for a direct question. A discrete Laplace report has no
-    such pair (ValueError)."""
-    kind = sampler["kind"]
-    if kind == "direct":
-        return 1, 0, 1
-    if kind in ("multiselect", "onebit"):
-        return sampler["keep"], sampler["modulus"] - sampler["keep"], sampler["modulus"]
-    if kind == "dlaplace":
-        raise ValueError("a discrete Laplace report is an integer: it has no p and q_other")
-    high, low = ("keep", "other") if kind == "grr" else ("one_if_true", "one_if_false")
-    return sampler[high], sampler[low], sampler["modulus"]
-
-
-def sampler_epsilon(sampler: dict[str, Any]) -> float:
-    """The epsilon a sampler's integers give: ln(keep / other) for index reports (the odds of
-    two reports), ln(a1 (M - a0) / (a0 (M - a1))) for unary bits (two bits differ per pair of answers);
-    d ln(keep / (M - keep)) for multi-select (d = `hamming`), ln(keep / (M - keep)) for the 1-bit mean,
-    steps * scale_den / scale_num for discrete Laplace; infinite for a direct question (not randomized).
-
-    >>> sampler_epsilon({"kind": "grr", "k": 2, "modulus": 4, "keep": 3, "other": 1}) == math.log(3)
-    True
-    >>> sampler_epsilon({"kind": "dlaplace", "steps": 10, "scale_num": 20, "scale_den": 1, "bound": 900})
-    0.5
-    """
-    kind = sampler["kind"]
-    if kind == "direct":
-        return math.inf
-    if kind == "grr":
-        return math.log(sampler["keep"] / sampler["other"])
-    if kind in ("multiselect", "onebit"):
-        keep, m = sampler["keep"], sampler["modulus"]
-        d = hamming(sampler["k"], sampler["at_most"]) if kind == "multiselect" else 1
-        return d * math.log(keep / (m - keep))
-    if kind == "dlaplace":
-        return float(Fraction(sampler["steps"] * sampler["scale_den"], sampler["scale_num"]))
-    a1, a0, m = sampler["one_if_true"], sampler["one_if_false"], sampler["modulus"]
-    return math.log(a1 * (m - a0) / (a0 * (m - a1)))

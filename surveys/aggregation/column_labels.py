@@ -9,8 +9,7 @@ per option of a unary question (the reported bit). Each report column carries
 - value labels: the options for an index column (a histogram's bins, an ordinal question's levels),
   "not reported"/"reported" for a bit (a unary encoding's, or a multi-select's box), the ends of the
   range for a 1-bit mean's bit ("leans toward lo = 0", "leans toward hi = 100"); none for discrete
-  Laplace, whose report is an integer r as sent, labelled with its scale ("value = lo + r * step"), nor for a
-  direct number (not randomized), whose report is the grid index as given, labelled the same way;
+  Laplace, whose report is an integer r as sent, labelled with its scale ("value = lo + r * step");
 - the channel the reports were made with: the mechanism, its parameter and the exact p and q_other
   (fractions of the browser's sampler integers, from `ldp.Mechanism.describe()`), or for discrete
   Laplace its exact noise scale and clamp bound;
@@ -62,15 +61,20 @@ class Column:
         return RANDOMIZED if self.question.randomized else DIRECT
 
     @property
+    def labels_a_bit(self) -> bool:
+        """A mean's report that is one bit (the 1-bit mean's): its values are labelled by the end they lean to."""
+        mechanism = None if self.question is None else self.question.mechanism
+        return mechanism is not None and mechanism.estimates_mean and mechanism.encoding == "index"
+
+    @property
     def value_labels(self) -> dict[int, str]:
         if self.question is None:
             return {}
         if self.option is not None:
             return dict(BIT_LABELS)
-        name = self.question.mechanism.name
         if self.question.mean and not self.question.mechanism.randomized:  # a direct number: plain numbers
             return {}
-        if name == "onebit":
+        if self.labels_a_bit:
             scale = self.question.mechanism.describe()
             return {0: f"leans toward lo = {scale['lo']}", 1: f"leans toward hi = {scale['hi']}"}
         return dict(enumerate(self.question.options))
@@ -90,11 +94,11 @@ class Column:
         if question is None:
             return ""
         mechanism, d = question.mechanism, question.mechanism.describe()
-        if mechanism.name == "multiselect":
+        if mechanism.unary and not mechanism.one_of_k:  # one box per option, any number ticked
             return (f"Multi-select: bit j is 1 if the report ticks option j (at most {d['parameters']['at_most']} "
                     "ticked in a true answer)" if d["parameters"].get("at_most") else
                     "Multi-select: bit j is 1 if the report ticks option j")
-        if mechanism.name == "onebit":
+        if self.labels_a_bit:
             return (f"1-bit mean on {d['lo']} to {d['hi']} by {d['step']}: 1 leans toward hi = {d['hi']}, "
                     f"0 toward lo = {d['lo']}")
         if mechanism.encoding == "integer" and not mechanism.randomized:

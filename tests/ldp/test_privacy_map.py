@@ -1,10 +1,10 @@
-"""Privacy of the multi-select, 1-bit mean and discrete Laplace samplers, from the published integers.
+"""The privacy map of the multi-select, 1-bit mean and discrete Laplace samplers, from the published integers.
 
 For small k and small grids every pair of allowed true answers and every report is enumerated; the
 probability of each report is computed exactly (Fractions) by following the sampler rule on its
 integers, never from ldp's formulas. The largest ratio must stay within e^(claimed epsilon), equal it
 (the claim is the true loss, not more), and the claim must not exceed the configured epsilon (decided
-with 200-digit decimals, independently of ldp.exact).
+with 200-digit decimals, independently of ldp.sampler_integers).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ldp
+from ldp import registry
 from ldp.report_cells import report_probabilities
 
 EPSILONS = [ldp.EPSILON_MIN, 0.3, math.log(3), 2.0, 5.0, ldp.EPSILON_MAX]
@@ -180,3 +181,15 @@ def test_dlaplace_scale_is_exact_and_as_close_to_epsilon_as_32_bit_integers_allo
         assert excess(m.bound) < Decimal(2) ** -60
         assert m.bound == 0 or excess(m.bound - 1) >= Decimal(2) ** -60
     assert m.steps + 2 * m.bound < 2**53  # reports stay exact JavaScript numbers
+
+
+def test_sampler_epsilon_of_multiselect_onebit_and_dlaplace_comes_from_their_integers():
+    m = 2**32
+    keep = 3 * 2**30
+    assert registry.sampler_epsilon({"kind": "multiselect", "k": 5, "at_most": 2, "modulus": m, "keep": keep}) \
+        == pytest.approx(4 * math.log(3))
+    assert registry.sampler_epsilon({"kind": "onebit", "steps": 9, "modulus": m, "keep": keep}) == pytest.approx(
+        math.log(3))
+    assert registry.sampler_epsilon({"kind": "dlaplace", "steps": 3, "scale_num": 7, "scale_den": 2, "bound": 50}) \
+        == 6 / 7
+    assert registry.sampler_channel({"kind": "onebit", "steps": 9, "modulus": m, "keep": keep}) == (keep, m - keep, m)

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from surveys.aggregation import export_labels
-from surveys.aggregation.export_labels import RANDOMIZED, characters, fit, utf8_bytes, wrap
+from surveys.aggregation import column_labels
+from surveys.aggregation.column_labels import RANDOMIZED, characters, fit, utf8_bytes, wrap
 from surveys.collection import plan
 
 
@@ -26,7 +26,7 @@ def test_wrap_gives_lines_within_the_limit_with_every_word(text):
 
 @pytest.mark.parametrize("limit, measure", [(80, characters), (256, utf8_bytes)], ids=["stata", "spss"])
 def test_the_warning_survives_the_longest_question_and_option(every_kind_survey, limit, measure):
-    for column in export_labels.columns(plan.of(every_kind_survey)):
+    for column in column_labels.columns(plan.of(every_kind_survey)):
         label = column.label(limit, measure, with_channel=measure is utf8_bytes)
         assert measure(label) <= limit and "\n" not in label
         if column.question is not None and column.question.randomized:
@@ -37,7 +37,7 @@ def test_the_columns_are_the_reports_csvs(survey):
     from surveys.aggregation import exports
 
     current = plan.of(survey)
-    assert [c.name for c in export_labels.columns(current)] == exports.codebook(survey, current)["reports_csv_columns"]
+    assert [c.name for c in column_labels.columns(current)] == exports.codebook(survey, current)["reports_csv_columns"]
 
 
 def test_a_bit_columns_label_keeps_its_option_before_the_questions_text(db):
@@ -47,16 +47,16 @@ def test_a_bit_columns_label_keeps_its_option_before_the_questions_text(db):
     survey = builder.create_survey("paid", "Paid", [QuestionSpec(
         "In the past year, which of these have you done?", "multiselect", epsilon=2.0, kind="multi_select",
         options=["Paid cash to an official", "None of these"])])
-    bits = [c for c in export_labels.columns(plan.of(survey)) if c.option is not None]
+    bits = [c for c in column_labels.columns(plan.of(survey)) if c.option is not None]
     assert [c.label(80, characters) for c in bits] == [
         f"In the… = Paid cash to an offic… [{RANDOMIZED}]",  # the 80 characters force a cut: the option first
         f"In the past yea… = None of these [{RANDOMIZED}]",
     ]
     assert [c.label_is_whole(80, characters) for c in bits] == [False, False]
     assert [c.label_is_whole(256, utf8_bytes) for c in bits] == [True, True]
-    from surveys.aggregation.labelled_exports import stata_notes
+    from surveys.aggregation.stata_spss import stata_notes
 
-    notes = stata_notes(survey, plan.of(survey), export_labels.columns(plan.of(survey)))
+    notes = stata_notes(survey, plan.of(survey), column_labels.columns(plan.of(survey)))
     cut = "Stata's 80-character variable label holds only part of this text; it is whole here"
     assert [notes[c.name][2] for c in bits] == [cut, cut]
     assert notes[bits[0].name][1] == "Question q1: In the past year, which of these have you done?"

@@ -13,7 +13,7 @@ import pytest
 from django.http import FileResponse
 from django.urls import reverse
 
-from surveys.aggregation import export_labels, labelled_exports, readstat_layout
+from surveys.aggregation import column_labels, readstat_layout, stata_spss
 from surveys.collection import builder, plan
 from tests.aggregation.conftest import LONG_TEXT, TRICKY_TEXT
 from tests.aggregation.support import add_responses, reference_rows
@@ -176,16 +176,16 @@ TIMESTAMPS = {"dta": lambda b: b[:b.index(b"<timestamp>")] + b[b.index(b"</times
 @pytest.mark.parametrize("extension", FORMATS)
 def test_the_streamed_file_is_byte_for_byte_the_one_pyreadstat_writes_from_all_rows(answered, extension, tmp_path):
     current = plan.of(answered)
-    cols = export_labels.columns(current)
-    write = (labelled_exports.stata_writer(answered, cols) if extension == "dta"
-             else labelled_exports.spss_writer(answered, current, cols))
+    cols = column_labels.columns(current)
+    write = (stata_spss.stata_writer(answered, cols) if extension == "dta"
+             else stata_spss.spss_writer(answered, current, cols))
     path = str(tmp_path / "whole")
-    write(labelled_exports.frame(cols, list(reference_rows(answered, current))), path)
+    write(stata_spss.frame(cols, list(reference_rows(answered, current))), path)
     whole = open(path, "rb").read()
     if extension == "dta":  # with the same notes
-        notes = labelled_exports.stata_notes(answered, current, cols)
-        whole = readstat_layout.StataLayout(labelled_exports._fields(cols)).with_notes(whole, notes)
-    streamed = (labelled_exports.stata_file if extension == "dta" else labelled_exports.spss_file)(answered, current)
+        notes = stata_spss.stata_notes(answered, current, cols)
+        whole = readstat_layout.StataLayout(stata_spss._fields(cols)).with_notes(whole, notes)
+    streamed = (stata_spss.stata_file if extension == "dta" else stata_spss.spss_file)(answered, current)
     assert TIMESTAMPS[extension](streamed.read()) == TIMESTAMPS[extension](whole)
 
 
@@ -195,8 +195,8 @@ def test_a_pyreadstat_that_writes_rows_differently_is_refused(monkeypatch, surve
     original = layout._value
     monkeypatch.setattr(layout, "_value", lambda self, field, value: original(self, field, 0 if value == 1 else value))
     with pytest.raises(readstat_layout.LayoutChanged):
-        (labelled_exports.stata_file if layout is readstat_layout.StataLayout
-         else labelled_exports.spss_file)(survey, plan.of(survey))
+        (stata_spss.stata_file if layout is readstat_layout.StataLayout
+         else stata_spss.spss_file)(survey, plan.of(survey))
 
 
 @pytest.mark.slow
@@ -204,14 +204,14 @@ def test_a_pyreadstat_that_writes_rows_differently_is_refused(monkeypatch, surve
 def test_rows_are_written_one_at_a_time(survey, layout):
     """200,000 rows through the writer without holding them: the traced peak stays far below their size."""
     current = plan.of(survey)
-    cols = export_labels.columns(current)
+    cols = column_labels.columns(current)
     row = ["0" * 36, date(2026, 1, 1), current.version, 1, 0, 2, 0, 1, 1, 0]
-    writer = (labelled_exports.stata_writer(survey, cols) if layout is readstat_layout.StataLayout
-              else labelled_exports.spss_writer(survey, current, cols))
-    prototype = labelled_exports._prototype(cols, writer)
+    writer = (stata_spss.stata_writer(survey, cols) if layout is readstat_layout.StataLayout
+              else stata_spss.spss_writer(survey, current, cols))
+    prototype = stata_spss._prototype(cols, writer)
     tracemalloc.start()
     try:
-        out = labelled_exports._file(layout(labelled_exports._fields(cols)), prototype,
+        out = stata_spss._file(layout(stata_spss._fields(cols)), prototype,
                                      (list(row) for _ in range(200_000)))
         _, peak = tracemalloc.get_traced_memory()
     finally:

@@ -1,0 +1,157 @@
+"""Weighted estimates (surveys.aggregation.weighting): the responses raked to the population margins entered
+for the survey's direct questions, and every question's figures under those weights, through the estimates API.
+
+The expected figures are computed here from the very arrays the responses were written from (response i has
+report i of every question), with ldp's raking and weighted estimators: what the app must add is reading the
+right reports, in the right order, against the right options' shares."""
+
+import json
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from ldp.linear_model import per_report_values
+from ldp.raking import margin, rake
+from ldp.weighted import indicators, weighted_fractions, weighted_mean
+from surveys.aggregation.models import MarginShare, PopulationMargin
+from surveys.collection import builder
+from surveys.collection.builder import QuestionSpec
+from surveys.collection.models import Survey
+from tests.aggregation.support import add_responses
+
+N = 600
+AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
+
+
+@pytest.fixture
+def survey(db, owner):
+    """1 qrr, 2 direct age band, 3 direct region, 4 krr (3 options), 5 sue (3), 6 ordinal by oue, every level
+    scored, 7 a numeric mean by the 1-bit mean; the sample has too many young people and northerners."""
+    made = builder.create_survey("weights", "Weights", [
+        QuestionSpec("Cheated?", "qrr", q="0.5"),
+        QuestionSpec("Age band?", "direct", options=list(AGE)),
+        QuestionSpec("Region?", "direct", options=list(REGION)),
+        QuestionSpec("How often?", "krr", epsilon=1.5, options=["Never", "Sometimes", "Often"]),
+        QuestionSpec("Colour?", "sue", epsilon=1.5, options=["Red", "Green", "Blue"]),
+        QuestionSpec("Agree?", "oue", epsilon=1.5, kind="ordinal", options=["No", "Maybe", "Yes"],
+                     scores=["-1", "0", "2.5"]),
+        QuestionSpec("Hours online?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "10", "1")),
+    ], status=Survey.Status.OPEN, epsilon_budget=20.0)
+    made.researchers.add(owner)
+    return made
+
+
+@pytest.fixture
+def answered(survey):
+    return add_responses(survey, N, seed=11, truth={2: [0.5, 0.3, 0.2], 3: [0.7, 0.3]})
+
+
+def enter(survey, order, shares, source="Census 2021"):
+    question = survey.questions.get(order=order)
+    found = PopulationMargin.objects.create(question=question, source=source)
+    for option, share in zip(question.ordered_options(), shares.values(), strict=True):
+        MarginShare.objects.create(margin=found, option=option, share=share)
+
+
+def estimates(client, survey, query):
+    response = client.get(reverse("aggregation:api-estimates", args=[survey.slug]) + query)
+    return response.status_code, json.loads(response.content)
+
+
+def test_every_figure_is_weighted_to_the_margins(owner_client, survey, answered):
+    enter(survey, 2, AGE)
+    enter(survey, 3, REGION, source="Regional register")
+    status, body = estimates(owner_client, survey, "?weighted=true")
+    assert status == 200, body
+    by_order = {q.order: values for q, values in answered.items()}
+    design = rake([margin("age", by_order[2], dict(enumerate(AGE.values()))),
+                   margin("region", by_order[3], dict(enumerate(REGION.values())))], cap=5.0)
+    assert body["weights"] == {
+        "margins": [{"question": "Age band?", "source": "Census 2021", "shares": AGE},
+                    {"question": "Region?", "source": "Regional register", "shares": REGION}],
+        "n": N, "left_out": 0, "min": pytest.approx(design.weights.min()), "max": pytest.approx(design.weights.max()),
+        "design_effect": pytest.approx(design.design_effect), "effective_n": pytest.approx(design.effective_n),
+        "cap": 5.0, "cap_met": True}
+    questions = {q["order"]: q for q in body["questions"]}
+    for order, values in by_order.items():
+        if order == 7:
+            continue
+        question = survey.questions.get(order=order)
+        expected = weighted_fractions(question.mechanism(), values, design, 0.95)
+        found = questions[order]
+        assert found["interval"] == "weighted" and found["n"] == N
+        assert [o["estimate"] for o in found["options"]] == pytest.approx(list(expected.estimate), abs=1e-12)
+        assert [o["std_error"] for o in found["options"]] == pytest.approx(list(expected.std_error), abs=1e-12)
+        assert [o[end] for end in ("ci_low", "ci_high") for o in found["options"]] == pytest.approx(
+            [*expected.ci_low, *expected.ci_high], abs=1e-12)
+    # The weighted sample has the population's age bands and regions exactly.
+    assert [o["estimate"] for o in questions[2]["options"]] == pytest.approx(list(AGE.values()), abs=1e-9)
+    assert [o["estimate"] for o in questions[3]["options"]] == pytest.approx(list(REGION.values()), abs=1e-9)
+    # The ordinal question's mean score: the weighted mean of each report's unbiased linear score.
+    mechanism = survey.questions.get(order=6).mechanism()
+    unbiased = (indicators(mechanism, by_order[6]) - mechanism.q_other) / (mechanism.p - mechanism.q_other)
+    score = weighted_mean(unbiased @ np.array([-1.0, 0.0, 2.5]), design, -1.0, 2.5)
+    assert (questions[6]["mean"]["mean"], questions[6]["mean"]["std_error"]) == pytest.approx(
+        (score.mean, score.std_error), abs=1e-12)
+    # The numeric mean: the weighted mean of the per-report unbiased values.
+    hours = weighted_mean(per_report_values(survey.questions.get(order=7).mechanism(), by_order[7]), design, 0, 10)
+    assert questions[7]["mean"] == pytest.approx(hours.as_dict(), abs=1e-12)
+    assert questions[7]["interval"] == "weighted"
+
+
+def test_unweighted_figures_say_so(owner_client, survey, answered):
+    enter(survey, 2, AGE)
+    status, body = estimates(owner_client, survey, "")
+    assert status == 200 and body["weights"] is None
+    assert {q["interval"] for q in body["questions"]} == {"anytime"}
+
+
+def test_it_refuses_to_weight_a_survey_without_margins(owner_client, survey, answered):
+    status, body = estimates(owner_client, survey, "?weighted=1")
+    assert status == 400 and body["error"]["code"] == "bad_parameter" and body["error"]["field"] == "weighted"
+    assert "no population margins" in body["error"]["reason"]
+
+
+def test_it_refuses_weighted_figures_with_intervals_valid_at_any_time(owner_client, survey, answered):
+    enter(survey, 2, AGE)
+    status, body = estimates(owner_client, survey, "?weighted=1&interval=anytime")
+    assert status == 400 and body["error"]["field"] == "interval"
+
+
+def test_a_margin_category_nobody_chose_cannot_be_weighted(owner_client, survey):
+    add_responses(survey, 50, seed=2, truth={2: [0.5, 0.5, 0.0]})
+    enter(survey, 2, AGE)
+    status, body = estimates(owner_client, survey, "?weighted=1")
+    assert status == 409 and body["error"]["field"] == "weighted" and "no respondents" in body["error"]["reason"]
+
+
+def test_other_researchers_see_no_weighted_figures(client, other_researcher, survey, answered):
+    enter(survey, 2, AGE)
+    client.force_login(other_researcher)
+    status, _ = estimates(client, survey, "?weighted=1")
+    assert status == 404
+
+
+def test_the_dashboard_offers_weighted_figures_once_margins_exist(owner_client, survey, answered):
+    url = reverse("aggregation:dashboard", args=[survey.slug])
+    assert "weights-offer" not in owner_client.get(url).content.decode()
+    enter(survey, 2, AGE)
+    page = owner_client.get(url).content.decode()
+    link = "?confidence=0.95&amp;simultaneous=off&amp;margin=0.05&amp;weighted=on"
+    assert f'class="note weights-offer"><a href="{link}"' in page
+
+
+def test_the_weighted_dashboard_says_to_what_and_at_what_cost(owner_client, survey, answered):
+    enter(survey, 2, AGE)
+    enter(survey, 3, REGION, source="Regional register")
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?weighted=on")
+    page = response.content.decode()
+    assert response.status_code == 200
+    body = estimates(owner_client, survey, "?weighted=on")[1]["weights"]
+    assert "<strong>Age band?</strong> (Census 2021): 18-34 30.0%, 35-54 40.0%, 55+ 30.0%" in page
+    assert "<strong>Region?</strong> (Regional register): North 45.0%, South 55.0%" in page
+    assert (f"Weights from {body['min']:.2f} to {body['max']:.2f} (capped at 5 times their median). Design effect "
+            f"{body['design_effect']:.2f}: the weighted figures are as precise as a simple random sample of "
+            f"{body['effective_n']:.0f} of these {N} responses.") in page
+    assert '<input type="hidden" name="weighted" value="on">' in page and "Show unweighted figures" in page
