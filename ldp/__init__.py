@@ -19,6 +19,7 @@ from .registry import (
     YES_NO,
     BitFlip,
     Direct,
+    DirectNumber,
     DiscreteLaplace,
     KaryRR,
     Mechanism,
@@ -37,7 +38,8 @@ from .report_stream import stream_sequence
 from .sequences import Sequence, anytime_respondents_needed, fraction_sequence
 
 __all__ = [
-    "BitFlip", "BudgetExceeded", "Conditional", "Direct", "DiscreteLaplace", "EPSILON_MAX", "EPSILON_MIN",
+    "BitFlip", "BudgetExceeded", "Conditional", "Direct", "DirectNumber", "DiscreteLaplace", "EPSILON_MAX",
+    "EPSILON_MIN",
     "Estimate", "Independence", "JointCounts", "JointEstimate", "KaryRR", "K_MAX", "MECHANISMS", "MeanEstimate",
     "Mechanism", "MultiSelect", "NUMERIC", "ONE_OF_K", "OneBitMean", "OptimizedUnary", "QRandomizedResponse",
     "ReportError", "Sequence", "SymmetricUnary", "YES_NO", "advise", "anytime_respondents_needed", "best_guess",

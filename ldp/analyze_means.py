@@ -45,7 +45,7 @@ def mean_of(design: Design, counts: list[int], values: Mapping[int, int], n: int
             raise AssertionError(f"{design.key}: {design.mechanism} rebuilt as {mechanism.name}")
         if mechanism.encoding != "integer":  # the 1-bit mean: counts of the reports 0 and 1
             return mechanism.estimate_mean([0, 1], counts, confidence=confidence)
-        bound = mechanism.bound  # type: ignore[attr-defined]  # a DiscreteLaplace, stored as r + bound
+        bound = getattr(mechanism, "bound", 0)  # discrete Laplace stores r + bound; a direct number its index
         stored = sorted(values)
         return mechanism.estimate_mean([r + bound for r in stored], [values[r] for r in stored],
                                        confidence=confidence)

@@ -45,7 +45,7 @@ class Design:
     def report_range(self) -> tuple[int, int]:
         """The smallest and largest report one column may hold."""
         if self.encoding == "integer":
-            bound, steps = self.described["bound"], self.described["steps"]
+            bound, steps = self.described.get("bound", 0), self.described["steps"]  # a direct number: no bound
             return -bound, steps + bound
         return 0, (1 if self.encoding == "bits" else self.k - 1)
 

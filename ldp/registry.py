@@ -12,11 +12,13 @@ and the privacy map of a published sampler (each class's own, looked up by the s
 | multiselect | any subset of k (at most m) | e^(e/d)/(1+e^(e/d)) | 1 - p      | eps, d = k or min(k, 2m) |
 | onebit  | numeric mean | e^eps / (1 + e^eps)     | 1 / (1 + e^eps)       | eps                |
 | dlaplace | numeric mean | P(Z = z) proportional to e^(-|z| eps / steps)  |  | eps           |
+| direct_number | numeric mean | 1                 | 0                     | infinite           |
 
 ONE_OF_K names the mechanisms whose answer is one of k options (yes/no, single choice, ordinal levels,
 numeric histograms over bins); NUMERIC those for a numeric question's mean (`ldp.grid`).
 
-`direct` is the identity channel (not randomized): a question whose answer is sent as given.
+`direct` is the identity channel (not randomized): a question whose answer is sent as given;
+`direct_number` is the same for a number on lo..hi by step (`ldp.direct_number`, whose sampler is direct's).
 It takes only k (k = 2 for a yes/no question, option 1 = yes), is not in YES_NO, and is not
 counted by `survey_epsilon`/`check_budget` (see `ldp.accounting`).
 
@@ -31,6 +33,7 @@ import math  # noqa: F401  (the doctests use it)
 from fractions import Fraction
 from typing import Any
 
+from .direct_number import DirectNumber
 from .dlaplace import DiscreteLaplace
 from .grid import GridMechanism
 from .index import BitFlip, Direct, IndexMechanism, KaryRR, QRandomizedResponse
@@ -41,7 +44,7 @@ from .unary import OptimizedUnary, SymmetricUnary, UnaryMechanism
 
 MECHANISMS: dict[str, type[Mechanism]] = {
     cls.name: cls for cls in (QRandomizedResponse, BitFlip, KaryRR, SymmetricUnary, OptimizedUnary, Direct,
-                              MultiSelect, OneBitMean, DiscreteLaplace)}
+                              MultiSelect, OneBitMean, DiscreteLaplace, DirectNumber)}
 YES_NO = frozenset(name for name, cls in MECHANISMS.items() if cls.yes_no)
 ONE_OF_K = frozenset(name for name, cls in MECHANISMS.items() if cls.one_of_k)
 NUMERIC = frozenset(name for name, cls in MECHANISMS.items() if cls.estimates_mean)
@@ -154,6 +157,10 @@ def _check_extras(cls: type[Mechanism], at_most: int | None, grid: dict[str, Any
 
 def _numeric(name: str, q: Any, epsilon: float | None, grid: dict[str, Any]) -> Mechanism:
     missing = [key for key, value in grid.items() if value is None]
+    if not MECHANISMS[name].randomized:  # direct_number
+        if missing or q is not None or epsilon is not None:
+            raise ValueError(f"{name} takes lo, hi and step, neither q nor epsilon: it is not randomized")
+        return MECHANISMS[name](**grid)
     if missing or q is not None or epsilon is None:
         raise ValueError(f"{name} takes epsilon, lo, hi and step, not q" + (f"; missing {missing}" if missing else ""))
     return MECHANISMS[name](epsilon, **grid)  # type: ignore[call-arg]
@@ -161,6 +168,7 @@ def _numeric(name: str, q: Any, epsilon: float | None, grid: dict[str, Any]) -> 
 
 __all__ = [
     "EPSILON_MAX", "EPSILON_MIN", "K_MAX", "MECHANISMS", "NUMERIC", "ONE_OF_K", "YES_NO", "BitFlip", "Direct",
+    "DirectNumber",
     "DiscreteLaplace", "GridMechanism", "IndexMechanism", "KaryRR", "Mechanism", "MultiSelect", "OneBitMean",
     "OptimizedUnary", "QRandomizedResponse", "ReportError", "SAMPLER_KINDS", "SymmetricUnary", "UnaryMechanism",
     "by_sampler", "epsilon_from_q", "from_dict", "make", "q_from_epsilon", "sampler_channel", "sampler_epsilon",

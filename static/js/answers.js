@@ -81,6 +81,9 @@ export function describeReport(question, report, text, none) {
   if (question.sampler.kind === "onebit") {
     return fill(text.bit, { bit: report, end: report === 1 ? question.scale.hi : question.scale.lo });
   }
-  if (question.sampler.kind === "dlaplace") return valueAt(question.scale, report);
+  // A grid index: noisy (discrete Laplace) or the answer itself (a number sent as given).
+  if (question.sampler.kind === "dlaplace" || (question.scale && question.sampler.kind === "direct")) {
+    return valueAt(question.scale, report);
+  }
   return `“${question.options[report]}”`;
 }

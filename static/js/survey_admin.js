@@ -35,7 +35,8 @@ function optionCount(row) {
 
 const hasOptions = (row) => {
   const options = kindOf(row).options;
-  return options === true || options === field(row, "mechanism_name").value;
+  const mechanism = field(row, "mechanism_name").value;
+  return options === true || options === mechanism || (Array.isArray(options) && options.includes(mechanism));
 };
 
 // The mechanisms that fit the row's kind; the first of them if the chosen one does not.
@@ -63,7 +64,7 @@ function fitBoxes(row) {
 function showParameter(row) {
   const mechanism = field(row, "mechanism_name").value;
   show(box(row, "q"), mechanism === "qrr");
-  show(box(row, "epsilon"), mechanism !== "qrr" && mechanism !== "direct");
+  show(box(row, "epsilon"), !["qrr", "direct", "direct_number"].includes(mechanism));
 }
 
 function figuresLine(row) {
@@ -85,12 +86,12 @@ async function refresh(row) {
   const mechanism = field(row, "mechanism_name").value;
   const query = new URLSearchParams({ mechanism, kind: field(row, "kind")?.value || "" });
   if (mechanism === "qrr") query.set("q", field(row, "q").value.trim());
-  else if (mechanism !== "direct") query.set("epsilon", field(row, "epsilon").value.trim());
-  if (!["qrr", "bitflip"].includes(mechanism) && hasOptions(row)) query.set("k", String(optionCount(row)));
+  else if (!["direct", "direct_number"].includes(mechanism)) query.set("epsilon", field(row, "epsilon").value.trim());
+  if (!["qrr", "bitflip", "direct_number"].includes(mechanism) && hasOptions(row)) query.set("k", String(optionCount(row)));
   if (mechanism === "multiselect" && field(row, "at_most")?.value.trim()) {
     query.set("at_most", field(row, "at_most").value.trim());
   }
-  if (["onebit", "dlaplace"].includes(mechanism)) {
+  if (["onebit", "dlaplace", "direct_number"].includes(mechanism)) {
     for (const name of ["lo", "hi", "step"]) query.set(name, field(row, name)?.value.trim() || "");
   }
   pending.get(row)?.abort();

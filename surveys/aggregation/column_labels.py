@@ -72,6 +72,8 @@ class Column:
             return {}
         if self.option is not None:
             return dict(BIT_LABELS)
+        if self.question.mean and not self.question.mechanism.randomized:  # a direct number: plain numbers
+            return {}
         if self.labels_a_bit:
             scale = self.question.mechanism.describe()
             return {0: f"leans toward lo = {scale['lo']}", 1: f"leans toward hi = {scale['hi']}"}
@@ -99,6 +101,11 @@ class Column:
         if self.labels_a_bit:
             return (f"1-bit mean on {d['lo']} to {d['hi']} by {d['step']}: 1 leans toward hi = {d['hi']}, "
                     f"0 toward lo = {d['lo']}")
+        if mechanism.encoding == "integer" and not mechanism.randomized:
+            bins = "; ".join(f"{edge} ({label})" for edge, label in zip(question.edges, question.options, strict=True))
+            return (f"Direct number on {d['lo']} to {d['hi']} by {d['step']}: the report i is the grid index as "
+                    f"given, the value {d['lo']} + {d['step']} i; i from 0 to {d['steps']}"
+                    + (f". Break-down bins by lower edge: {bins}" if bins else ""))
         if mechanism.encoding == "integer":
             return (f"Discrete Laplace on {d['lo']} to {d['hi']} by {d['step']}: the report r is the grid index "
                     f"plus noise, the value {d['lo']} + {d['step']} r; r from {-d['bound']} to "

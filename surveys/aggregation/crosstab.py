@@ -14,9 +14,9 @@ cell (`ldp.joint_respondents_needed`).
 
 The dashboard's cross-tab and break-down, the cross-tab API and its CSV export all call `crosstab`,
 so they show one set of numbers. A question that is not the survey's (or a == b) is a 400 naming
-the parameter (params.BadParameter), and so is a numeric question asked for its mean, which has no
-answers to put in a table; every other kind relates (multi-select options as their bits, ordinal levels
-and numeric bins as options). A break-down leaves numeric means out.
+the parameter (params.BadParameter), and so is a numeric question asked for its randomized mean, which has
+no answers to put in a table; every other kind relates (multi-select options as their bits, ordinal levels
+and numeric bins as options, a direct number in its bins). A break-down leaves randomized means out.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ class CrossTab:
     def joint(self) -> ldp.JointEstimate | None:
         if self.counts is None:
             return None
-        return ldp.estimate_joint(self.a.mechanism, self.b.mechanism, self.counts, confidence=self.confidence)
+        return ldp.estimate_joint(self.a.relating, self.b.relating, self.counts, confidence=self.confidence)
 
     @cached_property
     def b_given_a(self) -> ldp.Conditional | None:
@@ -124,7 +124,7 @@ class CrossTab:
     def relation(self) -> Relation | None:
         if self.counts is None:
             return None
-        return Relation(ldp.independence(self.a.mechanism, self.b.mechanism, self.counts))
+        return Relation(ldp.independence(self.a.relating, self.b.relating, self.counts))
 
     @cached_property
     def cells(self) -> list[Cell]:
@@ -152,7 +152,7 @@ class CrossTab:
     def _conditional(self, given: str) -> ldp.Conditional | None:
         if self.counts is None:
             return None
-        return ldp.estimate_conditional(self.a.mechanism, self.b.mechanism, self.counts, given=given,
+        return ldp.estimate_conditional(self.a.relating, self.b.relating, self.counts, given=given,
                                         confidence=self.confidence)
 
 
@@ -207,7 +207,7 @@ def of_questions(survey: Survey, a: PlannedQuestion, b: PlannedQuestion,
 
 def from_counts(survey: Survey, a: PlannedQuestion, b: PlannedQuestion, counts: ldp.JointCounts | None,
                 options: ResultOptions = DEFAULTS) -> CrossTab:
-    needed = ldp.joint_respondents_needed(a.mechanism, b.mechanism, options.margin, options.confidence)
+    needed = ldp.joint_respondents_needed(a.relating, b.relating, options.margin, options.confidence)
     return CrossTab(survey=survey, a=a, b=b, options=options, counts=counts, needed=needed)
 
 

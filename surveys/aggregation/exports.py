@@ -142,6 +142,9 @@ def report_words(question: PlannedQuestion) -> str:
     mechanism = question.mechanism
     if mechanism.unary:
         return f"a list of {mechanism.k} bits, bit j for option j"
+    if mechanism.encoding == "integer" and not mechanism.randomized:
+        return (f"an integer grid index i from 0 to {mechanism.k - 1}, sent as given (not randomized): the value "
+                "lo + i * step")
     if mechanism.encoding == "integer":
         d = mechanism.describe()
         return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
@@ -153,7 +156,7 @@ def report_words(question: PlannedQuestion) -> str:
 
 def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
     mechanism = question.mechanism
-    extra = {name: value for name, value in (("scale", scale_of(question)), ("bins", bins_of(question)),
+    extra = {name: value for name, value in (("scale", scale_of(question)), ("bins", bins_of(question, every=True)),
                                              ("scores", scores_of(question))) if value is not None}
     return {
         "key": question.key,

@@ -88,7 +88,8 @@ def _r_question(column: Column) -> str:
         # The reports a column may hold: bits 0..1, option indexes 0..k-1, discrete Laplace's -bound..steps + bound.
         "report_range": _report_range(question.mechanism, described),
         "value_labels": (r_strings(BIT_LABELS.values()) if mechanism.unary
-                         else r_strings(column.value_labels.values()) if column.labels_a_bit else "NULL"),
+                         else r_strings(column.value_labels.values()) if column.labels_a_bit
+                         else "character(0)" if question.mean else "NULL"),  # a direct number: plain numbers
         "mean_interval": r_string(mechanism.mean_interval) if mechanism.mean_interval else "NULL",
         # Exact fractions of the browser's sampler integers (doubles hold them exactly); NULL for discrete Laplace.
         "p": _r_fraction(described["p_exact"]),
@@ -117,7 +118,7 @@ def _r_mean_variance(question: Any) -> str:
 def _report_range(mechanism: Any, described: dict[str, Any]) -> str:
     if mechanism.unary:
         return "c(0L, 1L)"
-    if mechanism.encoding == "integer":
+    if mechanism.encoding == "integer" and mechanism.randomized:  # a direct number: its grid indexes
         return f"c({-described['bound']}L, {described['steps'] + described['bound']}L)"
     return f"c(0L, {mechanism.k - 1}L)"
 

@@ -143,7 +143,7 @@ def true_answers(question: plan.PlannedQuestion, n: int, truth: Sequence[float] 
     if question.scale is not None:
         points = question.scale.steps + 1
         index = rng.choice(points, size=n, p=truth if truth is not None else [1 / points] * points)
-        if not question.edges:
+        if not question.histogram:  # a mean's grid index (a direct number's bins are for the analysis only)
             return index
         return np.searchsorted(np.asarray(question.edge_indexes), index, side="right") - 1
     k = mechanism.k

@@ -18,7 +18,8 @@ a submission). So only the pairs asked for are kept:
 - Whatever changes reports otherwise must rebuild them (`rebuild`, called by
   `tallies.rebuild`, hence `manage.py rebuild_counts`).
 
-A question's cells for one stored value: an index-coded report is its option index; a unary
+A question's cells for one stored value: an index-coded report is its option index (a direct number's:
+its bin); a unary
 one (a bitmask) is -1, the report itself, and each bit set. A pair's counts are then whole
 (`joint_counts`): pairs[i, j] is the (i, j) cell, n the sum over the cells that stand for a
 whole report on both sides, and each side's counts among those respondents the sums over the
@@ -46,14 +47,15 @@ Cells = dict[tuple[int, int], int]  # (cell of A, cell of B) -> responses
 
 def cells(question: PlannedQuestion, value: int) -> tuple[int, ...]:
     """The cells a stored value counts in; ValueError if the value is not one this question stores."""
-    mechanism = question.mechanism
+    mechanism = question.relating
     if mechanism.unary:
         if not 0 <= value < 1 << mechanism.k:
             raise ValueError(f"question {question.order}: value {value} outside its {mechanism.k} bits")
         return (WHOLE, *(j for j in range(mechanism.k) if value >> j & 1))
-    if not 0 <= value < mechanism.k:
+    cell = question.cell(value)
+    if not 0 <= cell < mechanism.k:
         raise ValueError(f"question {question.order}: value {value} outside its {mechanism.k} options")
-    return (value,)
+    return (cell,)
 
 
 def random_shard() -> int:
@@ -62,7 +64,7 @@ def random_shard() -> int:
 
 def _whole(question: PlannedQuestion) -> list[int]:
     """The cells of which every report has exactly one."""
-    return [WHOLE] if question.mechanism.unary else list(range(question.mechanism.k))
+    return [WHOLE] if question.relating.unary else list(range(question.relating.k))
 
 
 def ordered(a: PlannedQuestion, b: PlannedQuestion) -> tuple[PlannedQuestion, PlannedQuestion, bool]:
@@ -72,7 +74,7 @@ def ordered(a: PlannedQuestion, b: PlannedQuestion) -> tuple[PlannedQuestion, Pl
 
 def joint_counts(a: PlannedQuestion, b: PlannedQuestion, counted: Cells) -> ldp.JointCounts | None:
     """`ldp.JointCounts` of A (rows) and B from their cells' counts; None when nobody answered both."""
-    ka, kb = a.mechanism.k, b.mechanism.k
+    ka, kb = a.relating.k, b.relating.k
     whole_a, whole_b = _whole(a), _whole(b)
     n = sum(counted.get((i, j), 0) for i in whole_a for j in whole_b)
     if n == 0:
@@ -81,7 +83,7 @@ def joint_counts(a: PlannedQuestion, b: PlannedQuestion, counted: Cells) -> ldp.
     a_counts = [sum(counted.get((i, j), 0) for j in whole_b) for i in range(ka)]
     b_counts = [sum(counted.get((i, j), 0) for i in whole_a) for j in range(kb)]
     try:
-        return ldp.JointCounts.from_counts(a.mechanism, b.mechanism, pairs, n, a_counts, b_counts)
+        return ldp.JointCounts.from_counts(a.relating, b.relating, pairs, n, a_counts, b_counts)
     except ValueError as error:
         raise Unavailable(f"questions {a.order} and {b.order}: their counts cannot be read ({error})") from None
 

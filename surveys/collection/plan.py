@@ -9,6 +9,7 @@ query per request, not loading model instances and rebuilding mechanisms.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
@@ -61,7 +62,8 @@ class PlannedQuestion:
 
     @property
     def mean(self) -> bool:
-        """A numeric question asked for its mean (1-bit mean or discrete Laplace): no per-option fractions."""
+        """A numeric question asked for its mean (1-bit mean, discrete Laplace, a direct number): no per-option
+        fractions."""
         return self.mechanism.estimates_mean
 
     @property
@@ -71,8 +73,22 @@ class PlannedQuestion:
 
     @property
     def relatable(self) -> bool:
-        """Whether a cross-tab can take it (`Kind.relatable`: every kind with options; a mean has none)."""
+        """Whether a cross-tab can take it (`Kind.relatable`: every kind with options; a randomized mean has none,
+        a direct number relates in its bins)."""
         return kinds.kind_of(self).relatable(self.mechanism)
+
+    @cached_property
+    def relating(self) -> ldp.Mechanism:
+        """The channel a cross-tab reads its cells with: its mechanism, or for a direct number its bins sent as
+        given (`cell`)."""
+        return ldp.Direct(len(self.edges)) if self.mean and self.edges else self.mechanism
+
+    def cell(self, value: int) -> int:
+        """The option a stored index-coded value counts for: itself, or a direct number's bin."""
+        if self.mean and self.edges:
+            self.mechanism.encode(value)  # checks it is on the grid
+            return bisect.bisect_right(self.edge_indexes, value) - 1
+        return value
 
     @property
     def edge_indexes(self) -> list[int]:

@@ -198,8 +198,9 @@ def scale_of(question: PlannedQuestion) -> dict[str, str] | None:
     return None if question.scale is None else question.scale.as_dict()
 
 
-def bins_of(question: PlannedQuestion) -> list[dict[str, Any]] | None:
-    if not question.edges:
+def bins_of(question: PlannedQuestion, every: bool = False) -> list[dict[str, Any]] | None:
+    """A histogram's bins; with `every`, a direct number's too (the analysis's: its browser sends the number)."""
+    if not (question.histogram or (every and question.edges)):
         return None
     return [{"label": label, "lower": str(edge), "lower_index": index}
             for label, edge, index in zip(question.options, question.edges, question.edge_indexes, strict=True)]

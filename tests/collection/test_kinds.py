@@ -23,7 +23,7 @@ def test_every_mechanism_belongs_to_a_kind_and_the_figures_take_the_first():
     assert {name: kinds.of_mechanism(name).name for name in ldp.MECHANISMS} == {
         "qrr": "yes_no", "bitflip": "yes_no", "krr": "single_choice", "sue": "single_choice",
         "oue": "single_choice", "direct": "single_choice", "multiselect": "multi_select", "onebit": "numeric",
-        "dlaplace": "numeric"}
+        "dlaplace": "numeric", "direct_number": "numeric"}
 
 
 def test_the_database_and_the_api_take_their_kinds_from_the_registry():
@@ -41,8 +41,8 @@ def test_the_admins_script_gets_each_kinds_mechanisms_and_boxes():
                           "at_most": False, "exclusive": False, "prefer_not": True},
         "multi_select": {"mechanisms": ["multiselect"], "options": True, "scale": False, "at_most": True,
                          "exclusive": True, "prefer_not": True},
-        "numeric": {"mechanisms": ["onebit", "dlaplace", "krr"], "options": "krr", "scale": True, "at_most": False,
-                    "exclusive": False, "prefer_not": False},
+        "numeric": {"mechanisms": ["onebit", "dlaplace", "krr", "direct_number"], "options": ["krr", "direct_number"],
+                    "scale": True, "at_most": False, "exclusive": False, "prefer_not": False},
         "ordinal": {"mechanisms": ["krr", "sue", "oue"], "options": True, "scale": False, "at_most": False,
                     "exclusive": False, "prefer_not": True},
     }
@@ -51,7 +51,8 @@ def test_the_admins_script_gets_each_kinds_mechanisms_and_boxes():
 def test_an_error_building_a_mechanism_is_shown_at_the_field_it_is_about():
     assert {name: kinds.error_field(name) for name in ldp.MECHANISMS} == {
         "qrr": "q", "bitflip": "epsilon", "krr": "epsilon", "sue": "epsilon", "oue": "epsilon",
-        "direct": "mechanism_name", "multiselect": "at_most", "onebit": "epsilon", "dlaplace": "epsilon"}
+        "direct": "mechanism_name", "multiselect": "at_most", "onebit": "epsilon", "dlaplace": "epsilon",
+        "direct_number": "mechanism_name"}
 
 
 def test_build_mechanism_refuses_a_kind_that_is_none():

@@ -54,7 +54,7 @@ def test_an_admin_types_each_new_kind_and_sees_its_boxes_and_figures(live_server
     hours = page.locator("#questions-1")
     hours.locator("[name=questions-1-text]").fill("Hours?")
     hours.locator("[name=questions-1-kind]").select_option("numeric")
-    assert offered(hours, 1) == ["krr", "onebit", "dlaplace"]  # in the list's order
+    assert offered(hours, 1) == ["krr", "onebit", "dlaplace", "direct_number"]  # in the list's order
     assert hours.locator("[name=questions-1-mechanism_name]").input_value() == "onebit"  # the kind's first
     assert visible(hours, *boxes) == ["lo", "hi", "step", "epsilon"]  # a mean: no options
     for name, value in (("lo", "0"), ("hi", "10"), ("step", "1"), ("epsilon", "0.2")):

@@ -3,7 +3,7 @@
 // of an answer that still ticks an exclusive option with others, and of too many ticks).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { afterTick, ticksProblem } from "../../static/js/answers.js";
+import { afterTick, describeReport, ticksProblem } from "../../static/js/answers.js";
 
 const text = { too_many: "Please tick at most {m} boxes.", exclusive: "“{option}” is ticked alone." };
 // Tobacco, Alcohol, Cannabis, None of these (exclusive), Prefer not to say (exclusive).
@@ -66,4 +66,16 @@ test("the at-most limit still counts, and a question without exclusive options i
   const plain = { options: ["A", "B", "C"], at_most: 1 };
   assert.equal(ticksProblem(plain, [T, T, F], text), "Please tick at most 1 boxes.");
   assert.equal(ticksProblem(plain, [T, F, F], text), "");
+});
+
+test("the receipt shows a number sent as given as the number itself, and a noisy one as its noisy value", () => {
+  const scale = { lo: "0", hi: "10", step: "0.5" };
+  const direct = { kind: "numeric", options: ["0 to 4.5", "5 to 10"], scale, sampler: { kind: "direct", k: 21 } };
+  assert.equal(describeReport(direct, 0, {}, "none"), "0");
+  assert.equal(describeReport(direct, 7, {}, "none"), "3.5");
+  assert.equal(describeReport(direct, 20, {}, "none"), "10");
+  const noisy = { ...direct, sampler: { kind: "dlaplace", steps: 20, scale_num: 20, scale_den: 1, bound: 9 } };
+  assert.equal(describeReport(noisy, -2, {}, "none"), "-1");
+  const choice = { kind: "single_choice", options: ["North", "South"], sampler: { kind: "direct", k: 2 } };
+  assert.equal(describeReport(choice, 1, {}, "none"), "“South”");
 });

@@ -44,6 +44,7 @@ test("an exactly rational loss (discrete Laplace at epsilon 1) is at most 1.000,
 
 test("a direct question has no loss and counts for nothing", () => {
   assert.equal(samplerLoss({ kind: "direct", k: 3 }), null);
+  assert.equal(samplerLoss({ kind: "direct", k: 82 }), null); // a number sent as given (ldp.DirectNumber)
   const grr = fixture.cases.find((c) => c.name === "krr k=3 eps=1.0").sampler;
   assert.deepEqual(checkSurvey([{ kind: "direct", k: 3 }, grr], 1.0), { millis: 1000 });
 });

@@ -322,6 +322,16 @@ test("direct refuses bad samplers and answers like the others", () => {
   }
 });
 
+test("a number sent as given (ldp.DirectNumber: direct over steps + 1 grid indexes) is its exact grid index", () => {
+  // Age 18 to 99 by 1 (k = 82), and the largest grid, 10^6 steps: every index as given, no word drawn.
+  for (const k of [82, 1000001]) {
+    const sampler = { kind: "direct", k };
+    assert.equal(validateSampler(sampler), sampler);
+    for (const truth of [0, 1, Math.floor(k / 2), k - 1]) assert.equal(randomizeAnswer(sampler, truth, noWords), truth);
+    assert.throws(() => randomizeAnswer(sampler, k, noWords), /answer must be an integer/); // hi + step: off the grid
+  }
+});
+
 // ---- validation -----------------------------------------------------------
 
 test("validateSampler accepts good samplers", () => {

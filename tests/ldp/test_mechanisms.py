@@ -222,7 +222,8 @@ def test_make_builds_each_mechanism_by_name():
     assert ldp.make("sue", k=4, epsilon=1.0) == ldp.SymmetricUnary(1.0, 4)
     assert ldp.make("oue", k=4, epsilon=1.0) == ldp.OptimizedUnary(1.0, 4)
     assert ldp.make("direct", k=4) == ldp.Direct(4)
-    assert set(ldp.MECHANISMS) == {"qrr", "bitflip", "krr", "sue", "oue", "direct", "multiselect", "onebit", "dlaplace"}
+    assert set(ldp.MECHANISMS) == {"qrr", "bitflip", "krr", "sue", "oue", "direct", "multiselect", "onebit", "dlaplace",
+                                   "direct_number"}
     assert ldp.YES_NO == {"qrr", "bitflip"}
 
 

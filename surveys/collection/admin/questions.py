@@ -44,9 +44,10 @@ OWN_WORDS = {"options": lambda: _("Options"), "exclusive": lambda: _("Exclusive 
 
 def applicable(question: Question, options: str) -> list[tuple[str, object]]:
     """(field, value) of the settings that apply to `question`'s kind and mechanism, in the page's order."""
-    shows = kinds.kind_of(question).boxes()
+    kind = kinds.kind_of(question)
+    shows = kind.boxes()
     found: list[tuple[str, object]] = []
-    if shows.get("options") in (True, question.mechanism_name):
+    if kind.has_options(question.mechanism_name):
         found.append(("options", options))
     exclusive = option_lines.exclusive_written(question)
     if shows.get("exclusive") and exclusive:

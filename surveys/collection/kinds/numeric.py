@@ -1,8 +1,11 @@
 """Numeric: a number on the grid lo..hi by step, asked for its mean (1-bit mean, discrete Laplace) or counted
-in 2 to 32 bins the admin sets by their lower edges (k-ary randomized response, a histogram).
+in 2 to 32 bins the admin sets by their lower edges (k-ary randomized response, a histogram), or asked directly
+(direct_number: not randomized, the number sent as given, such as age in years for covariates), with its exact
+mean and the bins the admin sets for break-downs.
 
-A numeric question's mode is its mechanism: only the histogram has options (its bins), typed one per line
-as a lower edge, optionally with a label ("18" or "18: Adults"; without one the label is the bin's range).
+A numeric question's mode is its mechanism: the histogram and the direct number have options (their bins),
+typed one per line as a lower edge, optionally with a label ("18" or "18: Adults"; without one the label is the
+bin's range). A direct number's browser sends the number's grid index, never its bin: the bins are the analysis's.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+import ldp
+
 from .. import scales
 from ..scales import Scale
 from .base import Kind, Row
@@ -22,12 +27,35 @@ from .base import Kind, Row
 class Numeric(Kind):
     name = "numeric"
     label = gettext_lazy("Numeric (a number from lo to hi)")
-    mechanisms = ("onebit", "dlaplace", "krr")
-    words = ("numeric questions use the 1-bit mean or discrete Laplace (for the mean), or k-ary randomized "
-             "response over bins (a histogram)")
-    options = "krr"  # bins
+    mechanisms = ("onebit", "dlaplace", "krr", "direct_number")
+    words = ("numeric questions use the 1-bit mean or discrete Laplace (for the mean), k-ary randomized "
+             "response over bins (a histogram), or no randomization (direct: the number as given, with bins)")
+    # The modes with options (their bins: a histogram's, or a direct number's for break-downs); `has_options` and
+    # `boxes` say so, in place of the one mechanism `options` can name.
+    binned = ("krr", "direct_number")
     scale = True
     answer = "number"
+
+    def has_options(self, name: str) -> bool:
+        return name in self.binned
+
+    def boxes(self) -> dict[str, object]:
+        return {**super().boxes(), "options": list(self.binned)}
+
+    def relatable(self, mechanism: ldp.Mechanism) -> bool:
+        """A randomized mean has no answers to count; a direct number relates in its bins."""
+        return not (mechanism.estimates_mean and mechanism.randomized)
+
+    def build(self, name: str, q: Decimal | None, epsilon: float | None, options: int, *,
+              scale: Scale | None = None, at_most: int | None = None) -> ldp.Mechanism:
+        mechanism = ldp.MECHANISMS.get(name)
+        if mechanism is None or mechanism.randomized or not mechanism.estimates_mean:
+            return super().build(name, q, epsilon, options, scale=scale, at_most=at_most)
+        if q is not None or epsilon is not None:  # a direct number: its grid only
+            raise ValueError("a direct question takes neither q nor epsilon: it is not randomized")
+        if scale is None:
+            raise ValueError("a numeric question needs lo, hi and step")
+        return ldp.make(name, lo=scale.lo, hi=scale.hi, step=scale.step)
 
     def no_options(self) -> str:
         return _("Leave the options empty for a numeric question asked for its mean (for bins, choose k-ary "

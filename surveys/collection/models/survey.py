@@ -134,6 +134,7 @@ class Question(models.Model):
         MULTISELECT = "multiselect", _("Multi-select bits (multi-select)")
         ONEBIT = "onebit", _("1-bit mean (numeric: the mean)")
         DLAPLACE = "dlaplace", _("Discrete Laplace (numeric: the mean)")
+        DIRECT_NUMBER = "direct_number", _("Not randomized (direct)")
 
     FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
                      "at_most")
@@ -142,7 +143,7 @@ class Question(models.Model):
     order = models.PositiveIntegerField(default=1)
     text = models.CharField(max_length=500)
     kind = models.CharField(max_length=16, choices=kinds.CHOICES, default=KINDS[0].name)
-    mechanism_name = models.CharField("mechanism", max_length=12, choices=MechanismName.choices,
+    mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
     q = models.DecimalField(
         max_digits=7, decimal_places=6, null=True, blank=True,
