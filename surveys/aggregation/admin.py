@@ -55,8 +55,9 @@ class ShareInline(admin.TabularInline):
 
 
 def direct_questions() -> QuerySet[Question]:
-    return Question.objects.filter(mechanism_name__in=[name for name in Question.MechanismName.values
-                                                       if not ldp.MECHANISMS[name].randomized])
+    """Questions whose answer is one of their options, sent as given: a respondent's category is known."""
+    return Question.objects.filter(mechanism_name__in=[name for name, mechanism in ldp.MECHANISMS.items()
+                                                       if not mechanism.randomized and mechanism.one_of_k])
 
 
 class MarginForm(forms.ModelForm):

@@ -22,6 +22,8 @@ def questions(db):
     survey = builder.create_survey("margins", "Margins", [
         QuestionSpec("Cheated?", "qrr", q="0.5"),
         QuestionSpec("Age band?", "direct", options=["18-34", "35-54", "55+"]),
+        QuestionSpec("Age in years?", "direct_number", kind="numeric", scale=("18", "99", "1"),
+                     options=["18 to 34", "35 to 64", "65 to 99"], edges=["18", "35", "65"]),
     ], status=Survey.Status.DRAFT, epsilon_budget=2.0)
     return {q.order: q for q in survey.questions.all()}
 
@@ -62,7 +64,9 @@ def test_shares_within_a_millionth_of_one_are_accepted(admin_client, questions):
     assert response.status_code == 302 and PopulationMargin.objects.count() == 1
 
 
-def test_a_randomized_question_cannot_have_a_margin(admin_client, questions):
-    response = admin_client.post(ADD, form(questions[1], ["0.5", "0.5"]))
+@pytest.mark.parametrize("order, shares", [(1, ["0.5", "0.5"]), (3, ["0.3", "0.4", "0.3"])],
+                         ids=["randomized", "a direct number, whose report is no option"])
+def test_only_a_direct_choice_can_have_a_margin(admin_client, questions, order, shares):
+    response = admin_client.post(ADD, form(questions[order], shares))
     assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
     assert not PopulationMargin.objects.exists()
