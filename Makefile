@@ -19,8 +19,8 @@ test-deps: $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 	npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
-# Debian's chromium for the browser tests, Node.js for the JavaScript tests, npm for axe-core, R
-# (r-base-core) to run the generated R scripts and R's readstata13 to read the Stata export with
+# Debian's chromium for the browser audit commands and its headless shell for the browser tests,
+# Node.js for the JavaScript tests, npm for axe-core, R (r-base-core) to run the generated R scripts and R's readstata13 to read the Stata export with
 # a reader that shares no code with pyreadstat, R's survey (r-cran-survey) as the independent
 # check of ldp's raking and of the raked estimates' linearization standard errors, redis-server for
 # the shared rate-limit counters and nginx for the reverse-proxy test (the tests start their own
@@ -29,6 +29,7 @@ test-deps: $(PY)
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v chromium-headless-shell >/dev/null || missing="$$missing chromium-headless-shell"; \
 	command -v Rscript >/dev/null || missing="$$missing r-base-core"; \
 	Rscript -e 'library(readstata13)' >/dev/null 2>&1 || missing="$$missing r-cran-readstata13"; \
 	Rscript -e 'library(survey)' >/dev/null 2>&1 || missing="$$missing r-cran-survey"; \
@@ -52,26 +53,17 @@ lint: test-deps
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# Lint and types, then the whole pytest suite on SQLite and the tests that use the database again on
-# PostgreSQL (.ci/postgres installs and starts a local server with apt-get if needed, then prints
-# its URL), then the JavaScript tests. --database-only (tests/conftest.py) leaves out of the second
-# run what cannot depend on the engine: the statistics, the generated scripts, the client code.
-# The browser tests (tests/e2e) test what the page does; every server path they go through is
-# tested on both engines by the view, API and service tests, and running them twice would add
-# minutes to every run. Each PostgreSQL run names its database after
-# the shell's pid, like the SQLite test files, so runs in parallel do not drop each other's test
-# database. pytest runs on every core (pytest-xdist, one worker per core, each with its own test
-# database: pytest-django adds the worker's name, gw0, gw1..., to it); --dist loadscope keeps each
-# module's tests on one worker, so a module's shared set-up (a simulation, a server) is made once.
+# The whole suite, all at once (.ci/suite): pytest on SQLite, including the browser tests; the tests that
+# use the database again on PostgreSQL (.ci/postgres installs and starts a local server with apt-get if
+# needed, then prints its URL); ruff and mypy; the JavaScript tests. --database-only (tests/conftest.py)
+# leaves out of the second run what cannot depend on the engine: the statistics, the generated scripts,
+# the client code. The browser tests (tests/e2e) test what the page does; every server path they go
+# through is tested on both engines by the view, API and service tests, and running them twice would add
+# minutes to every run. pytest runs in pytest-xdist workers, each with its own test database
+# (pytest-django adds the worker's name, gw0, gw1..., to it).
 # `pytest -m "not slow"` runs the fast part alone (README).
-PYTEST := $(PY) -m pytest -n auto --dist loadscope
-test: system-deps test-deps lint
-	@echo "== pytest on SQLite =="
-	$(PYTEST)
-	@echo "== pytest on PostgreSQL =="
-	url=$$(bash .ci/postgres) && DATABASE_URL="$${url}_$$$$" $(PYTEST) --database-only --ignore=tests/e2e
-	@echo "== node --test =="
-	node --test tests/js/
+test: system-deps test-deps
+	bash .ci/suite
 
 bench: app-deps
 	$(PY) bench/ldp_bench.py

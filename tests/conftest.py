@@ -37,14 +37,41 @@ def pytest_addoption(parser):
                           "(make test), since the others (statistics, scripts, the client code) cannot depend on it")
 
 
+# The modules that take longest (a minute or more of a core each: page loads by the hundred, fuzzing, servers
+# in subprocesses), measured; make test starts them first (below). A stale name only costs speed.
+LONGEST_FIRST = [
+    "tests/e2e/test_relating_answers_in_the_browser.py",
+    "tests/fuzz/test_api_schema_fuzz.py",
+    "tests/e2e/test_audit_production.py",
+    "tests/e2e/test_question_kinds_estimates.py",
+    "tests/e2e/test_audit_form_page.py",
+    "tests/e2e/test_conformity_through_the_form.py",
+    "tests/test_exports_under_a_worker_timeout.py",
+    "tests/e2e/test_accessibility_states.py",
+    "tests/ldp/test_joint_statistics.py",
+    "tests/bench/test_results_bench.py",
+]
+
+
+@pytest.hookimpl(trylast=True)  # after tests/e2e/conftest.py has marked its tests slow
 def pytest_collection_modifyitems(config, items):
-    if not config.getoption("--database-only"):
-        return
-    kept, left_out = [], []
-    for item in items:
-        (kept if uses_the_database(item) else left_out).append(item)
-    config.hook.pytest_deselected(items=left_out)
-    items[:] = kept
+    if config.getoption("--database-only"):
+        kept, left_out = [], []
+        for item in items:
+            (kept if uses_the_database(item) else left_out).append(item)
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+    items.sort(key=longest_first)
+
+
+def longest_first(item) -> tuple[int, int]:
+    """The longest modules first, then the other `slow` ones, then the rest, each in collection order (the
+    sort is stable). pytest-xdist (make test: --dist loadscope --no-loadscope-reorder) hands modules out
+    in this order, so a long module never starts last and leaves one worker running alone at the end."""
+    path = item.path.relative_to(item.config.rootpath).as_posix()
+    if path in LONGEST_FIRST:
+        return 0, LONGEST_FIRST.index(path)
+    return (1 if item.get_closest_marker("slow") else 2), 0
 
 
 def uses_the_database(item) -> bool:
