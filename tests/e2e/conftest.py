@@ -1,20 +1,15 @@
 """A real headless Debian Chromium, driven by Playwright, against pytest-django's live server.
 
-Playwright's own browser download cannot work here; we launch Debian's `chromium-headless-shell`: the
-same Chromium build as Debian's `chromium`, in the headless shell that Playwright itself runs for
-headless tests. The full browser's headless mode spends about 2.5 times the CPU per page load (its
-browser process composites every frame), and the suite loads pages thousands of times. The audit
-commands' tests (test_audit_*_command, test_audit_production) run what a researcher runs: `chromium`.
+Playwright's own browser download cannot work here; we launch the system `chromium`.
 """
 
 import os
-import shutil
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from bench.audit_randomizer import CHROMIUM_ARGS
+from bench.audit_randomizer import launch_chromium
 
 # Playwright's sync API runs an event loop in this thread; Django must still allow ORM calls.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -33,12 +28,8 @@ def pytest_collection_modifyitems(config, items):
 def browser():
     from playwright.sync_api import sync_playwright
 
-    executable = shutil.which("chromium-headless-shell")
-    if executable is None:
-        raise RuntimeError("Debian's chromium-headless-shell is not on PATH: apt-get install chromium-headless-shell "
-                           "(make test does)")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         yield browser
         browser.close()
 
