@@ -29,7 +29,6 @@ test-deps: $(PY)
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
-	command -v chromium-headless-shell >/dev/null || missing="$$missing chromium-headless-shell"; \
 	command -v Rscript >/dev/null || missing="$$missing r-base-core"; \
 	Rscript -e 'library(readstata13)' >/dev/null 2>&1 || missing="$$missing r-cran-readstata13"; \
 	Rscript -e 'library(survey)' >/dev/null 2>&1 || missing="$$missing r-cran-survey"; \
