@@ -7,7 +7,7 @@ its own with that server's environment (its settings and database):
 It creates the survey of tests/conftest.py's `survey` fixture ("health": q-RR, bit flip, k-RR with 3
 options, OUE with 4) and its researcher "owner", writes responses by SQL inside SQLite (reports drawn with
 SQLite's random(), uniformly over each question's values: data to export, not randomized answers),
-as many as make the export take about `seconds` here and now (timed on a first batch), then writes
+as many as make the export take at least `seconds` here and now (timed, and grown until it does), then writes
 DIRECTORY/reference.csv, the export made in process, and prints {"slug", "responses", "seconds" (the
 reference export's time), "cookie" (a session of the researcher)} as JSON.
 """
@@ -55,6 +55,9 @@ def modulus(question) -> int:
     return (1 << question.mechanism.k) if question.mechanism.unary else question.mechanism.k
 
 
+GROWTHS = 6  # at most this many rounds of timing and filling
+
+
 def export_seconds(survey) -> tuple[float, bytes]:
     from surveys.aggregation import exports
     from surveys.collection import plan
@@ -82,10 +85,14 @@ def main(directory: Path, seconds: float) -> None:
     ], status=Survey.Status.OPEN, epsilon_budget=6.0)
     survey.researchers.add(owner)
     fill(survey, FIRST_BATCH)
-    first, _ = export_seconds(survey)
-    wanted = math.ceil(FIRST_BATCH * seconds / first)
-    fill(survey, max(wanted - FIRST_BATCH, 0))
     took, whole = export_seconds(survey)
+    # Grown until it takes `seconds`: a first timing on a busy machine can be several times the next one.
+    for _ in range(GROWTHS):
+        if took >= seconds:
+            break
+        have = survey.responses.count()
+        fill(survey, math.ceil(have * seconds / took * 1.1) - have)
+        took, whole = export_seconds(survey)
     (directory / "reference.csv").write_bytes(whole)
     client = Client()
     client.force_login(owner)

@@ -38,7 +38,7 @@ def test_the_contracts_parameters_and_encodings():
             ldp.DiscreteLaplace(1.0, "0", "1", "1").encoding) == ("bits", "index", "integer")
     ks = ldp.MultiSelect(1.0, 4).k, ldp.OneBitMean(1.0, "0", "9", "1").k, ldp.DiscreteLaplace(1.0, "0", "9", "1").k
     assert ks == (4, 2, 10)
-    assert ldp.NUMERIC == {"onebit", "dlaplace"}
+    assert ldp.NUMERIC == {"onebit", "dlaplace", "direct_number"}
 
 
 def test_make_builds_them_and_refuses_parameters_they_do_not_take():
