@@ -12,7 +12,7 @@ Prints three tables:
 2. estimate() from counts alone at k = 2 and k = 50, for small and large n: O(k), independent of n.
 3. The empirical MSE of the unbiased estimate over many simulated surveys divided by the
    formula's variance summed over options (target 0.9-1.1).
-4. The new question types (multiselect, onebit, dlaplace): randomize + histogram/counts + estimate
+4. Multi-select and numeric mechanisms (multiselect, onebit, dlaplace): randomize + histogram/counts + estimate
    for n respondents next to a bare numpy pass drawing the same random numbers and reducing them to
    the same statistic. Target: within 2x.
 
@@ -213,11 +213,11 @@ def mse_table(n: int, reps_at_k: dict[int, int], seed: int) -> None:
 QTYPES_TARGET = 2.0
 
 
-def qtypes_table(n: int, runs: int, seed: int) -> list[tuple[str, float]]:
-    """Table 4: the new question types against bare numpy passes of the same draws."""
+def ticks_and_numbers_table(n: int, runs: int, seed: int) -> list[tuple[str, float]]:
+    """Table 4: multi-select and numeric mechanisms against bare numpy passes of the same draws."""
     rng = np.random.default_rng(seed + 4)
-    print(f"\n4. new question types: randomize + histogram/counts + estimate, n = {n:,}, epsilon = {EPSILON:g}, "
-          f"median of {runs} interleaved runs (seconds)")
+    print(f"\n4. multi-select and numeric mechanisms: randomize + histogram/counts + estimate, n = {n:,}, "
+          f"epsilon = {EPSILON:g}, median of {runs} interleaved runs (seconds)")
     print("   bare: the same draws in plain numpy reduced to the same statistic (multiselect: n*k uint32 words")
     print("   compared with keep, summed per option; onebit: two draws per respondent, xor, mean; dlaplace:")
     print("   two geometric draws per respondent, mean and variance).")
@@ -264,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=None, help="respondents for table 1 (default 10^6)")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per cell (default 5)")
     parser.add_argument("--seed", type=int, default=20240611)
-    parser.add_argument("--qtypes", action="store_true", help="only table 4 (the new question types)")
+    parser.add_argument("--ticks-and-numbers", action="store_true",
+                        help="only table 4 (multi-select and numeric mechanisms)")
     args = parser.parse_args(argv)
     n = args.n or (10**5 if args.quick else 10**6)
     runs = args.runs or (3 if args.quick else 5)
@@ -273,14 +274,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         mse_reps = {k: r // 4 for k, r in mse_reps.items()}
     print(f"ldp benchmark: numpy {np.__version__}, Python {sys.version.split()[0]}")
-    if args.qtypes:
-        qtypes_table(n, runs, args.seed)
+    if args.ticks_and_numbers:
+        ticks_and_numbers_table(n, runs, args.seed)
         return 0
     speed_table(n, runs, args.seed)
     candidate_table(n, runs, args.seed)
     estimation_table(args.seed)
     mse_table(mse_n, mse_reps, args.seed)
-    qtypes_table(n, runs, args.seed)
+    ticks_and_numbers_table(n, runs, args.seed)
     return 0
 
 

@@ -43,7 +43,7 @@ LONGEST_FIRST = [
     "tests/e2e/test_relating_answers_in_the_browser.py",
     "tests/fuzz/test_api_schema_fuzz.py",
     "tests/e2e/test_audit_production.py",
-    "tests/e2e/test_question_kinds_estimates.py",
+    "tests/e2e/test_estimates_of_ticks_and_numbers_through_the_page.py",
     "tests/e2e/test_audit_form_page.py",
     "tests/e2e/test_conformity_through_the_form.py",
     "tests/test_exports_under_a_worker_timeout.py",

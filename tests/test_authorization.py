@@ -383,7 +383,7 @@ def test_a_staff_member_who_may_only_view_surveys_cannot_make_invitation_links(w
     assert (invited.invitations.count(), response["Content-Type"]) == (made, "text/html; charset=utf-8")
 
 
-# -- a survey of the new kinds (multi-select, numeric, ordinal) answers as the matrix says ---------
+# -- a survey of multi-select, numeric and ordinal questions (multi-select, numeric, ordinal) answers as the matrix says ---------
 
 LINK_CASES = [case for case in CASES if case.subject == "link"]
 

@@ -217,7 +217,8 @@ def test_the_admin_registry_is_what_the_action_pages_cover():
     assert {label(model) for model, _ in ACTION_ROWS} == {label(model) for model in admin.site._registry}
 
 
-# -- the pages of a survey of the new kinds (checkboxes, number inputs, mean and histogram charts) --
+# -- the pages of a survey of multi-select, numeric and ordinal questions (checkboxes, number inputs, mean and histogram
+# charts) --
 
 @pytest.mark.slow
 def test_the_pages_of_the_new_kinds_have_a_strict_policy_and_no_inline_script(db, settings, kinds_survey, owner,

@@ -1,4 +1,4 @@
-"""Numeric scales, bins and ordinal scores: what the new question kinds add to options, checked
+"""Numeric scales, bins and ordinal scores: what multi-select, numeric and ordinal questions add to options, checked
 exactly (decimals, never floats).
 
 A numeric question's answers are the grid lo, lo + step, ..., hi: grid index i in [0, steps],

@@ -1,7 +1,7 @@
-"""The means of the new kinds (surveys.aggregation.means, through the results service): a numeric
-question's mean from the 1-bit mean's counters or from discrete Laplace's histogram of stored values
-(one GROUP BY on the (question, value) index), and an ordinal question's mean score, over its scored
-levels only when one is left out."""
+"""The means of multi-select, numeric and ordinal questions (surveys.aggregation.means, through the results service): a
+numeric question's mean from the 1-bit mean's counters or from discrete Laplace's histogram of stored values (one GROUP
+BY on the (question, value) index), and an ordinal question's mean score, over its scored levels only when one is left
+out."""
 
 import math
 

@@ -1,6 +1,6 @@
-"""The geometry of the new kinds' SVG charts (surveys.aggregation.numeric_charts): a mean's dot and
-whiskers placed on the question's own scale, a histogram's columns proportional to their estimates,
-and nothing drawn before there is something to draw."""
+"""The geometry of multi-select, numeric and ordinal questions' SVG charts (surveys.aggregation.numeric_charts): a
+mean's dot and whiskers placed on the question's own scale, a histogram's columns proportional to their estimates, and
+nothing drawn before there is something to draw."""
 
 import math
 from dataclasses import replace

@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 
 from surveys.collection import builder, demo, plan
 from surveys.collection.models import Response, Survey
+from tests.e2e.answering import answer
 from tests.e2e.conftest import agree, axe_violations
-from tests.e2e.kinds import answer
 from tests.e2e.test_accessibility import log_in
 from tests.e2e.test_dashboard_early_results import small_survey
 from tests.factories import PASSWORD, make_user

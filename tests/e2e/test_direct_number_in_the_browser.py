@@ -20,7 +20,7 @@ import ldp
 from ldp.intervals import t_value
 from surveys.collection import plan
 from surveys.collection.models import Survey
-from tests.e2e.kinds import COUNT_RANDOM_WORDS
+from tests.e2e.answering import COUNT_RANDOM_WORDS
 from tests.e2e.test_staff_pages import csp_violations, log_in
 from tests.factories import PASSWORD, saved_total
 

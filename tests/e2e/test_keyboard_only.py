@@ -10,8 +10,8 @@ import pytest
 
 from surveys.collection import demo
 from surveys.collection.models import Report, Response
+from tests.e2e.answering import every_kind_survey
 from tests.e2e.conftest import axe_violations
-from tests.e2e.kinds import every_kind_survey
 from tests.e2e.layout import focused, tabbable
 
 pytestmark = pytest.mark.django_db(transaction=True)

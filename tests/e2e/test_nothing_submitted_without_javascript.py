@@ -5,7 +5,7 @@ after the page's own load carries an answer input's name or an answer given."""
 
 import pytest
 
-from tests.e2e.kinds import every_kind_survey
+from tests.e2e.answering import every_kind_survey
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

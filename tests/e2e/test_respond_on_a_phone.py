@@ -6,7 +6,7 @@ wraps stays inside its card."""
 import pytest
 
 from surveys.collection.models import Response
-from tests.e2e.kinds import answer, every_kind_survey
+from tests.e2e.answering import answer, every_kind_survey
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,7 +1,7 @@
 """ldp.analyze (and ldp.analyze_means) on numeric means and ordinal mean scores, from files made by hand in
 the app's format: a numeric mean and an ordinal mean score equal the mechanisms' own estimators, out-of-range
 reports and a codebook whose integers are not those of its parameters are refused. (The app's own exports:
-tests/aggregation/test_analysis_scripts_kinds.py.)"""
+tests/aggregation/test_analysis_scripts_every_question.py.)"""
 
 from __future__ import annotations
 

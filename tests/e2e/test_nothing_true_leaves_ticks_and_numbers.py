@@ -1,5 +1,5 @@
-"""Nothing true leaves the page, for the new kinds too: with crypto.getRandomValues made deterministic,
-two respondents with different ticks, numbers and levels make the same requests except for their
+"""Nothing true leaves the page, for multi-select, numeric and ordinal questions too: with crypto.getRandomValues made
+deterministic, two respondents with different ticks, numbers and levels make the same requests except for their
 randomized reports; a page that leaks its answers is caught; and nothing is kept in storage."""
 
 import json
@@ -9,7 +9,7 @@ import pytest
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Response, Survey
-from tests.e2e.kinds import answer
+from tests.e2e.answering import answer
 from tests.e2e.privacy import CANARY, DETERMINISTIC_CRYPTO, record, serve_modified, served_text
 from tests.e2e.test_nothing_true_leaves import LEAK_TRUTH
 from tests.e2e.test_nothing_true_leaves import differences as unmasked_differences

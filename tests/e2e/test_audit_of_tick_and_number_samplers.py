@@ -1,6 +1,6 @@
-"""bench/audit_randomizer.py audits the new sampler kinds in real Chromium: a page publishing multiselect,
-onebit and dlaplace samplers (served by Playwright, no Django needed) passes with the real randomizer.js
-and fails with a planted off-by-one in the 1-bit mean's rounding or a Laplace sampler that counts 0 twice
+"""bench/audit_randomizer.py audits the multi-select, 1-bit mean and discrete Laplace samplers in real Chromium: a page
+publishing multiselect, onebit and dlaplace samplers (served by Playwright, no Django needed) passes with the real
+randomizer.js and fails with a planted off-by-one in the 1-bit mean's rounding or a Laplace sampler that counts 0 twice
 (at a small scale; at a large one the audit's cells are too wide to see it)."""
 
 import json

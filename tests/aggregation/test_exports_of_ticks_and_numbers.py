@@ -1,7 +1,6 @@
-"""Exports of the new kinds, enough to redo every estimate without this app or ldp: the reports CSV
-(a multi-select's bits, a 1-bit mean's bit, discrete Laplace's report as sent), the codebook (scale,
-bins, scores, each mechanism's integers and the formulas) and the estimates CSV (a mean row, a mean
-score row)."""
+"""Exports of multi-select, numeric and ordinal questions, enough to redo every estimate without this app or ldp: the
+reports CSV (a multi-select's bits, a 1-bit mean's bit, discrete Laplace's report as sent), the codebook (scale, bins,
+scores, each mechanism's integers and the formulas) and the estimates CSV (a mean row, a mean score row)."""
 
 import csv
 import io

@@ -1,6 +1,6 @@
-"""A respondent answers the new kinds in a real browser: ticks with their limit, a number checked on
-its grid before anything is randomized, levels; only randomized reports leave, and the receipt says
-what was sent in words; the page fits a phone."""
+"""A respondent answers multi-select, numeric and ordinal questions in a real browser: ticks with their limit, a number
+checked on its grid before anything is randomized, levels; only randomized reports leave, and the receipt says what was
+sent in words; the page fits a phone."""
 
 import json
 
@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from surveys.collection import plan
 from surveys.collection.models import Response
-from tests.e2e.kinds import COUNT_RANDOM_WORDS, answer
+from tests.e2e.answering import COUNT_RANDOM_WORDS, answer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

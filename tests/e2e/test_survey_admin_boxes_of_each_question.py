@@ -1,7 +1,7 @@
-"""An admin types questions of the new kinds on the survey page: each kind shows its own boxes
-(options or bins, lo/hi/step, at most, "Prefer not to say") and offers only its mechanisms; the live
-figures say a multi-select's per-box and total epsilon and which numeric mean is less noisy; the
-running total counts each question's effective epsilon; under the strict CSP; and the save keeps it."""
+"""An admin types questions of multi-select, numeric and ordinal questions on the survey page: each kind shows its own
+boxes (options or bins, lo/hi/step, at most, "Prefer not to say") and offers only its mechanisms; the live figures say a
+multi-select's per-box and total epsilon and which numeric mean is less noisy; the running total counts each question's
+effective epsilon; under the strict CSP; and the save keeps it."""
 
 import re
 

@@ -1,5 +1,5 @@
-"""The dashboard of a survey with the new kinds: a numeric mean with its whiskers, a histogram of a
-numeric question's bins, per-option bars for a multi-select (not adding up to 100%), an ordinal
+"""The dashboard of a survey with multi-select, numeric and ordinal questions: a numeric mean with its whiskers, a
+histogram of a numeric question's bins, per-option bars for a multi-select (not adding up to 100%), an ordinal
 question's levels with its mean score, and a planner on the mean in the question's units."""
 
 import re

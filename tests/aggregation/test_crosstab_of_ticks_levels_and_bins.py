@@ -1,7 +1,7 @@
-"""Relating answers with the new kinds: a multi-select's options (as its bits), an ordinal question's
-levels and a numeric question's bins relate like any options; a numeric question asked for its mean
-has no answers to put in a table, so a cross-tab or break-down by it is a 400 naming the parameter,
-and the dashboard's pickers leave it out and say so."""
+"""Relating answers with multi-select, numeric and ordinal questions: a multi-select's options (as its bits), an ordinal
+question's levels and a numeric question's bins relate like any options; a numeric question asked for its mean has no
+answers to put in a table, so a cross-tab or break-down by it is a 400 naming the parameter, and the dashboard's pickers
+leave it out and say so."""
 
 import re
 

@@ -1,6 +1,6 @@
-"""Answering the new kinds in a real browser: one respondent's answers (a list of ticked options, a
-number as typed, an option index) put into the page's inputs by kind, and many respondents through
-the page a few tabs at a time; a survey with a question of every kind, in English or Arabic."""
+"""Answering multi-select, numeric and ordinal questions in a real browser: one respondent's answers (a list of ticked
+options, a number as typed, an option index) put into the page's inputs by kind, and many respondents through the page a
+few tabs at a time; a survey with a question of every kind, in English or Arabic."""
 
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec

@@ -1,8 +1,8 @@
-"""The new kinds fuzzed: submissions to a survey with a multi-select, a 1-bit mean, discrete Laplace,
-a numeric histogram and an ordinal question (arbitrary JSON in every report, valid payloads with one
-report changed), and the API's schema fuzzed against that survey, so that every new shape the API
-answers with (samplers, scales, bins, scores, means) is checked against the schema it publishes.
-Nothing is refused with a 5xx; every refusal is a 4xx naming the field; a refusal stores nothing."""
+"""Multi-select, numeric and ordinal questions fuzzed: submissions to a survey with a multi-select, a 1-bit mean,
+discrete Laplace, a numeric histogram and an ordinal question (arbitrary JSON in every report, valid payloads with one
+report changed), and the API's schema fuzzed against that survey, so that every new shape the API answers with
+(samplers, scales, bins, scores, means) is checked against the schema it publishes. Nothing is refused with a 5xx; every
+refusal is a 4xx naming the field; a refusal stores nothing."""
 
 import json
 import uuid
@@ -94,7 +94,8 @@ MUST_REACH = {("GET /api/v1/surveys/{slug}/", 200), ("POST /api/v1/surveys/{slug
 
 
 def chosen(survey):
-    """(operation, identity, query, body, status) requested on purpose: every shape the new kinds answer with."""
+    """(operation, identity, query, body, status) requested on purpose: every shape multi-select, numeric and ordinal
+    questions answer with."""
     relatable = [q.id for q in plan.of(survey) if q.relatable]
     return [
         ("GET /api/v1/surveys/{slug}/", "respondent", {}, None, 200),

@@ -1,13 +1,13 @@
-"""Pages showing the new kinds pass axe-core's WCAG 2.2 A and AA checks: the respondent page before
-sending, with its error messages shown, and after (the receipt); the dashboard with the mean,
-histogram and multi-select charts and a cross-tab; the admin's survey page with the new kinds' rows."""
+"""Pages showing multi-select, numeric and ordinal questions pass axe-core's WCAG 2.2 A and AA checks: the respondent
+page before sending, with its error messages shown, and after (the receipt); the dashboard with the mean, histogram and
+multi-select charts and a cross-tab; the admin's survey page with multi-select, numeric and ordinal questions' rows."""
 
 import pytest
 from django.contrib.auth import get_user_model
 
 from surveys.collection import builder, plan
+from tests.e2e.answering import answer
 from tests.e2e.conftest import axe_violations
-from tests.e2e.kinds import answer
 from tests.e2e.test_accessibility import log_in
 from tests.factories import PASSWORD
 

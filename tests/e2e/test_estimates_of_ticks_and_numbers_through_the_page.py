@@ -9,7 +9,7 @@ from ldp.audit import audit, tabulate
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Report, Survey
-from tests.e2e.kinds import submit_many
+from tests.e2e.answering import submit_many
 
 pytestmark = pytest.mark.django_db(transaction=True)
 GROUP = 50  # respondents per true answer; two groups per test

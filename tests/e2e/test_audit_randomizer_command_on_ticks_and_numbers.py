@@ -1,6 +1,6 @@
-"""`python bench/audit_randomizer.py <url>` on a live survey of the new kinds: every question (multi-select,
-1-bit mean, discrete Laplace, numeric bins, ordinal levels) passes with its claimed epsilon, the one the
-server computes; run in a process of its own, as an auditor would."""
+"""`python bench/audit_randomizer.py <url>` on a live survey of multi-select, numeric and ordinal questions: every
+question (multi-select, 1-bit mean, discrete Laplace, numeric bins, ordinal levels) passes with its claimed epsilon, the
+one the server computes; run in a process of its own, as an auditor would."""
 
 import pytest
 

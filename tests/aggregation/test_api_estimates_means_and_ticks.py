@@ -1,6 +1,6 @@
-"""GET /api/v1/surveys/<slug>/estimates/ for the new kinds: per-option fractions where a kind has
-options, a mean where it has one (a numeric mean; an ordinal mean score), the scale, bins and scores,
-and a planner whose margin on a mean is in the question's units."""
+"""GET /api/v1/surveys/<slug>/estimates/ for multi-select, numeric and ordinal questions: per-option fractions where a
+kind has options, a mean where it has one (a numeric mean; an ordinal mean score), the scale, bins and scores, and a
+planner whose margin on a mean is in the question's units."""
 
 import pytest
 from django.urls import reverse
