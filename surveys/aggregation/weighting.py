@@ -81,22 +81,23 @@ def weights(survey: Survey, questions: dict[int, PlannedQuestion]) -> Weights:
     columns = {m.question_id: _answers(m.question_id) for m in found}
     complete = set.intersection(*(set(answers) for answers in columns.values()))
     everyone = set().union(*(set(answers) for answers in columns.values()))
+    if not complete:
+        raise Unweightable(_("No response answers every margin question yet."))
     order = {response: row for row, response in enumerate(sorted(complete, key=str))}
     used, margins = [], []
     for m in found:
-        labels = questions[m.question_id].options
+        labels = np.asarray(questions[m.question_id].options)
         index = {option.pk: j for j, option in enumerate(m.question.ordered_options())}
-        shares = {index[s.option_id]: float(s.share) for s in m.shares.all()}
+        shares = {str(labels[index[s.option_id]]): float(s.share)
+                  for s in sorted(m.shares.all(), key=lambda s: index[s.option_id])}
         codes = np.empty(len(order), dtype=np.int64)
         for response, row in order.items():
             codes[row] = columns[m.question_id][response]
-        try:
-            margins.append(margin(str(m.question), codes, shares))
+        try:  # by label, so that a refusal names the options
+            margins.append(margin(m.question.text, labels[codes], shares))
         except RakingError as error:
             raise Unweightable(str(error)) from None
-        used.append(MarginUsed(m.question.text, m.source, {labels[j]: share for j, share in sorted(shares.items())}))
-    if not order:
-        raise Unweightable(_("No response answers every margin question yet."))
+        used.append(MarginUsed(m.question.text, m.source, shares))
     return Weights(rake(margins, cap=CAP), order, tuple(used), len(everyone - complete))
 
 
