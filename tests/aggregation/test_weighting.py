@@ -124,7 +124,9 @@ def test_a_margin_category_nobody_chose_cannot_be_weighted(owner_client, survey)
     enter(survey, 2, AGE)
     status, body = estimates(owner_client, survey, "?weighted=1")
     assert status == 409 and body["error"]["field"] == "weighted"
-    assert body["error"]["reason"] == "Age band?: no respondents in the categories ['55+'], which have a population share"
+    assert body["error"]["reason"] == (
+        "Age band?: no respondents in the categories ['55+'], which have a population share"
+    )
 
 
 def test_other_researchers_see_no_weighted_figures(client, other_researcher, survey, answered):
