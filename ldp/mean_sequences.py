@@ -22,13 +22,16 @@ then clipped to [0, N] and mapped to units as lo + step * mu.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import numpy.typing as npt
 
 from .dlaplace import DiscreteLaplace
+from .estimates import MeanEstimate
 from .intervals import check_confidence
+from .mechanism_base import Mechanism
 from .onebit import OneBitMean
 from .sequences import FloatArray, Sequence, boundary, fraction_sequence
 
@@ -98,3 +101,25 @@ def laplace_sequence(mechanism: DiscreteLaplace, n: npt.ArrayLike, totals: npt.A
                     ci_low=(lo + step * np.clip(low, 0, steps))[:, None],
                     ci_high=(lo + step * np.clip(high, 0, steps))[:, None], confidence=confidence, planned=planned,
                     construction=LAPLACE_CONSTRUCTION)
+
+
+def has_sequence(mechanism: Mechanism) -> bool:
+    """Whether the mechanism's mean has a confidence sequence here (a direct number's t interval and an
+    ordinal mean score have none: their fixed-n intervals stay, and say so)."""
+    return isinstance(mechanism, (OneBitMean, DiscreteLaplace))
+
+
+def mean_at_last_look(mechanism: Mechanism, estimate: MeanEstimate, report_sum: float, *, confidence: float,
+                      planned: int) -> MeanEstimate:
+    """`estimate` (the fixed-n one) with the sequence's interval at its n, from the sum of its n reports as sent
+    (1-bit mean: the count of 1s; discrete Laplace: the sum of r)."""
+    n = estimate.n
+    if n == 0:
+        return estimate
+    if isinstance(mechanism, OneBitMean):
+        found = onebit_sequence(mechanism, [n], [int(report_sum)], confidence=confidence, planned=planned)
+    elif isinstance(mechanism, DiscreteLaplace):
+        found = laplace_sequence(mechanism, [n], [report_sum], confidence=confidence, planned=planned)
+    else:
+        raise ValueError(f"{mechanism.name} has no confidence sequence for its mean")
+    return dataclasses.replace(estimate, ci_low=float(found.ci_low[0, 0]), ci_high=float(found.ci_high[0, 0]))

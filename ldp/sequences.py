@@ -33,6 +33,7 @@ and is clipped to [0, 1], as the fixed-n intervals of `ldp.estimates` are.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,10 +42,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .estimates import Estimate
 from .intervals import check_confidence
 from .mechanism_base import Mechanism
 
 FloatArray = npt.NDArray[np.float64]
+ANYTIME = "anytime"  # the interval's name beside "wilson" and "exact"
 CONSTRUCTION = "beta-binomial mixture (Howard et al. 2021), prior centred at each lambda0"
 _ITERATIONS = 18  # from the guess, Illinois is within about 1e-14 by then (measured); the outer end is kept
 _TINY = 1e-300
@@ -204,6 +207,17 @@ def fraction_sequence(mechanism: Mechanism, n: npt.ArrayLike, counts: npt.ArrayL
     (the reports of option j, or the 1-bits of bit j, among the first n[i]). All k intervals hold together
     at every look with probability >= confidence; `planned` (default: the last look) is where they are narrowest.
     """
+    looks, tally, planned, low, high = _debiased_ends(mechanism, n, counts, confidence, planned)
+    lam = tally / looks[:, None]
+    return Sequence(n=looks, estimate=(lam - mechanism.q_other) / (mechanism.p - mechanism.q_other),
+                    ci_low=np.clip(low, 0.0, 1.0), ci_high=np.clip(high, 0.0, 1.0), confidence=confidence,
+                    planned=planned, construction=CONSTRUCTION)
+
+
+def _debiased_ends(mechanism: Mechanism, n: npt.ArrayLike, counts: npt.ArrayLike, confidence: float,
+                   planned: int | None) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int, FloatArray,
+                                                 FloatArray]:
+    """(looks, counts, planning size, and the intervals' ends mapped through the debiasing, not clipped)."""
     check_confidence(confidence)
     looks = np.asarray(n, dtype=np.int64).reshape(-1)
     tally = np.asarray(counts, dtype=np.int64).reshape(looks.size, mechanism.k)
@@ -211,18 +225,33 @@ def fraction_sequence(mechanism: Mechanism, n: npt.ArrayLike, counts: npt.ArrayL
         raise ValueError("every look needs at least one report")
     planned = int(looks.max()) if planned is None else planned
     alpha = (1.0 - confidence) / streams(mechanism)
-    p, q = mechanism.p, mechanism.q_other
-    gap = p - q
-    lam = tally / looks[:, None]
     if mechanism.encoding == "index" and mechanism.k == 2:
         low1, high1 = binary_sequence(tally[:, 1], looks, alpha, planned)
         low, high = np.stack([1.0 - high1, low1], axis=1), np.stack([1.0 - low1, high1], axis=1)
     else:
         trials = np.broadcast_to(looks[:, None], tally.shape)
         low, high = binary_sequence(tally, trials, alpha, planned)
-    return Sequence(n=looks, estimate=(lam - q) / gap, ci_low=np.clip((low - q) / gap, 0.0, 1.0),
-                    ci_high=np.clip((high - q) / gap, 0.0, 1.0), confidence=confidence, planned=planned,
-                    construction=CONSTRUCTION)
+    gap, q = mechanism.p - mechanism.q_other, mechanism.q_other
+    return looks, tally, planned, (low - q) / gap, (high - q) / gap
+
+
+def at_last_look(mechanism: Mechanism, estimate: Estimate, confidence: float, planned: int) -> Estimate:
+    """`estimate` (a fixed-n one: the same unbiased estimates and standard errors) with the sequence's intervals
+    at its n, unclipped ends included, as `fraction_sequence` gives them at that look. With no reports the
+    interval is everything, as the fixed-n one."""
+    if estimate.n == 0:
+        return dataclasses.replace(estimate, interval=ANYTIME, simultaneous=True)
+    _, _, _, low, high = _debiased_ends(mechanism, [estimate.n], [estimate.counts], confidence, planned)
+    raw_low, raw_high = low[0], high[0]
+    return dataclasses.replace(
+        estimate, interval=ANYTIME, simultaneous=True,
+        ci_low=_floats(np.clip(raw_low, 0.0, 1.0)), ci_high=_floats(np.clip(raw_high, 0.0, 1.0)),
+        ci_low_unclipped=_floats(raw_low), ci_high_unclipped=_floats(raw_high),
+        inconsistent=tuple(bool(b) for b in (raw_high < 0.0) | (raw_low > 1.0)))
+
+
+def _floats(values: FloatArray) -> tuple[float, ...]:
+    return tuple(float(v) for v in values)
 
 
 def anytime_respondents_needed(mechanism: Mechanism, margin: float, confidence: float = 0.95,

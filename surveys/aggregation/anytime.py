@@ -17,18 +17,17 @@ any time): it depends on the design and the margin, never on the reports, and th
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 
 import ldp
 from ldp.dlaplace import DiscreteLaplace
-from ldp.mean_sequences import laplace_sequence, onebit_sequence
-from ldp.onebit import OneBitMean
-from ldp.sequences import anytime_respondents_needed, binary_sequence, streams
+from ldp.mean_sequences import has_sequence as has_mean_sequence
+from ldp.mean_sequences import mean_at_last_look
+from ldp.sequences import anytime_respondents_needed, at_last_look, binary_sequence, streams
 
-ANYTIME = "anytime"
+__all__ = ["fractions", "has_mean_sequence", "level", "margin_at", "mean", "needed"]
 _REMEMBERED = 4096  # planner answers kept per process (a few hundred bytes each)
 _NEEDED: dict[tuple[object, ...], int] = {}
 
@@ -60,48 +59,18 @@ def margin_at(mechanism: ldp.Mechanism, n: int, confidence: float, planned: int)
     return float(high[0] - low[0]) / (2.0 * (mechanism.p - mechanism.q_other))
 
 
-def fractions(mechanism: ldp.Mechanism, estimate: ldp.Estimate, confidence: float, planned: int) -> ldp.Estimate:
-    """`estimate` (the fixed-n one: same unbiased estimates and standard errors) with the sequence's
-    intervals at its n, as `ldp.sequences.fraction_sequence` computes them, unclipped ends included."""
-    if estimate.n == 0:  # no reports: the interval is everything, as the fixed-n one
-        return dataclasses.replace(estimate, interval=ANYTIME, simultaneous=True)
-    n, counts = estimate.n, np.asarray(estimate.counts, dtype=float)
-    alpha = (1.0 - confidence) / streams(mechanism)
-    if mechanism.encoding == "index" and mechanism.k == 2:  # one stream and its mirror image
-        low1, high1 = binary_sequence(counts[1:], [n], alpha, planned)
-        low, high = np.concatenate([1.0 - high1, low1]), np.concatenate([1.0 - low1, high1])
-    else:
-        low, high = binary_sequence(counts, np.full(counts.shape, n, dtype=float), alpha, planned)
-    gap, q = mechanism.p - mechanism.q_other, mechanism.q_other
-    raw_low, raw_high = (low - q) / gap, (high - q) / gap
-    return dataclasses.replace(
-        estimate, interval=ANYTIME, simultaneous=True,
-        ci_low=_floats(np.clip(raw_low, 0.0, 1.0)), ci_high=_floats(np.clip(raw_high, 0.0, 1.0)),
-        ci_low_unclipped=_floats(raw_low), ci_high_unclipped=_floats(raw_high),
-        inconsistent=tuple(bool(b) for b in (raw_high < 0.0) | (raw_low > 1.0)))
-
-
-def has_mean_sequence(mechanism: ldp.Mechanism) -> bool:
-    return isinstance(mechanism, (OneBitMean, DiscreteLaplace))
+fractions = at_last_look  # a question's fixed-n estimate with the sequence's intervals at its n
 
 
 def mean(mechanism: ldp.Mechanism, estimate: ldp.MeanEstimate, counts: np.ndarray,
          histogram: tuple[np.ndarray, np.ndarray] | None, confidence: float, planned: int) -> ldp.MeanEstimate:
-    """A numeric mean's estimate with the sequence's interval at its n (1-bit mean: from the count of 1s;
-    discrete Laplace: from the sum of the reports, stored as r + R)."""
-    n = estimate.n
-    if n == 0:
+    """A numeric mean's estimate with the sequence's interval at its n, from the sum of its reports as sent
+    (1-bit mean: the count of 1s; discrete Laplace: the sum of r, stored as r + R)."""
+    if not isinstance(mechanism, DiscreteLaplace):
+        report_sum = float(counts[1])
+    elif histogram is None:  # no reports: the interval is the range, as the fixed-n one
         return estimate
-    if isinstance(mechanism, OneBitMean):
-        found = onebit_sequence(mechanism, [n], [int(counts[1])], confidence=confidence, planned=planned)
-    elif isinstance(mechanism, DiscreteLaplace) and histogram is not None:
-        values, tally = histogram
-        total = float(tally @ (values - mechanism.bound))
-        found = laplace_sequence(mechanism, [n], [total], confidence=confidence, planned=planned)
     else:
-        raise ValueError(f"{mechanism.name} has no confidence sequence for its mean")
-    return dataclasses.replace(estimate, ci_low=float(found.ci_low[0, 0]), ci_high=float(found.ci_high[0, 0]))
-
-
-def _floats(values: np.ndarray) -> tuple[float, ...]:
-    return tuple(float(v) for v in values)
+        values, tally = histogram
+        report_sum = float(tally @ (values - mechanism.bound))
+    return mean_at_last_look(mechanism, estimate, report_sum, confidence=confidence, planned=planned)
