@@ -40,6 +40,8 @@ import numpy as np
 from . import analyze_means
 from .codebook import Design, ExportError, designs
 from .estimates import Estimate, MeanEstimate, debias
+from .mean_sequences import has_sequence, mean_at_last_look
+from .sequences import ANYTIME, at_last_look, streams
 
 __all__ = ["ROW_COLUMNS", "Design", "ExportError", "QuestionEstimate", "Tally", "count_csv", "count_json",
            "designs", "estimate", "read", "rows", "sibling_codebook"]
@@ -51,6 +53,7 @@ class QuestionEstimate:
     level: float  # each interval's own level: the confidence, or its Bonferroni share
     mean: MeanEstimate | None = None  # a numeric mean, or an ordinal mean score
     n: int = 0
+    mean_interval: str = ""  # "anytime" where the mean's interval is the sequence's, else the design's own
 
 
 class Tally:
@@ -128,19 +131,39 @@ def count_json(document: Any, questions: list[Design]) -> Tally:
     return tally
 
 
-def estimate(tally: Tally, *, confidence: float = 0.95, interval: str = "wilson",
-             simultaneous: bool = False) -> list[QuestionEstimate]:
+def estimate(tally: Tally, *, confidence: float = 0.95, interval: str = "wilson", simultaneous: bool = False,
+             planned: int | None = None) -> list[QuestionEstimate]:
     """Every question's estimates from its counts, as `ldp.estimates.debias` gives them, and its mean or
-    mean score as `ldp.analyze_means` does (at `confidence`, never a Bonferroni share)."""
+    mean score as `ldp.analyze_means` does (at `confidence`, never a Bonferroni share).
+
+    interval "anytime": the same estimates and standard errors with the intervals of the confidence sequences
+    (`ldp.sequences`, `ldp.mean_sequences`) at the file's n, all of a question's holding together however often
+    the reports were looked at; `planned` (default: each question's n) is where they are narrowest, the app's
+    planning size to give its dashboard's figures. A mean without a sequence (a direct number, an ordinal mean
+    score) keeps its fixed-n interval, named in the row."""
+    anytime = interval == ANYTIME
     found = []
     for q in tally.questions:
         counts, n = tally.counts[q.key], tally.n[q.key]
         mean = analyze_means.mean_of(q, counts, tally.values[q.key], n, confidence)
+        mean_interval = ""
+        if anytime and q.estimates_mean and mean is not None and has_sequence(analyze_means.rebuilt(q)):
+            # the sum of the reports as sent: the count of 1s, or of discrete Laplace's r
+            report_sum = sum(r * c for r, c in tally.values[q.key].items()) if q.encoding == "integer" else counts[1]
+            mean = mean_at_last_look(analyze_means.rebuilt(q), mean, report_sum, confidence=confidence,
+                                     planned=planned or n)
+            mean_interval = ANYTIME
         if q.estimates_mean:
-            found.append(QuestionEstimate(q, None, confidence, mean, n))
+            found.append(QuestionEstimate(q, None, confidence, mean, n, mean_interval))
             continue
-        est = debias(counts, n, q.p, q.q_other, confidence=confidence, interval=interval, simultaneous=simultaneous)
-        level = 1.0 - (1.0 - confidence) / q.k if simultaneous else confidence
+        est = debias(counts, n, q.p, q.q_other, confidence=confidence, interval="wilson" if anytime else interval,
+                     simultaneous=simultaneous and not anytime)
+        if anytime:
+            mechanism = analyze_means.rebuilt(q)
+            est = at_last_look(mechanism, est, confidence, planned or n)
+            level = 1.0 - (1.0 - confidence) / streams(mechanism)
+        else:
+            level = 1.0 - (1.0 - confidence) / q.k if simultaneous else confidence
         found.append(QuestionEstimate(q, est, level, mean, n))
     return found
 
@@ -205,7 +228,7 @@ def rows(found: list[QuestionEstimate]) -> Iterator[dict[str, Any]]:
             numbers = [_finite(x) for x in (m.mean, m.std_error, m.ci_low, m.ci_high)]
             yield dict(zip(ROW_COLUMNS, [
                 q.key, q.text, q.mechanism, *channel, name, name, m.n, *numbers, m.confidence,
-                analyze_means.interval_name(q), False, m.confidence], strict=True))
+                item.mean_interval or analyze_means.interval_name(q), False, m.confidence], strict=True))
 
 
 def _finite(x: float) -> float | None:

@@ -1,4 +1,4 @@
-"""`python -m ldp analyze EXPORT [--codebook FILE] [--confidence C] [--interval wilson|exact]
+"""`python -m ldp analyze EXPORT [--codebook FILE] [--confidence C] [--interval wilson|exact|anytime [--planned N]]
 [--simultaneous] [--format text|json|csv] [--output FILE]`: every estimate of an exported file.
 
 EXPORT is a reports.csv (with its codebook: --codebook, or the <slug>-codebook.json beside it)
@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import analyze
-from .cli_args import number_in
+from .cli_args import number_in, positive_int
+from .sequences import ANYTIME
 
 FORMATS = ("text", "json", "csv")
 
@@ -31,8 +32,12 @@ def add_parser(commands: Any) -> None:
     sub.add_argument("--codebook", type=Path, default=None,
                      help="the codebook.json (default: the one inside a .json export, or beside a .csv)")
     sub.add_argument("--confidence", type=number_in(0.5, 1.0, "low"), default=0.95)
-    sub.add_argument("--interval", choices=["wilson", "exact"], default="wilson",
-                     help="wilson: Wilson score with continuity correction (default); exact: Clopper-Pearson")
+    sub.add_argument("--interval", choices=["wilson", "exact", ANYTIME], default="wilson",
+                     help="wilson: Wilson score with continuity correction (default); exact: Clopper-Pearson; "
+                          "anytime: confidence sequences, valid however often the reports were looked at")
+    sub.add_argument("--planned", type=positive_int, default=None,
+                     help="anytime: the planning size, where the intervals are narrowest (default: each question's n; "
+                          "the app uses its planner's target)")
     sub.add_argument("--simultaneous", action="store_true",
                      help="Bonferroni: each of a question's k intervals at 1 - (1 - confidence) / k")
     sub.add_argument("--format", choices=FORMATS, default="text")
@@ -44,8 +49,10 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         tally = analyze.read(args.export, args.codebook)
     except analyze.ExportError as error:
         parser.error(f"argument export: {error}")
+    if args.planned is not None and args.interval != ANYTIME:
+        parser.error("argument --planned: only with --interval anytime")
     found = analyze.estimate(tally, confidence=args.confidence, interval=args.interval,
-                             simultaneous=args.simultaneous)
+                             simultaneous=args.simultaneous, planned=args.planned)
     text = {"text": table, "json": as_json, "csv": as_csv}[args.format](found)
     if args.output is None:
         sys.stdout.write(text)

@@ -36,7 +36,7 @@ def number(cell: str) -> float | None:
     return None if cell == "" else float(cell)
 
 
-def assert_same_as_the_api(rows: list[dict], api: dict, who: str) -> None:
+def assert_same_as_the_api(rows: list[dict], api: dict, who: str, mean_intervals: dict = MEAN_INTERVALS) -> None:
     expected = expected_rows(api)
     script = list(rows[0]) == SCRIPT_COLUMNS  # R and Python add the too-few rule's columns; `ldp analyze` does not
     assert script or list(rows[0]) == analyze.ROW_COLUMNS, who
@@ -56,7 +56,7 @@ def assert_same_as_the_api(rows: list[dict], api: dict, who: str) -> None:
             pairs = [(row[c], want[c if c != "estimate" else "mean"]) for c in NUMBERS]
             assert row["option_label"] == index and int(row["count"]) == question["n"], where
             assert float(row["interval_level"]) == pytest.approx(api["confidence"], abs=TOLERANCE), where
-            assert row["interval"] == MEAN_INTERVALS.get(channel["name"], "t"), where
+            assert row["interval"] == mean_intervals.get(channel["name"], "t"), where
         else:
             pairs = [(row[c], option[c]) for c in NUMBERS]
             assert row["option_label"] == option["label"] and int(row["count"]) == option["count"], where
@@ -92,6 +92,20 @@ def test_ldp_analyze_gives_every_kinds_estimates_and_means_as_the_api(client, ex
     assert sum(q["mean"] is not None for q in api["questions"]) == 5
     assert_same_as_the_api(run_ldp(folder, f"{survey.slug}-reports.csv", flags), api, "ldp analyze, CSV")
     assert_same_as_the_api(run_ldp(folder, f"{survey.slug}-reports.json", flags), api, "ldp analyze, JSON")
+
+
+@pytest.mark.slow
+def test_ldp_analyze_gives_an_open_surveys_intervals_valid_at_any_time_as_the_api(client, exported):
+    """The API's default for an open survey; `--planned` is the planning size the API names. The means with a
+    sequence (1-bit, discrete Laplace) say so; a mean score keeps its t interval, as on the dashboard."""
+    survey, folder = exported
+    api = estimates(client, survey)
+    assert api["interval"] == "anytime" and api["planned"] > 400
+    flags = ["--interval", "anytime", "--planned", str(api["planned"])]
+    for name in (f"{survey.slug}-reports.csv", f"{survey.slug}-reports.json"):
+        rows = run_ldp(folder, name, flags)
+        assert_same_as_the_api(rows, api, f"ldp analyze, {name}", {"onebit": "anytime", "dlaplace": "anytime"})
+        assert {r["interval"] for r in rows if r["option_index"] not in ("mean", "mean_score")} == {"anytime"}
 
 
 @pytest.mark.slow

@@ -65,6 +65,8 @@ def test_the_text_table_names_each_question_its_channel_and_options(export):
     (["{dir}/demo-reports.csv", "--codebook", "{dir}/nope.json"], "nope.json: No such file"),
     (["{dir}/demo-reports.csv", "--confidence", "1"], "argument --confidence: must lie in [0.5, 1)"),
     (["{dir}/demo-reports.csv", "--interval", "wald"], "argument --interval: invalid choice"),
+    (["{dir}/demo-reports.csv", "--planned", "500"], "argument --planned: only with --interval anytime"),
+    (["{dir}/demo-reports.csv", "--interval", "anytime", "--planned", "0"], "argument --planned: "),
 ])
 def test_it_refuses_bad_arguments_naming_them(export, args, message):
     path, _ = export
