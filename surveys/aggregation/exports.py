@@ -60,7 +60,7 @@ from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
 
-from . import report_blocks
+from . import export_weights, report_blocks
 from .crosstab import CrossTab
 from .report_blocks import Lookup
 from .results import SurveyResults
@@ -89,6 +89,7 @@ def columns(question: PlannedQuestion) -> list[str]:
 def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any]:
     """Everything needed to read and debias the reports."""
     current = current or plan.of(survey)
+    weights = export_weights.described(survey, current)
     return {
         "format": CODEBOOK_FORMAT,
         "survey": {"slug": survey.slug, "title": survey.title, "status": survey.status,
@@ -106,9 +107,15 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
             **MECHANISM_FORMULAS,
             **OTHER_KINDS,
         },
-        "reports_csv_columns": FIXED_COLUMNS + [c for q in current for c in columns(q)],
+        "reports_csv_columns": report_columns(current, weights is not None),
         "questions": [_question_entry(q) for q in current],
+        **({"weights": weights} if weights is not None else {}),
     }
+
+
+def report_columns(current: SurveyPlan, weighted: bool) -> list[str]:
+    """reports.csv's columns: the fixed ones, each question's, and the weight if the survey has margins."""
+    return FIXED_COLUMNS + [c for q in current for c in columns(q)] + ([export_weights.NAME] if weighted else [])
 
 
 # estimates.csv's interval column "anytime" (the default while a survey is open): a confidence sequence.
@@ -251,9 +258,11 @@ def crosstab_rows(table: CrossTab) -> Iterator[list[Any]]:
 
 
 def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
-    """The header line, then the rows, a block of responses at a time (`report_blocks`)."""
+    """The header line, then the rows, a block of responses at a time (`report_blocks`); the weight last, if the
+    survey has margins (`export_weights`)."""
     writer = csv.writer(_Echo())
-    yield writer.writerow(FIXED_COLUMNS + [c for q in current for c in columns(q)])
+    weights = export_weights.column(survey, current, list(current))
+    yield writer.writerow(report_columns(current, weights is not None))
     # Each cell as csv.writer writes it in a row, with the comma before it: a report's cells from a
     # lookup per question, the day's and version's from one per distinct value.
     def cell(value: Any) -> str:
@@ -262,9 +271,13 @@ def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     reports = [Lookup(functools.partial(_csv_cells, cell, q), "," * len(columns(q))) for q in current]
     for block in report_blocks.blocks(survey, list(current)):
         cells = [list(map(lookup.__getitem__, column)) for lookup, column in zip(reports, block.values, strict=True)]
+        if weights is not None:
+            cells.append(list(map(cell, weights.of(block))))
         yield "".join(itertools.chain.from_iterable(zip(
             block.ids, map(days.__getitem__, block.days), map(versions.__getitem__, block.versions), *cells,
             itertools.repeat(writer.dialect.lineterminator, len(block)), strict=True)))
+    if weights is not None:
+        weights.check_used()
 
 
 def _csv_cells(cell: Callable[[Any], str], question: PlannedQuestion, value: int | str) -> str:
@@ -286,9 +299,10 @@ def report_json_chunks(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     """The JSON export, written a block of responses at a time (the responses array can be long)."""
     book = codebook(survey, current)
     yield f'{{"format": {json.dumps(REPORTS_FORMAT)}, "codebook": {json.dumps(book, allow_nan=False)}, "responses": ['
-    # Each response as json.dumps writes {"id", "submitted_on", "mechanism_version", "reports"}, its reports
-    # in question-id order (the order the export always had), pieced together from per-value lookups.
+    # Each response as json.dumps writes {"id", "submitted_on", "mechanism_version", "reports"(, "weight")}, its
+    # reports in question-id order (the order the export always had), pieced together from per-value lookups.
     in_id_order = sorted(current, key=lambda q: q.id)
+    weights = export_weights.column(survey, current, in_id_order)
     days = Lookup(lambda day: f'", "submitted_on": {json.dumps(day.isoformat())}, "mechanism_version": ', None)
     versions = Lookup(lambda version: f'{json.dumps(version)}, "reports": {{', None)
     reports = [Lookup(functools.partial(_json_report, q), "") for q in in_id_order]
@@ -298,10 +312,14 @@ def report_json_chunks(survey: Survey, current: SurveyPlan) -> Iterator[str]:
         rows = zip(*cells, strict=True)
         joined = map(", ".join, rows if block.complete else (filter(None, row) for row in rows))
         starts = itertools.chain([separator + '{"id": "'], itertools.repeat(',\n{"id": "', len(block) - 1))
+        ends = (itertools.repeat("}}", len(block)) if weights is None else
+                (f'}}, "weight": {json.dumps(w)}}}' for w in weights.of(block)))
         yield "".join(itertools.chain.from_iterable(zip(
             starts, block.ids, map(days.__getitem__, block.days), map(versions.__getitem__, block.versions),
-            joined, itertools.repeat("}}", len(block)), strict=True)))
+            joined, ends, strict=True)))
         separator = ",\n"
+    if weights is not None:
+        weights.check_used()
     yield "\n]}\n"
 
 
