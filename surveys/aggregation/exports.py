@@ -4,7 +4,9 @@ Under /results/<slug>/export/:
 
 - estimates.csv: one row per (question, option): the results service's numbers, with the
   same confidence/interval/simultaneous parameters as the dashboard and the API; each row ends with
-  the question's respondents_needed, too_few and its warning (surveys.aggregation.too_few).
+  the question's respondents_needed, too_few and its warning (surveys.aggregation.too_few); with
+  weighted=on (a survey with population margins) the figures are weighted and the last two columns,
+  weights_n and effective_n, give the responses weighted and Kish's effective sample size (empty otherwise).
 - crosstab.csv?a=<id>&b=<id>: one row per (option of A, option of B): the cross-tab service's
   numbers (surveys.aggregation.crosstab): the count of report pairs, the joint estimate with its
   standard error and interval, P(B = b | A = a) and P(A = a | B = b) with theirs and whether the
@@ -73,6 +75,7 @@ ESTIMATE_COLUMNS = [
     "p", "q_other", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
     "confidence", "interval", "simultaneous", "interval_level", "clipped", "simplex",
     "ci_low_unclipped", "ci_high_unclipped", "inconsistent", "planned", "respondents_needed", "too_few", "warning",
+    "weights_n", "effective_n",
 ]
 
 
@@ -207,6 +210,9 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     """Header, then one row per (question, option); undefined numbers (no reports) are empty."""
     o = results.options
     planned = "" if results.planned is None else results.planned  # anytime intervals' planning size
+    # Weighted figures (weighted=on): the responses weighted and Kish's effective n; empty when unweighted.
+    summary = results.weights.summary() if results.weights is not None else {"n": "", "effective_n": ""}
+    weights = [summary["n"], summary["effective_n"]]
     yield ESTIMATE_COLUMNS
     for r in results.questions:
         q, m = r.question, r.mechanism
@@ -219,14 +225,14 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
                    _cell(row.clipped), _cell(row.simplex), _cell(row.ci_low_unclipped), _cell(row.ci_high_unclipped),
-                   str(row.inconsistent).lower(), planned, *too_few]
+                   str(row.inconsistent).lower(), planned, *too_few, *weights]
         if r.mean is not None:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
                    e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m),
                    "false", e.confidence, "", "", "", "",
-                   "false", planned if r.anytime and r.is_mean else "", *too_few]
+                   "false", planned if r.anytime and r.is_mean else "", *too_few, *weights]
 
 
 def _mean_interval(is_mean: bool, mechanism: ldp.Mechanism) -> str:

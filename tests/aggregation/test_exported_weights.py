@@ -153,3 +153,24 @@ def test_the_weights_are_handed_out_block_by_block_in_order(weighted, monkeypatc
         found.update(zip(block.ids, column.of(block), strict=True))
     column.check_used()
     assert found == {i: weights.get(i) for i in found} and len(found) == N + 1
+
+
+def test_the_estimates_csv_weighted_is_the_weighted_apis_every_column(client, owner, weighted):
+    from tests.aggregation.test_exports import ESTIMATES_CSV_FROM_API, _at
+
+    client.force_login(owner)
+    header, *body = csv.reader(io.StringIO(
+        client.get(reverse("aggregation:export-estimates", args=[weighted.slug]) + "?weighted=on").content.decode()))
+    api = client.get(reverse("aggregation:api-estimates", args=[weighted.slug]) + "?weighted=on").json()
+    assert api["weights"]["n"] == N and {q["interval"] for q in api["questions"]} == {"weighted"}
+    assert sorted(header) == sorted(ESTIMATES_CSV_FROM_API)
+    expected = [(question, option) for question in api["questions"] for option in question["options"]]
+    assert len(body) == len(expected)
+    for row, (question, option) in zip(body, expected, strict=True):
+        scopes = {"survey": api, "question": question, "option": option}
+        for column, cell in zip(header, row, strict=True):
+            scope, path, read = ESTIMATES_CSV_FROM_API[column]
+            got = None if cell == "" else read(cell)  # a direct question's effective epsilon is empty (null)
+            assert got == _at(scopes[scope], path), (question["key"], option["index"], column)
+    unweighted = client.get(reverse("aggregation:export-estimates", args=[weighted.slug]))
+    assert {tuple(row[-2:]) for row in list(csv.reader(io.StringIO(unweighted.content.decode())))[1:]} == {("", "")}
