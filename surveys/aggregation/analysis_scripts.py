@@ -27,7 +27,7 @@ from django.utils import timezone
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import exports, too_few
+from . import export_weights, exports, too_few
 from .script_literals import python_string, r_design, r_string
 
 SCRIPTS = {name: f"aggregation/scripts/{name}.template" for name in ("reports.R", "analysis.R", "analysis.py")}
@@ -59,5 +59,5 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
         context["mean_variance"] = "{" + ", ".join(f"{python_string(key)}: {value!r}" for key, value in
                                                    variances.items() if value is not None) + "}"
     else:
-        context["design"] = r_design(current, survey.slug, survey.title)
+        context["design"] = r_design(current, survey.slug, survey.title, export_weights.described(survey, current))
     return context

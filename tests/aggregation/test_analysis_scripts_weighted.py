@@ -3,13 +3,17 @@ two population margins: analysis.py rakes the responses itself (numpy) and analy
 (rake, then calibrate(calfun = "raking") and svymean), each debiasing through the channel; both give the weighted
 estimates API's estimates, standard errors and intervals.
 
-Tolerances. Python redoes the app's arithmetic (the same raking to shares within 1e-10, the same regression
-residuals): PYTHON_TOLERANCE = 1e-9 leaves room for summation order only. R rakes with survey::rake until its
-totals are within 1e-10 n and takes the linearization variance from calibrate's residuals on its weights, the
-same formula (Deville and Sarndal 1992, raking function): its weights differ from ours by the two rakings'
-convergence, below 1e-9 relative, so a weighted mean differs by at most about 1e-9 times the spread of the values
-(a fraction: 1; a numeric mean: its range, 10 here) divided by p - q (at least 0.26 here), about 4e-8;
-R_TOLERANCE = 1e-7 on every number. The measured differences are printed by the test's assertion messages.
+Tolerances. Python redoes the app's arithmetic (the same raking, stopped at the same point, the same regression
+residuals): only the order of summations differs, PYTHON_TOLERANCE = 1e-12 (measured: 2e-15, and its weights equal
+the export's column). R rakes with survey::rake until the cross-table of the margins changes by less than 1e-12 n
+between rounds, the app until every weighted share is within 1e-10 of its target; calibrate(calfun = "raking") on
+R's weights then gives svymean the same linearization variance as the app's (Deville and Sarndal 1992: the
+residuals of the regression weighted by the raked weights). So the two differ only through the weights: off by at
+most about 1e-10 relative (the app's stopping rule), a weighted mean moves by at most that times the spread of
+its values (1 for a report fraction, 10 for the numeric means here), divided by p - q (0.26 at least here): about
+4e-9. R_TOLERANCE = 1e-8 (measured: 6e-13, the weights 1.6e-12 apart). svymean on survey::rake's own design
+(unweighted residuals, a different approximation) differs in the fifth digit and fails it, as does svymean
+without the calibration (the variance of fixed weights).
 """
 
 import subprocess
@@ -27,8 +31,8 @@ from tests.aggregation.test_analysis_scripts import fetch, read_csv, rscript, ru
 
 AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
 N = 600
-PYTHON_TOLERANCE = 1e-9
-R_TOLERANCE = 1e-7
+PYTHON_TOLERANCE = 1e-12
+R_TOLERANCE = 1e-8
 NUMBERS = ("estimate", "std_error", "ci_low", "ci_high")
 
 
@@ -93,7 +97,7 @@ def test_the_python_script_rakes_and_gives_the_weighted_apis_numbers(exported):
     worst = assert_same(read_csv(folder / "py.csv"), api, PYTHON_TOLERANCE, "Python")
     difference = float(done.stderr.split("weight column ")[1].split()[0])
     assert difference <= 1e-12, done.stderr  # its own raking gives the export's weights
-    assert worst <= PYTHON_TOLERANCE
+    print(f"Python: largest difference from the API {worst:.3g}; {done.stderr.strip()}")
 
 
 @pytest.mark.slow
@@ -101,8 +105,9 @@ def test_the_r_script_with_the_survey_package_gives_the_weighted_apis_numbers(ex
     survey, folder, api = exported
     done = run([rscript(), "--vanilla", f"{survey.slug}-analysis.R", f"{survey.slug}-reports.csv", "--weighted",
                 "--csv", "r.csv"], folder)
-    assert_same(read_csv(folder / "r.csv"), api, R_TOLERANCE, "R")
+    worst = assert_same(read_csv(folder / "r.csv"), api, R_TOLERANCE, "R")
     assert "survey package" in done.stdout
+    print(f"R: largest difference from the API {worst:.3g}; {done.stdout.splitlines()[0]}")
 
 
 def test_the_scripts_refuse_to_weight_a_survey_without_margins(client, owner, every_kind_survey, tmp_path):
