@@ -19,6 +19,7 @@ in a script: it holds the survey's definition only.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -27,7 +28,7 @@ from django.utils import timezone
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import export_weights, exports, too_few
+from . import export_weights, exports, params, results, too_few
 from .script_literals import python_string, r_design, r_string
 
 SCRIPTS = {name: f"aggregation/scripts/{name}.template" for name in ("reports.R", "analysis.R", "analysis.py")}
@@ -53,6 +54,7 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
         "reports_csv": literal(files["reports.csv"]),
         "codebook": literal(files["codebook.json"]),
         "version": literal(current.version),
+        **_anytime(current, python),
     }
     if python:  # the numeric means' worst-case variances, for the rule for too few (R has them in its design)
         variances = {q.key: too_few.mean_variance(q) for q in current}
@@ -61,3 +63,20 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
     else:
         context["design"] = r_design(current, survey.slug, survey.title, export_weights.described(survey, current))
     return context
+
+
+def _anytime(current: SurveyPlan, python: bool) -> dict[str, Any]:
+    """What intervals valid at any time (--interval anytime) need at the dashboard's defaults (confidence 0.95,
+    margin 0.05), from the survey's design alone: the sequences' planning size and each question's respondents
+    needed for a margin that holds at every look."""
+    options = replace(params.DEFAULTS, interval=params.ANYTIME)
+    return {"anytime_confidence": repr(options.confidence), "anytime_margin": repr(options.margin),
+            "planned": results.planning_size(current, options),
+            "anytime_needed": _named_integers({q.key: results.needed(q, options) for q in current}, python)}
+
+
+def _named_integers(values: dict[str, int], python: bool) -> str:
+    """A Python dict or an R named vector of integers, keyed by question key."""
+    if python:
+        return "{" + ", ".join(f"{python_string(key)}: {value}" for key, value in values.items()) + "}"
+    return "c(" + ", ".join(f"{r_string(key)} = {value}" for key, value in values.items()) + ")"
