@@ -174,3 +174,12 @@ def test_the_estimates_csv_weighted_is_the_weighted_apis_every_column(client, ow
             assert got == _at(scopes[scope], path), (question["key"], option["index"], column)
     unweighted = client.get(reverse("aggregation:export-estimates", args=[weighted.slug]))
     assert {tuple(row[-2:]) for row in list(csv.reader(io.StringIO(unweighted.content.decode())))[1:]} == {("", "")}
+
+
+def test_the_dashboard_says_the_exports_carry_the_weights_only_once_margins_exist(owner_client, survey):
+    add_responses(survey, 20, seed=3)
+    url = reverse("aggregation:dashboard", args=[survey.slug])
+    words = "the report files end with each response’s weight (column <code>weight</code>)"
+    assert words not in owner_client.get(url).content.decode()
+    enter(survey, 2, AGE)
+    assert words in owner_client.get(url).content.decode()
