@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from ldp.estimates import Estimate, MeanEstimate, project_to_simplex
 from ldp.linear_model import per_report_values
-from ldp.raking import Design, RakingError, margin, rake
+from ldp.raking import Design, RakingError, coded_margin, margin, rake
 from ldp.weighted import indicators, weighted_fractions, weighted_mean
 from surveys import refusals
 from surveys.collection.models import Report, Survey
@@ -99,8 +99,10 @@ def raked(found: list[PopulationMargin], questions: dict[int, PlannedQuestion],
     for m in found:
         labels = np.asarray(questions[m.question_id].options)
         shares = shares_of(m, labels)
-        try:  # by label, so that a refusal names the options
-            margins.append(margin(m.question.text, labels[codes[m.question_id]], shares))
+        try:  # by label, so that a refusal names the options; straight from the codes when every option has a share
+            margins.append(coded_margin(m.question.text, codes[m.question_id], shares)
+                           if list(shares) == [str(label) for label in labels] else
+                           margin(m.question.text, labels[codes[m.question_id]], shares))
         except RakingError as error:
             raise Unweightable(str(error)) from None
         used.append(MarginUsed(m.question.text, m.source, shares))

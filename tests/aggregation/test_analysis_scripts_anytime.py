@@ -5,9 +5,9 @@ the same planning size and respondents needed, the same estimates and standard e
 Tolerance. ldp finds each end by regula falsi to about 1e-14 in ln(lambda0), with its own ln Gamma (absolute error
 below 1e-11 in ln M); the scripts bisect to the last bit with the language's ln Gamma. An error d in ln M moves an
 end by d / |d ln M / d lambda0|, which at the end is of order n (at least 10^2 here): below 1e-13, and the map to
-the estimate divides by p - q (above 0.2 here). TOLERANCE = 1e-9 is ample (measured: 2e-11 for Python, 1.3e-11 for R). Discrete Laplace
-means keep their fixed-n interval in the scripts (the dashboard's sequence for them is not reimplemented): the
-test checks that they say so, and that no other figure differs.
+the estimate divides by p - q (above 0.2 here). TOLERANCE = 1e-9 is ample (measured: 2e-11 for Python, 1.3e-11
+for R). Discrete Laplace means keep their fixed-n interval in the scripts (the dashboard's sequence for them is
+not reimplemented): the test checks that they say so, and that no other figure differs.
 """
 
 import subprocess
