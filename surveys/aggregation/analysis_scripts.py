@@ -12,6 +12,11 @@ Under /results/<slug>/export/:
 - analysis.py: the same in Python (numpy and the standard library), reading reports.csv and
   codebook.json.
 
+Both also give the dashboard's intervals valid at any time (--interval anytime: the planning size and each
+question's respondents needed at the dashboard's defaults travel in the script) and, for a survey with
+population margins, its weighted figures (--weighted: analysis.py rakes by itself, analysis.R with R's survey
+package, the only package a script asks for).
+
 The templates are templates/aggregation/scripts/. Every survey text enters a script as a literal
 from surveys.aggregation.script_literals, never as raw text. Nothing else about the responses is
 in a script: it holds the survey's definition only.

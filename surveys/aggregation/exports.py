@@ -16,11 +16,16 @@ Under /results/<slug>/export/:
   mechanism_version, then per question in order: an index question (q-RR, bit flip, k-RR)
   has one column `q<order>` with the reported option index (0-based, in the codebook's
   option order; for yes/no 0 = No, 1 = Yes); a unary question (SUE, OUE) has one column
-  per option, `q<order>_<j>`, with the reported bit (0/1) for option j.
+  per option, `q<order>_<j>`, with the reported bit (0/1) for option j. A survey with population
+  margins ends each row with `weight`, the response's raking weight (surveys.aggregation.export_weights:
+  the dashboard's weights; empty when the response is not weighted).
 - reports.json: {"format": REPORTS_FORMAT, "codebook": <the codebook>, "responses":
   [{"id", "submitted_on", "mechanism_version", "reports": {"q1": 0, "q4": [0, 1, 0, 0]}}]},
-  index reports as integers, unary reports as lists of k bits (bit j = option j).
-- codebook.json: every question's mechanism as `ldp.Mechanism.describe()` gives it: p and
+  index reports as integers, unary reports as lists of k bits (bit j = option j); with margins each
+  response also has "weight" (a number, or null).
+- codebook.json: with population margins, "weights": the margins (question, options and shares, source),
+  the weighting rule and the weighted variance (`export_weights.described`); every question's mechanism as
+  `ldp.Mechanism.describe()` gives it: p and
   q_other (the channel: P(report j | truth j) and P(report j | truth i != j), per bit for unary
   encodings) as floats and as exact fractions of the browser's sampler integers, the configured
   and effective epsilon, the sampler and its rule; the options and the report encoding.

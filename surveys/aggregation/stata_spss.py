@@ -3,7 +3,9 @@
 Under /results/<slug>/export/: reports.dta (Stata 14 and later, format 118) and reports.sav
 (uncompressed SPSS system file). Same rows and columns as reports.csv: response_id,
 submitted_on (a date), mechanism_version, then per question its report column(s) with the
-reported option index or bit; a missing report is a missing value. Labels as
+reported option index or bit; a missing report is a missing value; with population margins, last, the
+response's weight (a double, missing when not weighted), whose notes (Stata) and documents (SPSS) give the
+margins and the rule. Labels as
 surveys.aggregation.column_labels describes them: every report column's variable label says
 whether it is a randomized report ("do not tabulate as answers") or a direct answer, its value
 labels are the options (a multi-select: one 0/1 variable per option; a 1-bit mean: 0/1 labelled
