@@ -116,3 +116,16 @@ def test_the_scripts_refuse_to_weight_a_survey_without_margins(client, owner, ev
     done = subprocess.run([sys.executable, "kinds-analysis.py", "--weighted"], cwd=folder, capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode != 0 and "no population margins" in done.stderr
+
+
+@pytest.mark.slow
+def test_r_reads_the_weight_column_as_numbers_with_its_label(exported):
+    survey, folder, _ = exported
+    script = (f'source("{survey.slug}-reports.R"); '
+              'cat(class(reports$weight), attr(reports$weight, "label"), sep = "\\n"); '
+              'cat(sprintf("%.17g", reports$weight), sep = "\\n")')
+    done = run([rscript(), "--vanilla", "-e", script], folder)
+    kind, label, *weights = done.stdout.splitlines()
+    assert (kind, label) == ("numeric", "Raking weight to the population margins (missing: not weighted)")
+    exported_weights = [row["weight"] for row in read_csv(folder / f"{survey.slug}-reports.csv")]
+    assert [float(w) for w in weights] == [float(w) for w in exported_weights] and len(weights) == N
