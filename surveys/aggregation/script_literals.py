@@ -118,6 +118,8 @@ def _r_question(column: Column) -> str:
         # Discrete Laplace: the clamp bound (reports are r, stored as r + bound) and Var(Z) in grid steps squared.
         "bound": str(described["bound"]) if "bound" in described else "NULL",
         "noise_variance": r_number(described["noise_variance"]) if "noise_variance" in described else "NULL",
+        # Discrete Laplace's exact noise scale t / s (in grid steps), for its sequence valid at any time.
+        "noise_scale": _r_fraction(described.get("scale_exact")),
         # An ordinal question's scores, NA for a level left out of the mean score.
         # A numeric mean's worst-case variance per report, for the too-few rule (surveys.aggregation.too_few).
         "mean_variance": _r_mean_variance(question),
