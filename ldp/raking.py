@@ -168,12 +168,7 @@ def margin(name: str, column: Sequence[Any] | npt.ArrayLike, shares: Mapping[Any
     >>> m.codes.tolist(), m.shares.tolist(), m.labels
     ([0, 1, 0], [0.5, 0.5], ('f', 'm'))
     """
-    labels = tuple(str(key) for key in shares)
-    values = np.array([float(v) for v in shares.values()])
-    if len(set(labels)) != len(labels):
-        raise RakingError(f"{name}: a category is given twice")
-    if not np.all(np.isfinite(values)) or np.any(values <= 0) or abs(values.sum() - 1.0) > 1e-6:
-        raise RakingError(f"{name}: the shares must be positive and sum to 1")
+    labels, values = _shares(name, shares)
     lookup = {label: code for code, label in enumerate(labels)}
     text = np.asarray(column).astype(str)
     found, inverse = np.unique(text, return_inverse=True)
@@ -181,6 +176,35 @@ def margin(name: str, column: Sequence[Any] | npt.ArrayLike, shares: Mapping[Any
     if missing:
         raise RakingError(f"{name}: no population share for the value(s) {missing[:5]}")
     codes = np.array([lookup[value] for value in found.tolist()], dtype=np.int64)[inverse.reshape(-1)]
+    return _checked(name, codes, labels, values)
+
+
+def coded_margin(name: str, codes: npt.ArrayLike, shares: Mapping[Any, float]) -> Margin:
+    """`margin` of a column already coded: code j is the category of the j-th share (no text made per row, for
+    columns of millions). The same `Margin` as `margin` of the column of the categories' names.
+
+    >>> m = coded_margin("sex", [0, 1, 0], {"f": 0.5, "m": 0.5})
+    >>> m.codes.tolist(), m.shares.tolist(), m.labels
+    ([0, 1, 0], [0.5, 0.5], ('f', 'm'))
+    """
+    labels, values = _shares(name, shares)
+    found = np.asarray(codes, dtype=np.int64).reshape(-1)
+    if found.size and (found.min() < 0 or found.max() >= len(labels)):
+        raise RakingError(f"{name}: a code outside 0 to {len(labels) - 1}")
+    return _checked(name, found, labels, values)
+
+
+def _shares(name: str, shares: Mapping[Any, float]) -> tuple[tuple[str, ...], FloatArray]:
+    labels = tuple(str(key) for key in shares)
+    values = np.array([float(v) for v in shares.values()])
+    if len(set(labels)) != len(labels):
+        raise RakingError(f"{name}: a category is given twice")
+    if not np.all(np.isfinite(values)) or np.any(values <= 0) or abs(values.sum() - 1.0) > 1e-6:
+        raise RakingError(f"{name}: the shares must be positive and sum to 1")
+    return labels, values
+
+
+def _checked(name: str, codes: IntArray, labels: tuple[str, ...], values: FloatArray) -> Margin:
     empty = [label for label, count in zip(labels, np.bincount(codes, minlength=len(labels)), strict=True)
              if count == 0]
     if empty:

@@ -12,6 +12,11 @@ Under /results/<slug>/export/:
 - analysis.py: the same in Python (numpy and the standard library), reading reports.csv and
   codebook.json.
 
+Both also give the dashboard's intervals valid at any time (--interval anytime: the planning size and each
+question's respondents needed at the dashboard's defaults travel in the script) and, for a survey with
+population margins, its weighted figures (--weighted: analysis.py rakes by itself, analysis.R with R's survey
+package, the only package a script asks for).
+
 The templates are templates/aggregation/scripts/. Every survey text enters a script as a literal
 from surveys.aggregation.script_literals, never as raw text. Nothing else about the responses is
 in a script: it holds the survey's definition only.
@@ -19,6 +24,7 @@ in a script: it holds the survey's definition only.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -27,7 +33,7 @@ from django.utils import timezone
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import exports, too_few
+from . import export_weights, exports, params, results, too_few
 from .script_literals import python_string, r_design, r_string
 
 SCRIPTS = {name: f"aggregation/scripts/{name}.template" for name in ("reports.R", "analysis.R", "analysis.py")}
@@ -53,11 +59,29 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
         "reports_csv": literal(files["reports.csv"]),
         "codebook": literal(files["codebook.json"]),
         "version": literal(current.version),
+        **_anytime(current, python),
     }
     if python:  # the numeric means' worst-case variances, for the rule for too few (R has them in its design)
         variances = {q.key: too_few.mean_variance(q) for q in current}
         context["mean_variance"] = "{" + ", ".join(f"{python_string(key)}: {value!r}" for key, value in
                                                    variances.items() if value is not None) + "}"
     else:
-        context["design"] = r_design(current, survey.slug, survey.title)
+        context["design"] = r_design(current, survey.slug, survey.title, export_weights.described(survey, current))
     return context
+
+
+def _anytime(current: SurveyPlan, python: bool) -> dict[str, Any]:
+    """What intervals valid at any time (--interval anytime) need at the dashboard's defaults (confidence 0.95,
+    margin 0.05), from the survey's design alone: the sequences' planning size and each question's respondents
+    needed for a margin that holds at every look."""
+    options = replace(params.DEFAULTS, interval=params.ANYTIME)
+    return {"anytime_confidence": repr(options.confidence), "anytime_margin": repr(options.margin),
+            "planned": results.planning_size(current, options),
+            "anytime_needed": _named_integers({q.key: results.needed(q, options) for q in current}, python)}
+
+
+def _named_integers(values: dict[str, int], python: bool) -> str:
+    """A Python dict or an R named vector of integers, keyed by question key."""
+    if python:
+        return "{" + ", ".join(f"{python_string(key)}: {value}" for key, value in values.items()) + "}"
+    return "c(" + ", ".join(f"{r_string(key)} = {value}" for key, value in values.items()) + ")"

@@ -31,6 +31,7 @@ from surveys.collection.plan import PlannedQuestion, SurveyPlan
 RANDOMIZED = "randomized report: do not tabulate as answers"
 DIRECT = "direct answer: not randomized"
 BIT_LABELS = {0: "not reported", 1: "reported"}
+WEIGHT_NAME = "weight"  # surveys.aggregation.export_weights.NAME
 ELLIPSIS = "…"
 QUESTION_AT_LEAST = 8  # characters of a question's text a bit column's label keeps, however long its option
 
@@ -48,7 +49,7 @@ def utf8_bytes(text: str) -> int:
 @dataclass(frozen=True)
 class Column:
     name: str
-    kind: str  # "id", "day", "version" or "report"
+    kind: str  # "id", "day", "version", "report" or "weight"
     text: str  # what the column holds: a question's text (with the option, for a bit), or a description
     question: PlannedQuestion | None = None
     option: int | None = None  # a unary question's bit column: its option
@@ -156,8 +157,11 @@ class Column:
         return self.label(limit, measure, with_channel) == self.label(10**9, measure, with_channel)
 
 
-def columns(current: SurveyPlan) -> list[Column]:
-    """Every column of the reports export, in order."""
+WEIGHT_TEXT = "Raking weight to the population margins (missing: not weighted)"
+
+
+def columns(current: SurveyPlan, weighted: bool = False) -> list[Column]:
+    """Every column of the reports export, in order; the weight last for a survey with population margins."""
     found = [
         Column("response_id", "id", "Response id (random; links nothing to a person)"),
         Column("submitted_on", "day", "Day the response was submitted"),
@@ -169,6 +173,8 @@ def columns(current: SurveyPlan) -> list[Column]:
                       for j, option in enumerate(question.options)]
         else:
             found.append(Column(question.key, "report", question.text, question))
+    if weighted:
+        found.append(Column(WEIGHT_NAME, "weight", WEIGHT_TEXT))
     return found
 
 

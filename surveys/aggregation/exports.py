@@ -4,7 +4,9 @@ Under /results/<slug>/export/:
 
 - estimates.csv: one row per (question, option): the results service's numbers, with the
   same confidence/interval/simultaneous parameters as the dashboard and the API; each row ends with
-  the question's respondents_needed, too_few and its warning (surveys.aggregation.too_few).
+  the question's respondents_needed, too_few and its warning (surveys.aggregation.too_few); with
+  weighted=on (a survey with population margins) the figures are weighted and the last two columns,
+  weights_n and effective_n, give the responses weighted and Kish's effective sample size (empty otherwise).
 - crosstab.csv?a=<id>&b=<id>: one row per (option of A, option of B): the cross-tab service's
   numbers (surveys.aggregation.crosstab): the count of report pairs, the joint estimate with its
   standard error and interval, P(B = b | A = a) and P(A = a | B = b) with theirs and whether the
@@ -14,11 +16,16 @@ Under /results/<slug>/export/:
   mechanism_version, then per question in order: an index question (q-RR, bit flip, k-RR)
   has one column `q<order>` with the reported option index (0-based, in the codebook's
   option order; for yes/no 0 = No, 1 = Yes); a unary question (SUE, OUE) has one column
-  per option, `q<order>_<j>`, with the reported bit (0/1) for option j.
+  per option, `q<order>_<j>`, with the reported bit (0/1) for option j. A survey with population
+  margins ends each row with `weight`, the response's raking weight (surveys.aggregation.export_weights:
+  the dashboard's weights; empty when the response is not weighted).
 - reports.json: {"format": REPORTS_FORMAT, "codebook": <the codebook>, "responses":
   [{"id", "submitted_on", "mechanism_version", "reports": {"q1": 0, "q4": [0, 1, 0, 0]}}]},
-  index reports as integers, unary reports as lists of k bits (bit j = option j).
-- codebook.json: every question's mechanism as `ldp.Mechanism.describe()` gives it: p and
+  index reports as integers, unary reports as lists of k bits (bit j = option j); with margins each
+  response also has "weight" (a number, or null).
+- codebook.json: with population margins, "weights": the margins (question, options and shares, source),
+  the weighting rule and the weighted variance (`export_weights.described`); every question's mechanism as
+  `ldp.Mechanism.describe()` gives it: p and
   q_other (the channel: P(report j | truth j) and P(report j | truth i != j), per bit for unary
   encodings) as floats and as exact fractions of the browser's sampler integers, the configured
   and effective epsilon, the sampler and its rule; the options and the report encoding.
@@ -60,7 +67,7 @@ from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
 
-from . import report_blocks
+from . import export_weights, report_blocks
 from .crosstab import CrossTab
 from .report_blocks import Lookup
 from .results import SurveyResults
@@ -73,6 +80,7 @@ ESTIMATE_COLUMNS = [
     "p", "q_other", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
     "confidence", "interval", "simultaneous", "interval_level", "clipped", "simplex",
     "ci_low_unclipped", "ci_high_unclipped", "inconsistent", "planned", "respondents_needed", "too_few", "warning",
+    "weights_n", "effective_n",
 ]
 
 
@@ -89,6 +97,7 @@ def columns(question: PlannedQuestion) -> list[str]:
 def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any]:
     """Everything needed to read and debias the reports."""
     current = current or plan.of(survey)
+    weights = export_weights.described(survey, current)
     return {
         "format": CODEBOOK_FORMAT,
         "survey": {"slug": survey.slug, "title": survey.title, "status": survey.status,
@@ -106,9 +115,15 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
             **MECHANISM_FORMULAS,
             **OTHER_KINDS,
         },
-        "reports_csv_columns": FIXED_COLUMNS + [c for q in current for c in columns(q)],
+        "reports_csv_columns": report_columns(current, weights is not None),
         "questions": [_question_entry(q) for q in current],
+        **({"weights": weights} if weights is not None else {}),
     }
+
+
+def report_columns(current: SurveyPlan, weighted: bool) -> list[str]:
+    """reports.csv's columns: the fixed ones, each question's, and the weight if the survey has margins."""
+    return FIXED_COLUMNS + [c for q in current for c in columns(q)] + ([export_weights.NAME] if weighted else [])
 
 
 # estimates.csv's interval column "anytime" (the default while a survey is open): a confidence sequence.
@@ -200,6 +215,9 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     """Header, then one row per (question, option); undefined numbers (no reports) are empty."""
     o = results.options
     planned = "" if results.planned is None else results.planned  # anytime intervals' planning size
+    # Weighted figures (weighted=on): the responses weighted and Kish's effective n; empty when unweighted.
+    summary = results.weights.summary() if results.weights is not None else {"n": "", "effective_n": ""}
+    weights = [summary["n"], summary["effective_n"]]
     yield ESTIMATE_COLUMNS
     for r in results.questions:
         q, m = r.question, r.mechanism
@@ -212,14 +230,14 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
                    row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
                    _cell(row.clipped), _cell(row.simplex), _cell(row.ci_low_unclipped), _cell(row.ci_high_unclipped),
-                   str(row.inconsistent).lower(), planned, *too_few]
+                   str(row.inconsistent).lower(), planned, *too_few, *weights]
         if r.mean is not None:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
                    e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m),
                    "false", e.confidence, "", "", "", "",
-                   "false", planned if r.anytime and r.is_mean else "", *too_few]
+                   "false", planned if r.anytime and r.is_mean else "", *too_few, *weights]
 
 
 def _mean_interval(is_mean: bool, mechanism: ldp.Mechanism) -> str:
@@ -251,9 +269,11 @@ def crosstab_rows(table: CrossTab) -> Iterator[list[Any]]:
 
 
 def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
-    """The header line, then the rows, a block of responses at a time (`report_blocks`)."""
+    """The header line, then the rows, a block of responses at a time (`report_blocks`); the weight last, if the
+    survey has margins (`export_weights`)."""
     writer = csv.writer(_Echo())
-    yield writer.writerow(FIXED_COLUMNS + [c for q in current for c in columns(q)])
+    weights = export_weights.column(survey, current, list(current))
+    yield writer.writerow(report_columns(current, weights is not None))
     # Each cell as csv.writer writes it in a row, with the comma before it: a report's cells from a
     # lookup per question, the day's and version's from one per distinct value.
     def cell(value: Any) -> str:
@@ -262,9 +282,13 @@ def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     reports = [Lookup(functools.partial(_csv_cells, cell, q), "," * len(columns(q))) for q in current]
     for block in report_blocks.blocks(survey, list(current)):
         cells = [list(map(lookup.__getitem__, column)) for lookup, column in zip(reports, block.values, strict=True)]
+        if weights is not None:
+            cells.append(list(map(cell, weights.of(block))))
         yield "".join(itertools.chain.from_iterable(zip(
             block.ids, map(days.__getitem__, block.days), map(versions.__getitem__, block.versions), *cells,
             itertools.repeat(writer.dialect.lineterminator, len(block)), strict=True)))
+    if weights is not None:
+        weights.check_used()
 
 
 def _csv_cells(cell: Callable[[Any], str], question: PlannedQuestion, value: int | str) -> str:
@@ -286,9 +310,10 @@ def report_json_chunks(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     """The JSON export, written a block of responses at a time (the responses array can be long)."""
     book = codebook(survey, current)
     yield f'{{"format": {json.dumps(REPORTS_FORMAT)}, "codebook": {json.dumps(book, allow_nan=False)}, "responses": ['
-    # Each response as json.dumps writes {"id", "submitted_on", "mechanism_version", "reports"}, its reports
-    # in question-id order (the order the export always had), pieced together from per-value lookups.
+    # Each response as json.dumps writes {"id", "submitted_on", "mechanism_version", "reports"(, "weight")}, its
+    # reports in question-id order (the order the export always had), pieced together from per-value lookups.
     in_id_order = sorted(current, key=lambda q: q.id)
+    weights = export_weights.column(survey, current, in_id_order)
     days = Lookup(lambda day: f'", "submitted_on": {json.dumps(day.isoformat())}, "mechanism_version": ', None)
     versions = Lookup(lambda version: f'{json.dumps(version)}, "reports": {{', None)
     reports = [Lookup(functools.partial(_json_report, q), "") for q in in_id_order]
@@ -298,10 +323,14 @@ def report_json_chunks(survey: Survey, current: SurveyPlan) -> Iterator[str]:
         rows = zip(*cells, strict=True)
         joined = map(", ".join, rows if block.complete else (filter(None, row) for row in rows))
         starts = itertools.chain([separator + '{"id": "'], itertools.repeat(',\n{"id": "', len(block) - 1))
+        ends = (itertools.repeat("}}", len(block)) if weights is None else
+                (f'}}, "weight": {json.dumps(w)}}}' for w in weights.of(block)))
         yield "".join(itertools.chain.from_iterable(zip(
             starts, block.ids, map(days.__getitem__, block.days), map(versions.__getitem__, block.versions),
-            joined, itertools.repeat("}}", len(block)), strict=True)))
+            joined, ends, strict=True)))
         separator = ",\n"
+    if weights is not None:
+        weights.check_used()
     yield "\n]}\n"
 
 

@@ -10,11 +10,11 @@ Layouts (both little-endian, as ReadStat writes them):
   value labels come after it, so the offsets of the sections after the data (map entries 10-13:
   strls, value labels, </stata_dta>, end of file) move by the length of the extra rows.
   Strings: strN, padded with NUL. Integers as pyreadstat writes them (long, missing = 2147483621);
-  dates as double days since 1960-01-01, missing = 2^1023.
+  dates as double days since 1960-01-01, missing = 2^1023; a weight as a double, missing the same.
 - SPSS (uncompressed): the case count is a 4-byte integer at offset 80, and again an 8-byte one in
   the extended number of cases record (type 7, subtype 16); the rows follow the
   dictionary's end (record type 999) to the end of the file. Strings padded with spaces to a
-  multiple of 8 bytes; numbers as doubles, missing = -DBL_MAX (SYSMIS); dates in seconds since
+  multiple of 8 bytes; numbers (a weight too) as doubles, missing = -DBL_MAX (SYSMIS); dates in seconds since
   1582-10-14.
 
 `Layout.check` compares the prototype rows as pyreadstat wrote them with this module's encoding
@@ -47,7 +47,7 @@ class LayoutChanged(RuntimeError):
 
 @dataclass(frozen=True)
 class Field:
-    kind: str  # "text" or "day" or "integer"
+    kind: str  # "text", "day", "integer" or "double"
     width: int = 0  # texts: the declared width in bytes
 
 
@@ -139,13 +139,15 @@ class StataLayout(Layout):
         return list(struct.unpack(f"<{MAP_ENTRIES}Q", prototype[at:at + 8 * MAP_ENTRIES]))
 
     def _code(self, field: Field) -> str:
-        return {"text": f"{field.width}s", "day": "d", "integer": "i"}[field.kind]
+        return {"text": f"{field.width}s", "day": "d", "integer": "i", "double": "d"}[field.kind]
 
     def _value(self, field: Field, value: Any) -> Any:
         if field.kind == "text":
             return value.encode("utf-8")  # struct pads with NUL
         if field.kind == "day":
             return STATA_DOUBLE_MISSING if value is None else float((value - STATA_EPOCH).days)
+        if field.kind == "double":
+            return STATA_DOUBLE_MISSING if value is None else float(value)
         return STATA_LONG_MISSING if value is None else value
 
 

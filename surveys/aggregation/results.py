@@ -181,9 +181,7 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
     versions.check(survey, current)
     counted = tallies.read(current)
     found = means.histograms(current)
-    planned = None
-    if options.interval == params.ANYTIME:  # the survey's planner target, from the design and margin alone
-        planned = max([_needed(q, options) for q in current] or [1])
+    planned = planning_size(current, options) if options.interval == params.ANYTIME else None
     questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned) if q.mean
                  else _question_result(q, *counted[q.id], options, planned) for q in current]
     weights = None
@@ -192,6 +190,16 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
         questions = [_weighted(result, weights, options.confidence) for result in questions]
     return SurveyResults(survey=survey, options=options, responses=_responses(counted),
                          epsilon_total=current.epsilon_total, questions=questions, planned=planned, weights=weights)
+
+
+def planning_size(current: plan.SurveyPlan, options: ResultOptions) -> int:
+    """The confidence sequences' planning size: the survey's planner target, from the design and margin alone."""
+    return max([_needed(q, options) for q in current] or [1])
+
+
+def needed(question: PlannedQuestion, options: ResultOptions) -> int:
+    """The planner's respondents for one question under `options` (what its too-few rule compares n with)."""
+    return _needed(question, options)
 
 
 def _weighted(result: QuestionResult, weights: weighting.Weights, confidence: float) -> QuestionResult:

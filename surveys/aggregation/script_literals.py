@@ -45,21 +45,38 @@ def python_string(text: str) -> str:
     return ascii(text.replace("\0", "\ufffd"))
 
 
-def r_design(current: SurveyPlan, slug: str, title: str) -> str:
-    """The codebook's content as an R list: what reading and debiasing the reports needs."""
-    questions = [_r_question(column) for column in columns(current) if column.question and column.option in (None, 0)]
+def r_design(current: SurveyPlan, slug: str, title: str, weights: dict[str, Any] | None = None) -> str:
+    """The codebook's content as an R list: what reading and debiasing the reports needs; with `weights` (the
+    codebook's "weights") the population margins and the cap, and the reports' weight column."""
+    every = columns(current, weights is not None)
+    questions = [_r_question(column) for column in every if column.question and column.option in (None, 0)]
     return "\n".join([
         "design <- list(",
         f"  slug = {r_string(slug)},",
         f"  title = {r_string(title)},",
         f"  mechanism_version = {r_string(current.version)},",
-        f"  columns = {r_strings(c.name for c in columns(current))},",
-        f"  column_labels = {r_strings(c.label(10**6, len) for c in columns(current))},",
+        f"  columns = {r_strings(c.name for c in every)},",
+        f"  column_labels = {r_strings(c.label(10**6, len) for c in every)},",
+        f"  margins = {_r_margins(weights)},",
+        f"  cap = {'NULL' if weights is None else r_number(weights['cap'])},",
         "  questions = list(",
         ",\n".join(questions),
         "  )",
         ")",
     ])
+
+
+def _r_margins(weights: dict[str, Any] | None) -> str:
+    """Each population margin: its question's key (the report column), options, shares (in option order), source."""
+    if weights is None:
+        return "list()"
+    found = []
+    for m in weights["margins"]:
+        shares = sorted(m["shares"], key=lambda s: s["option_index"])
+        numbers = ", ".join(r_number(s["share"]) for s in shares)
+        found.append(f"list(key = {r_string(m['question'])}, options = {r_strings(s['option'] for s in shares)}, "
+                     f"shares = c({numbers}), source = {r_string(m['source'])})")
+    return "list(" + ", ".join(found) + ")"
 
 
 def r_number(x: object) -> str:
@@ -101,6 +118,8 @@ def _r_question(column: Column) -> str:
         # Discrete Laplace: the clamp bound (reports are r, stored as r + bound) and Var(Z) in grid steps squared.
         "bound": str(described["bound"]) if "bound" in described else "NULL",
         "noise_variance": r_number(described["noise_variance"]) if "noise_variance" in described else "NULL",
+        # Discrete Laplace's exact noise scale t / s (in grid steps), for its sequence valid at any time.
+        "noise_scale": _r_fraction(described.get("scale_exact")),
         # An ordinal question's scores, NA for a level left out of the mean score.
         # A numeric mean's worst-case variance per report, for the too-few rule (surveys.aggregation.too_few).
         "mean_variance": _r_mean_variance(question),

@@ -3,7 +3,9 @@
 Under /results/<slug>/export/: reports.dta (Stata 14 and later, format 118) and reports.sav
 (uncompressed SPSS system file). Same rows and columns as reports.csv: response_id,
 submitted_on (a date), mechanism_version, then per question its report column(s) with the
-reported option index or bit; a missing report is a missing value. Labels as
+reported option index or bit; a missing report is a missing value; with population margins, last, the
+response's weight (a double, missing when not weighted), whose notes (Stata) and documents (SPSS) give the
+margins and the rule. Labels as
 surveys.aggregation.column_labels describes them: every report column's variable label says
 whether it is a randomized report ("do not tabulate as answers") or a direct answer, its value
 labels are the options (a multi-select: one 0/1 variable per option; a 1-bit mean: 0/1 labelled
@@ -35,8 +37,8 @@ from typing import Any, BinaryIO
 from surveys.collection.models import Response, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
-from . import exports, report_blocks
-from .column_labels import Column, Measure, characters, columns, fit, one_line, utf8_bytes, wrap
+from . import export_weights, exports, report_blocks
+from .column_labels import WEIGHT_TEXT, Column, Measure, characters, columns, fit, one_line, utf8_bytes, wrap
 from .readstat_layout import Field, Layout, SpssLayout, StataLayout
 from .report_blocks import Lookup
 
@@ -49,6 +51,7 @@ VERSION_WIDTH = Response._meta.get_field("mechanism_version").max_length or 16
 PROTOTYPE_TEXTS = {"id": ("0" * ID_WIDTH, "1"), "version": ("0" * VERSION_WIDTH, "1")}
 PROTOTYPE_DAYS = (date(2000, 1, 1), date(2024, 2, 29))
 PROTOTYPE_REPORTS = (1, None)
+PROTOTYPE_WEIGHTS = (0.5, None)
 
 
 Blocks = Iterator[tuple[bytes, int]]  # encoded rows, and how many
@@ -62,20 +65,23 @@ def stata_file(survey: Survey, current: SurveyPlan, out: BinaryIO | None = None,
                watch: Callable[[Blocks], Blocks] = _all) -> BinaryIO:
     """reports.dta, rewound, with Stata notes: in `out`, or a temporary file (deleted once closed).
     `watch` sees the blocks of rows go by (a preparation counts them)."""
-    cols = columns(current)
+    weights = export_weights.column(survey, current, list(current))
+    cols = columns(current, weights is not None)
     layout = StataLayout(_fields(cols))
     notes = stata_notes(survey, current, cols)
-    return _spliced(layout, _prototype(cols, stata_writer(survey, cols)), watch(encoded_rows(survey, current, layout)),
-                    lambda head: layout.with_notes(head, notes), out)
+    return _spliced(layout, _prototype(cols, stata_writer(survey, cols)),
+                    watch(encoded_rows(survey, current, layout, weights)), lambda head: layout.with_notes(head, notes),
+                    out)
 
 
 def spss_file(survey: Survey, current: SurveyPlan, out: BinaryIO | None = None,
               watch: Callable[[Blocks], Blocks] = _all) -> BinaryIO:
     """reports.sav, rewound: in `out`, or a temporary file (deleted once closed)."""
-    cols = columns(current)
+    weights = export_weights.column(survey, current, list(current))
+    cols = columns(current, weights is not None)
     writer = spss_writer(survey, current, cols)
     layout = SpssLayout(_fields(cols))
-    return _spliced(layout, _prototype(cols, writer), watch(encoded_rows(survey, current, layout)), out=out)
+    return _spliced(layout, _prototype(cols, writer), watch(encoded_rows(survey, current, layout, weights)), out=out)
 
 
 Writer = Callable[[Any, str], None]  # (a data frame, the path to write it to)
@@ -106,7 +112,7 @@ def spss_writer(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Writ
 
 def _measure(c: Column) -> str:
     """SPSS's level of measurement: a day or a discrete Laplace report is a scale, an ordinal level ordinal."""
-    if c.kind == "day" or (c.question is not None and c.question.mechanism.encoding == "integer"):
+    if c.kind in ("day", "weight") or (c.question is not None and c.question.mechanism.encoding == "integer"):
         return "scale"
     return "ordinal" if c.question is not None and c.option is None and c.question.scores else "nominal"
 
@@ -117,6 +123,7 @@ def frame(cols: list[Column], rows: list[list[Any]]) -> Any:
     import pandas as pd  # type: ignore[import-untyped]  # no stubs; used only to hand pyreadstat its rows
 
     return pd.DataFrame({c.name: pd.array([row[i] for row in rows], dtype="Int32") if c.kind == "report"
+                         else pd.array([row[i] for row in rows], dtype="float64") if c.kind == "weight"
                          else [row[i] for row in rows] for i, c in enumerate(cols)})
 
 
@@ -125,6 +132,8 @@ def stata_notes(survey: Survey, current: SurveyPlan, cols: list[Column]) -> dict
     question and its exact channel, which Stata's 80-character variable labels cannot hold."""
     found = {"_dta": _preamble(survey, current)}
     for c in cols:
+        if c.kind == "weight":
+            found[c.name] = list(_weight_words(survey, current))
         if c.question is None:
             continue
         what = [c.status, f"Question {c.question.key}: {one_line(c.question.text)}"]
@@ -158,6 +167,8 @@ def document(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Iterato
     """The SPSS file's documents: lines of at most 80 bytes."""
     paragraphs = _preamble(survey, current)
     for c in cols:
+        if c.kind == "weight":
+            paragraphs += [f"{c.name}: {words}" for words in _weight_words(survey, current)]
         if c.question is not None and c.option in (None, 0):
             key, last = c.question.key, c.question.mechanism.k - 1
             names = c.name if c.option is None else f"{key}_0 to {key}_{last}"
@@ -165,6 +176,18 @@ def document(survey: Survey, current: SurveyPlan, cols: list[Column]) -> Iterato
             paragraphs.append(f"{names}: {c.question.text} ({c.status}; {c.channel}).{meaning}")
     for paragraph in paragraphs:
         yield from wrap(paragraph, SPSS_DOCUMENT_LINE)
+
+
+def _weight_words(survey: Survey, current: SurveyPlan) -> Iterator[str]:
+    """The weight's margins and rule, in words (the codebook's "weights")."""
+    described = export_weights.described(survey, current)
+    if described is None:
+        return
+    yield WEIGHT_TEXT
+    for m in described["margins"]:
+        shares = "; ".join(f"{one_line(s['option'])} = {s['share']:g}" for s in m["shares"])
+        yield f"Margin of {m['question']} ({one_line(m['text'])}), from {one_line(m['source'])}: {shares}"
+    yield f"Rule: {described['rule']}. Missing: {described['empty']}"
 
 
 def _value_labels(cols: list[Column], limit: int, measure: Measure) -> dict[str, dict[int | float, str]]:
@@ -181,15 +204,15 @@ def _file_label(survey: Survey) -> str:
 
 def _fields(cols: list[Column]) -> list[Field]:
     widths = {"id": ID_WIDTH, "version": VERSION_WIDTH}
-    return [Field("text", widths[c.kind]) if c.kind in widths else Field("day" if c.kind == "day" else "integer")
-            for c in cols]
+    kinds = {"day": "day", "weight": "double"}
+    return [Field("text", widths[c.kind]) if c.kind in widths else Field(kinds.get(c.kind, "integer")) for c in cols]
 
 
 def _prototype_rows(cols: list[Column]) -> list[list[Any]]:
     def cell(c: Column, i: int) -> Any:
         if c.kind in PROTOTYPE_TEXTS:
             return PROTOTYPE_TEXTS[c.kind][i]
-        return PROTOTYPE_DAYS[i] if c.kind == "day" else PROTOTYPE_REPORTS[i]
+        return {"day": PROTOTYPE_DAYS, "weight": PROTOTYPE_WEIGHTS}.get(c.kind, PROTOTYPE_REPORTS)[i]
     return [[cell(c, i) for c in cols] for i in range(2)]
 
 
@@ -202,10 +225,11 @@ def _prototype(cols: list[Column], write: Writer) -> tuple[bytes, list[list[Any]
         return Path(path).read_bytes(), rows
 
 
-def encoded_rows(survey: Survey, current: SurveyPlan, layout: Layout) -> Iterator[tuple[bytes, int]]:
-    """Each block of responses as the file's rows, and how many rows it holds. Each row is its cells'
-    bytes one after the other (`Layout.packer`): a report's from a lookup per question, the day's and
-    version's from one per distinct value."""
+def encoded_rows(survey: Survey, current: SurveyPlan, layout: Layout,
+                 weights: export_weights.Column | None = None) -> Iterator[tuple[bytes, int]]:
+    """Each block of responses as the file's rows, and how many rows it holds. Each row is its cells' bytes one
+    after the other (`Layout.packer`): a report's from a lookup per question, the day's and version's from one per
+    distinct value; the weight last (`weights`, for a survey with margins)."""
     ids, day, version, *reports = layout.fields
     ids_packed = layout.packer(ids)
     days, versions = Lookup(layout.packer(day), None), Lookup(layout.packer(version), None)
@@ -215,11 +239,16 @@ def encoded_rows(survey: Survey, current: SurveyPlan, layout: Layout) -> Iterato
         reports = reports[len(packers):]
         missing = b"".join(pack(None) for pack in packers)
         questions.append(Lookup(functools.partial(_encoded_report, q, packers), missing))
+    weight = layout.packer(reports[0]) if weights is not None else None
     for block in report_blocks.blocks(survey, list(current)):
         cells = [list(map(lookup.__getitem__, column)) for lookup, column in zip(questions, block.values, strict=True)]
+        if weights is not None and weight is not None:
+            cells.append(list(map(weight, weights.of(block))))
         yield b"".join(itertools.chain.from_iterable(zip(
             map(ids_packed, block.ids), map(days.__getitem__, block.days), map(versions.__getitem__, block.versions),
             *cells, strict=True))), len(block)
+    if weights is not None:
+        weights.check_used()
 
 
 def _encoded_report(question: PlannedQuestion, packers: list[Callable[[Any], bytes]], value: int | str) -> bytes:

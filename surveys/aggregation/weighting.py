@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from ldp.estimates import Estimate, MeanEstimate, project_to_simplex
 from ldp.linear_model import per_report_values
-from ldp.raking import Design, RakingError, margin, rake
+from ldp.raking import Design, RakingError, coded_margin, margin, rake
 from ldp.weighted import indicators, weighted_fractions, weighted_mean
 from surveys import refusals
 from surveys.collection.models import Report, Survey
@@ -81,24 +81,39 @@ def weights(survey: Survey, questions: dict[int, PlannedQuestion]) -> Weights:
     columns = {m.question_id: _answers(m.question_id) for m in found}
     complete = set.intersection(*(set(answers) for answers in columns.values()))
     everyone = set().union(*(set(answers) for answers in columns.values()))
-    if not complete:
-        raise Unweightable(_("No response answers every margin question yet."))
     order = {response: row for row, response in enumerate(sorted(complete, key=str))}
+    codes = {m.question_id: np.fromiter((columns[m.question_id][response] for response in order), dtype=np.int64,
+                                        count=len(order)) for m in found}
+    design, used = raked(found, questions, codes)
+    return Weights(design, order, used, len(everyone - complete))
+
+
+def raked(found: list[PopulationMargin], questions: dict[int, PlannedQuestion],
+          codes: dict[int, npt.NDArray[np.int64]]) -> tuple[Design, tuple[MarginUsed, ...]]:
+    """The weights of the responses that answer every margin question, from each one's stored answer (`codes`,
+    per margin question, one entry per such response, in the order the weights come out): what the dashboard's
+    figures (`weights`) and the report exports' weight column (surveys.aggregation.export_weights) share."""
+    if not found or not len(codes[found[0].question_id]):
+        raise Unweightable(_("No response answers every margin question yet."))
     used, margins = [], []
     for m in found:
         labels = np.asarray(questions[m.question_id].options)
-        index = {option.pk: j for j, option in enumerate(m.question.ordered_options())}
-        shares = {str(labels[index[s.option_id]]): float(s.share)
-                  for s in sorted(m.shares.all(), key=lambda s: index[s.option_id])}
-        codes = np.empty(len(order), dtype=np.int64)
-        for response, row in order.items():
-            codes[row] = columns[m.question_id][response]
-        try:  # by label, so that a refusal names the options
-            margins.append(margin(m.question.text, labels[codes], shares))
+        shares = shares_of(m, labels)
+        try:  # by label, so that a refusal names the options; straight from the codes when every option has a share
+            margins.append(coded_margin(m.question.text, codes[m.question_id], shares)
+                           if list(shares) == [str(label) for label in labels] else
+                           margin(m.question.text, labels[codes[m.question_id]], shares))
         except RakingError as error:
             raise Unweightable(str(error)) from None
         used.append(MarginUsed(m.question.text, m.source, shares))
-    return Weights(rake(margins, cap=CAP), order, tuple(used), len(everyone - complete))
+    return rake(margins, cap=CAP), tuple(used)
+
+
+def shares_of(found: PopulationMargin, labels: npt.NDArray[Any]) -> dict[str, float]:
+    """A margin's shares by option label, in the options' order."""
+    index = {option.pk: j for j, option in enumerate(found.question.ordered_options())}
+    return {str(labels[index[s.option_id]]): float(s.share)
+            for s in sorted(found.shares.all(), key=lambda s: index[s.option_id])}
 
 
 def _answers(question_id: int) -> dict[Any, int]:

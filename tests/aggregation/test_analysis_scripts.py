@@ -179,13 +179,17 @@ def test_r_reads_the_csv_with_its_labels(exported):
 
 
 @pytest.mark.slow
-def test_the_r_scripts_use_base_r_only_and_the_python_script_numpy_and_the_standard_library(exported):
+def test_the_r_scripts_use_base_r_only_but_for_weights_and_the_python_script_numpy_and_the_standard_library(
+        exported):
     survey, folder = exported
     for name in ("analysis.R", "reports.R"):
         text = (folder / f"{survey.slug}-{name}").read_text()
-        assert "library(" not in text and "require(" not in text and "requireNamespace(" not in text
+        assert "library(" not in text and "require(" not in text
+        # Only the weighted figures (--weighted) ask for R's survey package, and only then.
+        assert re.findall(r"requireNamespace\(([^,)]*)", text) == (['"survey"'] if name == "analysis.R" else [])
         code = "\n".join(line.split("#")[0] for line in text.splitlines())
-        assert set(re.findall(r"([A-Za-z][A-Za-z0-9.]*):::?", code)) <= {"stats", "utils"}
+        allowed = {"stats", "utils", "survey"} if name == "analysis.R" else {"stats", "utils"}
+        assert set(re.findall(r"([A-Za-z][A-Za-z0-9.]*):::?", code)) <= allowed
     tree = ast.parse((folder / f"{survey.slug}-analysis.py").read_text())
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}

@@ -304,6 +304,9 @@ ESTIMATES_CSV_FROM_API = {
     "respondents_needed": ("question", "planner.respondents_needed", int),
     "too_few": ("question", "too_few", _flag),
     "warning": ("question", "warning", lambda cell: cell or None),
+    # Added deliberately (issue 26, item 1): with weighted=on, the responses weighted and the effective n.
+    "weights_n": ("survey", "weights.n", lambda cell: int(cell) if cell else None),
+    "effective_n": ("survey", "weights.effective_n", _number),
 }
 
 # Reports per option (index questions) or 1-bits per option (unary ones), by question order in
@@ -333,7 +336,7 @@ def submit_reported(client, survey):
 
 def _at(value, path):
     for name in path.split("."):
-        value = value[name]
+        value = None if value is None else value[name]  # unweighted figures have no weights
     return value
 
 

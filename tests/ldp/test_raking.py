@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.raking import Design, RakingError, margin, rake
+from ldp.raking import Design, RakingError, coded_margin, margin, rake
 from ldp.weighted import weighted_fractions, weighted_mean
 
 SCRIPT = Path(__file__).resolve().parent / "r" / "rake_survey.R"
@@ -173,3 +173,17 @@ def test_a_weighted_mean_uses_the_same_variance():
     mean = (values * design.weights).sum() / design.weights.sum()
     expected = 4 / 3 * ((design.weights * (values - mean)) ** 2).sum() / design.weights.sum() ** 2
     assert found.mean == pytest.approx(mean) and found.std_error == pytest.approx(np.sqrt(expected))
+
+
+def test_a_coded_margin_is_the_margin_of_its_categories_names():
+    rng = np.random.default_rng(4)
+    shares = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}
+    codes = rng.integers(0, 3, 500)
+    by_name = margin("age", np.asarray(list(shares))[codes], shares)
+    coded = coded_margin("age", codes, shares)
+    assert (coded.name, coded.labels, coded.shares.tolist(), coded.codes.tolist()) == (
+        by_name.name, by_name.labels, by_name.shares.tolist(), by_name.codes.tolist())
+    with pytest.raises(RakingError, match=r"^age: no respondents in the categories \['55\+'\], which have"):
+        coded_margin("age", codes[codes < 2], shares)
+    with pytest.raises(RakingError, match="a code outside 0 to 2"):
+        coded_margin("age", [0, 3], shares)

@@ -1,0 +1,93 @@
+"""The generated scripts' intervals valid however often you look (--interval anytime), run for real on the exports
+of an open survey of every kind: the same confidence sequences as the dashboard's (surveys.aggregation.anytime),
+the same planning size and respondents needed, the same estimates and standard errors.
+
+Tolerance. ldp finds each end by regula falsi to about 1e-14 in ln(lambda0), with its own ln Gamma (absolute error
+below 1e-11 in ln M); the scripts bisect to the last bit with the language's ln Gamma. An error d in ln M moves an
+end by d / |d ln M / d lambda0|, which at the end is of order n (at least 10^2 here): below 1e-13, and the map to
+the estimate divides by p - q (above 0.2 here). TOLERANCE = 1e-9 is ample (measured: 2e-11 for Python, 1.3e-11
+for R). A discrete Laplace mean's ends are found the same way in its mixture's ln M, convex in the mean.
+"""
+
+import subprocess
+import sys
+
+import pytest
+from django.urls import reverse
+
+from surveys.collection import builder
+from tests.aggregation.test_analysis_scripts import fetch, read_csv, rscript, run
+from tests.aggregation.test_analysis_scripts_every_question import TRUTH
+
+TOLERANCE = 1e-9
+NUMBERS = ("estimate", "std_error", "ci_low", "ci_high")
+
+
+@pytest.fixture
+def exported(client, owner, all_kinds_survey, tmp_path):
+    builder.simulate_responses(all_kinds_survey, 300, TRUTH, seed=27)
+    client.force_login(owner)
+    api = client.get(reverse("aggregation:api-estimates", args=[all_kinds_survey.slug])).json()
+    assert api["interval"] == "anytime" and api["planned"] > 300  # an open survey's default
+    return all_kinds_survey, fetch(client, all_kinds_survey, tmp_path), api
+
+
+def expected_rows(api):
+    """(key, index, interval, interval_level, respondents_needed, estimate, std_error, ci_low, ci_high) per row."""
+    found = []
+    for q in api["questions"]:
+        head = (q["interval"], q["interval_level"], q["planner"]["respondents_needed"])
+        for o in q["options"]:
+            found.append((q["key"], str(o["index"]), *head, *(o[c] for c in NUMBERS)))
+        if q["mean"] is not None:
+            is_mean = not q["options"]
+            interval = q["interval"] if is_mean else "t"
+            level = q["interval_level"] if is_mean else q["mean"]["confidence"]
+            found.append((q["key"], "mean" if is_mean else "mean_score", interval, level,
+                          q["planner"]["respondents_needed"], *(q["mean"][c] for c in ("mean", *NUMBERS[1:]))))
+    return found
+
+
+def assert_same(rows, api, who):
+    expected = expected_rows(api)
+    assert [(r["question_key"], r["option_index"]) for r in rows] == [e[:2] for e in expected], who
+    worst = 0.0
+    for row, want in zip(rows, expected, strict=True):
+        where = (who, *want[:2])
+        assert (row["interval"], int(row["respondents_needed"])) == (want[2], want[4]), where
+        assert float(row["interval_level"]) == pytest.approx(want[3], abs=1e-15), where
+        for column, value in zip(NUMBERS, want[5:], strict=True):
+            got = None if row[column] == "" else float(row[column])
+            assert (got is None) == (value is None), where + (column,)
+            if value is not None:
+                worst = max(worst, abs(got - value))
+                assert abs(got - value) <= TOLERANCE, where + (column, got, value)
+    return worst
+
+
+@pytest.mark.slow
+def test_the_python_script_gives_the_dashboards_intervals_valid_at_any_time(exported):
+    survey, folder, api = exported
+    run([sys.executable, f"{survey.slug}-analysis.py", "--interval", "anytime", "--csv", "py.csv"], folder)
+    worst = assert_same(read_csv(folder / "py.csv"), api, "Python")
+    print(f"Python, anytime: largest difference {worst:.3g}")
+
+
+@pytest.mark.slow
+def test_the_r_script_gives_the_dashboards_intervals_valid_at_any_time(exported):
+    survey, folder, api = exported
+    run([rscript(), "--vanilla", f"{survey.slug}-analysis.R", f"{survey.slug}-reports.csv", "--interval", "anytime",
+         "--csv", "r.csv"], folder)
+    worst = assert_same(read_csv(folder / "r.csv"), api, "R")
+    print(f"R, anytime: largest difference {worst:.3g}")
+
+
+@pytest.mark.slow
+def test_another_planning_size_is_asked_for_at_other_settings(exported):
+    survey, folder, _ = exported
+    done = run([sys.executable, f"{survey.slug}-analysis.py", "--interval", "anytime", "--confidence", "0.9",
+                "--planned", "1000", "--csv", "py.csv"], folder)
+    assert done.returncode == 0
+    refused = subprocess.run([sys.executable, f"{survey.slug}-analysis.py", "--interval", "anytime", "--confidence",
+                              "0.9"], cwd=folder, capture_output=True, text=True, timeout=120, check=False)
+    assert refused.returncode == 2 and "--planned" in refused.stderr
