@@ -312,6 +312,13 @@ def _collinear() -> NotModelled:
                                        "is determined by the others): leave one out."))
 
 
+def _separated() -> NotModelled:
+    return NotModelled("outcome", _(
+        "The data separate: the likelihood keeps rising as some coefficients grow without bound (in some group "
+        "the reports are all or almost all one way beyond what the randomization allows). Merge or leave out the "
+        "covariates with few respondents."))
+
+
 def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: Any, query: ModelQuery,
               common: dict[str, Any]) -> FittedModel:
     mechanism = common["outcome"].mechanism
@@ -319,13 +326,12 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
     try:
         found = logistic.fit(y, x, p, q, terms=[t.key for t in common["terms"]], design=design, se=query.se,
                              confidence=query.confidence)
+    except np.linalg.LinAlgError:  # a singular information at a maximum at infinity (ldp inverts it)
+        raise _separated() from None
     except ValueError:
         raise _collinear() from None
     if np.abs(x @ np.asarray(found.estimate)).max() > logistic.DIVERGED:
-        raise NotModelled("outcome", _(
-            "The data separate: the likelihood keeps rising as some coefficients grow without bound (in some "
-            "group the reports are all or almost all one way beyond what the randomization allows). Merge or "
-            "leave out the covariates with few respondents."))
+        raise _separated()
     if not found.converged:
         raise NotModelled("outcome", _(
             "The fit did not converge to a maximum with standard errors; the estimates would not mean anything. "
