@@ -16,7 +16,8 @@ from django.utils.translation import gettext as _
 from surveys.localized import point
 
 from .charts import LEFT, RIGHT, WIDTH, Frame, Tick
-from .modelling import LOGISTIC, FittedModel
+from .model_questions import LOGISTIC
+from .modelling import FittedModel
 
 ROW = 44
 TOP = 4

@@ -10,7 +10,7 @@ from surveys import errors, refusals
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import model_charts, model_params, modelling
+from . import model_charts, model_params, model_questions, modelling
 
 COLUMNS = ("term", "label", "estimate", "std_error", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low",
            "odds_ratio_high")
@@ -21,7 +21,7 @@ MODEL_COLUMNS = ("model", "n", "dropped", "se", "confidence", "weighted", "log_l
 def section(survey: Survey, query: Any, current: SurveyPlan) -> dict[str, Any]:
     """What the dashboard's Models section shows: the form's choices and, when asked, the model or why not
     (`model_problem`, with its status: `model_status`)."""
-    found: dict[str, Any] = {"model_choices": modelling.choices(current), "model": None, "model_problem": None,
+    found: dict[str, Any] = {"model_choices": model_questions.choices(current), "model": None, "model_problem": None,
                              "model_status": 200, "forest_chart": None, "model_asked": None}
     if not model_params.asked(query):
         return found
