@@ -34,13 +34,16 @@ def test_the_form_offers_randomized_outcomes_and_direct_covariates(owner_client,
 
 def test_a_model_shows_its_table_forest_plot_test_and_power_within_the_policy(owner_client, survey):
     ids = {q.order: q.id for q in plan.of(survey)}
-    query = f"outcome={ids[1]}&covariates={ids[2]}&covariates={ids[3]}&reference={ids[2]}:0&margin=0.1"
+    query = f"outcome={ids[1]}&covariates={ids[2]}&covariates={ids[3]}&reference={ids[2]}:2&margin=0.1"
     response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?" + query)
     assert response.status_code == 200
     page = response.content.decode()
     section = page[page.index('<section class="models"'):]
     assert '<svg class="chart forest"' in section and section.count('<circle class="marker"') == 3
     assert "Likelihood-ratio test against the model without covariates" in section
+    # The form shows the model as asked: its covariates ticked, the reference option chosen.
+    assert f'name="covariates" value="{ids[3]}" checked' in section and f'value="{ids[2]}:2" selected' in section
+    assert f'name="covariates" value="{ids[4]}">' in section
     assert "Power: to detect an odds ratio of 2" in section
     assert f"{N} responses that answer every question used (0 left out)" in section
     assert f'href="/results/{survey.slug}/export/model.csv?outcome={ids[1]}' in section
