@@ -134,9 +134,11 @@ def covariates(questions: dict[int, PlannedQuestion], query: ModelQuery,
 
 
 def decoded(question: PlannedQuestion, stored: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """The reports as sent, from the stored values of an index-coded question."""
+    """The reports as sent, from the stored values of an index-coded question (each distinct value decoded, and
+    so checked, once)."""
+    levels, where = np.unique(stored, return_inverse=True)
     decode = question.mechanism.decode
-    return np.fromiter((decode(int(v)) for v in stored), dtype=np.int64, count=stored.size)
+    return np.array([decode(int(v)) for v in levels], dtype=np.int64)[where].reshape(stored.shape)
 
 
 def design_matrix(covariates: list[Covariate], stored: dict[int, npt.NDArray[np.int64]],

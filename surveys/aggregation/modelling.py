@@ -21,10 +21,12 @@ with the reason, as are covariates that are collinear or an option nobody in the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
+from django.db import connection
+from django.db.models import Field
 from django.utils.translation import gettext as _
 
 from ldp import linear_model, logistic
@@ -119,15 +121,14 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
     outcome, kind, level = model_questions.outcome(questions, query)
     covariates = model_questions.covariates(questions, query, outcome)
     used = [outcome.id, *(c.question.id for c in covariates)]
-    columns = {q: _stored(q) for q in used}
-    complete = set.intersection(*(set(column) for column in columns.values()))
+    responses, table = _complete(used)
     found = None
-    if query.weighted:
-        found = weighting.weights(survey, questions, among=complete)
-        order = sorted(found.responses, key=found.responses.__getitem__)
-    else:
-        order = sorted(complete, key=str)
-    n, total = len(order), Response.objects.filter(survey=survey).count()
+    if query.weighted:  # the rows in the weights' order; those outside them (no answer to a margin) left out
+        keys = [Response._meta.pk.to_python(r) for r in responses]
+        found = weighting.weights(survey, questions, among=set(keys))
+        at = np.fromiter((found.responses.get(key, -1) for key in keys), dtype=np.int64, count=len(keys))
+        table = table[at >= 0][np.argsort(at[at >= 0])]
+    n, total = len(table), Response.objects.filter(survey=survey).count()
     options = ResultOptions(confidence=query.confidence, margin=query.margin).resolved(
         survey.status == Survey.Status.OPEN)
     needed = results.needed(outcome, options)
@@ -136,7 +137,7 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
             "Too few respondents for a model: %(n)s responses answer every question used, of the %(needed)s "
             "needed before the estimates of question %(order)s are shown. The randomization would dominate.")
             % {"n": n, "needed": needed, "order": outcome.order})
-    stored = {q: np.fromiter((columns[q][r] for r in order), dtype=np.int64, count=n) for q in used}
+    stored = {q: table[:, j] for j, q in enumerate(used)}
     x, terms = model_questions.design_matrix(covariates, stored, n)
     design = None if found is None else found.design
     common = {"query": query, "outcome": outcome, "level": level, "terms": tuple(terms), "n": n,
@@ -149,8 +150,20 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
     return _logistic(y, x, design, query, common)
 
 
-def _stored(question_id: int) -> dict[Any, int]:
-    return dict(Report.objects.filter(question_id=question_id).order_by().values_list("response_id", "value"))
+def _complete(used: list[int]) -> tuple[list[Any], npt.NDArray[np.int64]]:
+    """The responses with a report for every question in `used`, in id order, and their stored values (a column
+    per question): one grouped query (a response has at most one report per question), no model instances."""
+    table = connection.ops.quote_name(Report._meta.db_table)
+    response, question, value = (connection.ops.quote_name(str(cast(Field, Report._meta.get_field(name)).column))
+                                 for name in ("response", "question", "value"))
+    picks = ", ".join(f"MAX(CASE WHEN {question} = %s THEN {value} END)" for _ in used)
+    marks = ", ".join("%s" for _ in used)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {response}, {picks} FROM {table} WHERE {question} IN ({marks}) "  # noqa: S608
+                       f"GROUP BY {response} HAVING COUNT(*) = %s ORDER BY {response}", [*used, *used, len(used)])
+        rows = cursor.fetchall()
+    values = np.array([row[1:] for row in rows], dtype=np.int64).reshape(len(rows), len(used))
+    return [row[0] for row in rows], values
 
 
 def _binary(outcome: PlannedQuestion, stored: npt.NDArray[np.int64], level: int | None) -> npt.NDArray[np.float64]:

@@ -155,9 +155,11 @@ def test_a_weighted_fit_rakes_the_rows_used_and_takes_the_sandwich(owner_client,
         entered = PopulationMargin.objects.create(question=question, source="Census")
         for option, share in zip(question.ordered_options(), shares.values(), strict=True):
             MarginShare.objects.create(margin=entered, option=option, share=share)
-    # 30 more responses without the age in years: left out of the model, and of its raking.
-    more = {q.id: q.mechanism.encode_many(np.zeros(30, dtype=int)) for q in plan.of(survey) if q.order in (1, 2, 3)}
-    builder.write_responses(survey, more)
+    # 30 more responses without the age in years (a covariate), 20 without the age band (a margin): left out of
+    # the model, and of its raking.
+    for n, orders in ((30, (1, 2, 3)), (20, (1, 3, 4))):
+        builder.write_responses(survey, {q.id: q.mechanism.encode_many(np.zeros(n, dtype=int))
+                                         for q in plan.of(survey) if q.order in orders})
     y = reports[1].astype(float)
     design = rake([margin("Age band?", reports[2], dict(enumerate(BAND.values()))),
                    margin("Sex?", reports[3], dict(enumerate(SEX.values())))], cap=5.0)
@@ -167,7 +169,7 @@ def test_a_weighted_fit_rakes_the_rows_used_and_takes_the_sandwich(owner_client,
     found = logistic.fit(y, x, mechanism.p, mechanism.q_other, terms=terms, design=design)
     status, body = model(owner_client, survey, f"outcome={ids[1]}&covariates={ids[3]},{ids[4]}&weighted=on")
     assert status == 200, body
-    summary = {**design.summary(), "left_out": 30}
+    summary = {**design.summary(), "left_out": 50}
     weights = {"margins": [{"question": "Age band?", "source": "Census", "shares": BAND},
                            {"question": "Sex?", "source": "Census", "shares": SEX}],
                **{key: summary[key] for key in ("n", "left_out", "min", "max", "design_effect", "effective_n",
@@ -175,7 +177,7 @@ def test_a_weighted_fit_rakes_the_rows_used_and_takes_the_sandwich(owner_client,
     close(body, expected_logistic(
         found, {"id": ids[1], "order": 1, "text": "Smoked?"}, 1, "Yes", terms,
         ["Intercept", "3. Sex?: Female (against Male)", "4. Age in years?"],
-        [{"question": ids[3], "option": "Male"}], N, 30, weights=weights, y=y, p=mechanism.p,
+        [{"question": ids[3], "option": "Male"}], N, 50, weights=weights, y=y, p=mechanism.p,
         q=mechanism.q_other), rel=1e-6)
     assert body["se"] == "sandwich" and body["test"]["name"] == "wald"
 
