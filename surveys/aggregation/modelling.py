@@ -158,8 +158,8 @@ def _complete(used: list[int]) -> tuple[list[Any], npt.NDArray[np.int64]]:
                                  for name in ("response", "question", "value"))
     picks = ", ".join(f"MAX(CASE WHEN {question} = %s THEN {value} END)" for _ in used)
     marks = ", ".join("%s" for _ in used)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {response}, {picks} FROM {table} WHERE {question} IN ({marks}) "  # noqa: S608
+    with connection.cursor() as cursor:  # only quoted names are interpolated; the ids are parameters
+        cursor.execute(f"SELECT {response}, {picks} FROM {table} WHERE {question} IN ({marks}) "
                        f"GROUP BY {response} HAVING COUNT(*) = %s ORDER BY {response}", [*used, *used, len(used)])
         rows = cursor.fetchall()
     values = np.array([row[1:] for row in rows], dtype=np.int64).reshape(len(rows), len(used))
