@@ -86,6 +86,14 @@ def _relating(survey: Survey) -> str:
     return _two_questions(survey) + f"&by={survey.ordered_questions().first().pk}"
 
 
+def _model(survey: Survey) -> str:
+    """A model of the first randomized yes/no question or numeric mean (refused while the survey has too few
+    responses)."""
+    outcome = next(q for q in plan.of(survey) if q.mechanism.randomized and (q.mechanism.yes_no
+                                                                              or q.mechanism.estimates_mean))
+    return f"?outcome={outcome.id}"
+
+
 QUERIES = {
     "admin:autocomplete": "?app_label=collection&model_name=question&field_name=survey&term=",
     "admin:collection_survey_privacy_figures": "?mechanism=krr&epsilon=1&k=4",
@@ -93,6 +101,8 @@ QUERIES = {
     "aggregation:dashboard": _relating,
     "aggregation:export-crosstab": _two_questions,
     "aggregation:api-crosstab": _two_questions,
+    "aggregation:api-models": _model,
+    "aggregation:export-model": _model,
 }
 
 # The admin's catch-all pattern is filled with an address it has no page for.

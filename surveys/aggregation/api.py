@@ -22,8 +22,9 @@ from surveys.collection.models import Survey
 from surveys.errors import ErrorSerializer
 
 from . import crosstab as crosstabs
-from . import pair_counting, params, results
+from . import model_params, modelling, pair_counting, params, results
 from .crosstab_serializers import CountingSerializer, CrossTabSerializer
+from .model_serializers import ModelSerializer
 from .serializers import SurveyEstimatesSerializer
 
 PARAMETERS = [
@@ -92,3 +93,45 @@ def crosstab(request: Request, slug: str) -> Response:
         return Response(CountingSerializer(counting).data, status=202,
                         headers={"Retry-After": str(counting.retry_after)})
     return Response(CrossTabSerializer(found).data)
+
+
+MODEL_PARAMETERS = [
+    OpenApiParameter("outcome", {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}, required=True, description=(
+        "The id of the question modelled: a randomized yes/no or k-option question (logistic) or a randomized "
+        "numeric mean (linear).")),
+    OpenApiParameter("level", {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}, description=(
+        "k options: the option modelled, 0-based (yes/no: yes by default).")),
+    OpenApiParameter("covariates", OpenApiTypes.STR, description=(
+        "Comma-separated ids of questions asked directly: a single choice enters as indicators against its "
+        "reference option, a direct number as a number.")),
+    OpenApiParameter("reference", OpenApiTypes.STR, many=True, description=(
+        "<question id>:<option index>, a single-choice covariate's reference option (default its first).")),
+    OpenApiParameter("square", OpenApiTypes.STR, description="Comma-separated ids of numeric covariates also "
+                                                             "entered squared."),
+    OpenApiParameter("se", OpenApiTypes.STR, enum=["observed", "opg"], description=(
+        "Unweighted logistic models: observed information (default) or the outer product of scores (what R's rr "
+        "prints). Weighted fits take the sandwich, linear ones HC1.")),
+    OpenApiParameter("odds_ratio", OpenApiTypes.DOUBLE, description=(
+        f"The odds ratio the power calculation is for, {model_params.ODDS_RATIO_MIN} to "
+        f"{model_params.ODDS_RATIO_MAX}; default {model_params.DEFAULT_ODDS_RATIO:g}.")),
+    *(p for p in PARAMETERS if p.name in ("weighted", "confidence", "margin")),
+]
+
+
+@never_cache
+@extend_schema(
+    operation_id="survey_model", tags=["results"], parameters=MODEL_PARAMETERS,
+    summary="A randomized question explained by the direct ones: logistic or linear regression (assigned "
+            "researchers and superusers)",
+    responses={200: ModelSerializer, **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
+)
+@api_view(["GET"])
+@permission_classes([SignedIn])
+def model(request: Request, slug: str) -> Response:
+    """Coefficients with standard errors and intervals, odds ratios, the test against the intercept-only model
+    and the power to detect an odds ratio, fitted on the stored reports of the responses that answer every
+    question used (no extra privacy cost). 409 with too few respondents (the early-results rule of the
+    outcome's estimates), when the data separate or the fit does not converge."""
+    survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
+    found = modelling.fit(survey, model_params.parse(request.query_params))
+    return Response(ModelSerializer(found).data)

@@ -28,6 +28,9 @@ from . import (
     charts,
     crosstab,
     exports,
+    model_page,
+    model_params,
+    modelling,
     numeric_charts,
     pair_counting,
     params,
@@ -54,13 +57,14 @@ def survey_list(request: HttpRequest) -> HttpResponse:
 @refusing.answered
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
-    try:
-        options, problem = params.parse(request.GET, params.DASHBOARD_FIELDS), None
+    try:  # the Models section's own parameters are its parser's (model_page.section)
+        options, problem = params.parse(model_params.others(request.GET), params.DASHBOARD_FIELDS), None
     except params.BadParameter as error:
         # Still show the results, at the defaults, with the complaint on top.
         options, problem = params.DEFAULTS, error
     found = results.survey_results(survey, options)
     relate = relating.context(survey, options, plan.of(survey))
+    modelled = model_page.section(survey, request.GET, plan.of(survey))
     coming_along = progress.of(found)
     response = render(request, "aggregation/dashboard.html", {
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
@@ -75,8 +79,8 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
         "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
-        **weighting.offer(survey, options),
-    }, status=400 if problem or relate["relate_problem"] else 200)
+        **weighting.offer(survey, options), **modelled,
+    }, status=400 if problem or relate["relate_problem"] else modelled["model_status"])
     if relating.counting(relate):
         response["Refresh"] = str(pair_counting.RETRY_AFTER)
     return response
@@ -103,6 +107,17 @@ def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
                            f"crosstab-{table.a.key}-{table.b.key}.csv")
     csv.writer(response).writerows(exports.spreadsheet_safe(exports.crosstab_rows(table)))
+    return response
+
+
+@researchers_only
+@refusing.answered
+def export_model(request: HttpRequest, slug: str) -> HttpResponse:
+    survey = access.survey_for(request.user, slug)
+    found = modelling.fit(survey, model_params.parse(request.GET))
+    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
+                           f"model-{found.outcome.key}.csv")
+    csv.writer(response).writerows(exports.spreadsheet_safe(model_page.rows(found)))
     return response
 
 

@@ -72,14 +72,17 @@ def margins_of(survey: Survey) -> list[PopulationMargin]:
                 .prefetch_related("shares", "question__options").order_by("question__order", "question_id"))
 
 
-def weights(survey: Survey, questions: dict[int, PlannedQuestion]) -> Weights:
-    """The survey's raked weights; a refusal when it has no margins or its responses cannot meet them."""
+def weights(survey: Survey, questions: dict[int, PlannedQuestion], among: set[Any] | None = None) -> Weights:
+    """The survey's raked weights; a refusal when it has no margins or its responses cannot meet them.
+    `among`: only these responses are raked (a model's, which answer every question it uses)."""
     found = margins_of(survey)
     if not found:
         raise BadParameter(FIELD, _("This survey has no population margins to weight to: an admin enters them for "
                                     "its direct questions first."))
     columns = {m.question_id: _answers(m.question_id) for m in found}
     complete = set.intersection(*(set(answers) for answers in columns.values()))
+    if among is not None:
+        complete &= among
     everyone = set().union(*(set(answers) for answers in columns.values()))
     order = {response: row for row, response in enumerate(sorted(complete, key=str))}
     codes = {m.question_id: np.fromiter((columns[m.question_id][response] for response in order), dtype=np.int64,

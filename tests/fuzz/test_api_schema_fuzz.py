@@ -57,6 +57,7 @@ MUST_REACH = {
         ("GET /api/v1/surveys/{slug}/estimates/", 400),
         ("GET /api/v1/surveys/{slug}/crosstab/", 200),
         ("GET /api/v1/surveys/{slug}/crosstab/", 400),
+        ("GET /api/v1/surveys/{slug}/models/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 201),
         ("POST /api/v1/surveys/{slug}/responses/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 403),
@@ -65,6 +66,7 @@ MUST_REACH = {
     GenerationMode.NEGATIVE: {
         ("GET /api/v1/surveys/{slug}/estimates/", 400),
         ("GET /api/v1/surveys/{slug}/crosstab/", 400),
+        ("GET /api/v1/surveys/{slug}/models/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 400),
     },
 }

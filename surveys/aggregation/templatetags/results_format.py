@@ -92,6 +92,13 @@ def number(value: float) -> str:
 
 @register.filter
 @_dash_unless_finite
+def p_value(value: float) -> str:
+    """A test's p-value as "p = 0.0123", or "p < 0.0001" below what four decimals show."""
+    return "p < 0.0001" if value < 0.0001 else "p = " + point(f"{value:.4f}")
+
+
+@register.filter
+@_dash_unless_finite
 def plusminus(value: float) -> str:
     """A margin (half-width) in the question's units, as "±2.5"."""
     return point(f"±{value:.3g}")

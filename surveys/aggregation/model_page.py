@@ -1,0 +1,54 @@
+"""The researcher's models on a page: the dashboard's Models section (its form and its fit) and the rows of the
+model's CSV. The numbers come from surveys.aggregation.modelling; the views are in surveys.aggregation.views
+(the dashboard, the CSV) and surveys.aggregation.api."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from surveys import errors, refusals
+from surveys.collection.models import Survey
+from surveys.collection.plan import PlannedQuestion, SurveyPlan
+
+from . import model_charts, model_params, model_questions, modelling
+
+COLUMNS = ("term", "label", "estimate", "std_error", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low",
+           "odds_ratio_high")
+MODEL_COLUMNS = ("model", "n", "dropped", "se", "confidence", "weighted", "log_likelihood", "test", "statistic",
+                 "df", "p_value")
+
+
+def section(survey: Survey, query: Any, current: SurveyPlan) -> dict[str, Any]:
+    """What the dashboard's Models section shows: the form's choices and, when asked, the model or why not
+    (`model_problem`, with its status: `model_status`)."""
+    choices = model_questions.choices(current)
+    found: dict[str, Any] = {"model_choices": choices, "model": None, "model_problem": None, "model_status": 200,
+                             "forest_chart": None, "model_asked": None,
+                             "model_covariates": _covariates(choices["covariates"], None)}
+    if not model_params.asked(query):
+        return found
+    try:
+        asked = model_params.parse(query, strict=False)
+        found.update(model_asked=asked, model_covariates=_covariates(choices["covariates"], asked))
+        model = modelling.fit(survey, asked)
+        found.update(model=model, forest_chart=model_charts.forest_chart(model), model_query=asked.query())
+    except refusals.Refusal as error:
+        found.update(model_problem=error, model_status=errors.status_of(error))
+    return found
+
+
+def _covariates(questions: list[PlannedQuestion], asked: model_params.ModelQuery | None) -> list[dict[str, Any]]:
+    """The form's covariates as asked for (checked, reference option, squared)."""
+    return [{"question": q, "numeric": bool(model_questions.covariate_numeric(q)),
+             "checked": asked is not None and q.id in asked.covariates,
+             "reference": 0 if asked is None else asked.references.get(q.id, 0),
+             "squared": asked is not None and q.id in asked.squares} for q in questions]
+
+
+def rows(found: modelling.FittedModel) -> list[list[Any]]:
+    """The coefficient table, each row with the model's own figures beside it (one table, whole)."""
+    test = [found.test, found.statistic, found.df, found.p_value]
+    model = [found.kind, found.n, found.dropped, found.se, found.confidence, found.weights is not None,
+             found.log_likelihood, *test]
+    return [[*COLUMNS, *MODEL_COLUMNS],
+            *([*(row[c] for c in COLUMNS), *model] for row in found.rows())]

@@ -1,0 +1,227 @@
+"""Models of a survey's answers: a randomized question explained by the questions asked directly, fitted with
+`ldp` from the reports already stored (no extra privacy cost).
+
+- A randomized yes/no question, or one option (`level`) of a randomized k-option question, is modelled by
+  logistic regression through its mechanism's exact binary channel, P(report = 1 | x) = q + (p - q) s(x'b)
+  (`ldp.logistic`): odds ratios, the likelihood-ratio test against the intercept-only model (a Wald test when
+  weighted), standard errors from the observed information (default) or the outer product of scores.
+- A randomized numeric mean (1-bit mean, discrete Laplace) by least squares of its unbiased per-report values,
+  with robust (HC1) standard errors (`ldp.linear_model`).
+- Covariates are direct questions (sent as given, so a respondent's category is known): a single choice as
+  indicators against a reference option (its first unless chosen), a direct number as a number, optionally
+  with its square. What a question is, is asked of its mechanism (`randomized`, `one_of_k`, `estimates_mean`).
+
+The rows are the responses with a report for every question used (the others are counted in `dropped`).
+Weighted, they are raked to the survey's population margins (`weighting.weights` over those rows) and the
+fit takes the sandwich variance through the raking. No model on too few respondents: the early-results rule
+of the outcome's own estimates (`too_few`). A fit that does not converge, or whose data separate, is refused
+with the reason, as are covariates that are collinear or an option nobody in the rows chose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import numpy.typing as npt
+from django.db import connection
+from django.db.models import Field
+from django.utils.translation import gettext as _
+
+from ldp import linear_model, logistic
+from ldp.logistic_power import respondents_for_odds_ratio
+from surveys.collection import plan
+from surveys.collection.models import Report, Response, Survey
+from surveys.collection.plan import PlannedQuestion
+
+from . import model_questions, results, too_few, versions, weighting
+from .model_params import ModelQuery
+from .model_questions import LINEAR, LOGISTIC, NotModelled, Term
+from .params import ResultOptions
+
+POWER = 0.8  # the power calculation's target
+EXPOSED = 0.5  # ... for a binary covariate held by this share of respondents
+
+
+@dataclass(frozen=True)
+class Power:
+    odds_ratio: float
+    baseline: float  # the outcome's present prevalence (debiased, clipped to 1-99%)
+    exposed: float
+    alpha: float
+    power: float
+    respondents: int
+
+
+@dataclass(frozen=True)
+class FittedModel:
+    query: ModelQuery
+    kind: str  # LOGISTIC or LINEAR
+    outcome: PlannedQuestion
+    level: int | None
+    terms: tuple[Term, ...]
+    references: tuple[tuple[PlannedQuestion, str], ...]  # each single-choice covariate and its reference option
+    estimate: tuple[float, ...]
+    std_error: tuple[float, ...]
+    ci_low: tuple[float, ...]
+    ci_high: tuple[float, ...]
+    odds_ratio: tuple[float, ...] | None
+    odds_ratio_low: tuple[float, ...] | None
+    odds_ratio_high: tuple[float, ...] | None
+    n: int
+    dropped: int  # the survey's responses without a report for every question used (or outside the weights)
+    needed: int  # the early-results rule's respondents
+    log_likelihood: float | None
+    null_log_likelihood: float | None
+    test: str | None  # "likelihood ratio" or "wald"
+    statistic: float | None
+    df: int | None
+    p_value: float | None
+    se: str  # observed, opg, sandwich, HC1
+    confidence: float
+    weights: weighting.Weights | None
+    power: Power | None
+
+    @property
+    def level_label(self) -> str | None:
+        return None if self.level is None else self.outcome.options[self.level]
+
+    @property
+    def term_keys(self) -> list[str]:
+        return [t.key for t in self.terms]
+
+    @property
+    def term_labels(self) -> list[str]:
+        return [t.label for t in self.terms]
+
+    @property
+    def reference_rows(self) -> list[dict[str, Any]]:
+        return [{"question": q.id, "option": label} for q, label in self.references]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per term: the coefficient table."""
+        found = []
+        for i, term in enumerate(self.terms):
+            row = {"term": term.key, "label": term.label, "estimate": self.estimate[i],
+                   "std_error": self.std_error[i], "ci_low": self.ci_low[i], "ci_high": self.ci_high[i],
+                   "odds_ratio": None, "odds_ratio_low": None, "odds_ratio_high": None}
+            if self.odds_ratio is not None and self.odds_ratio_low is not None and self.odds_ratio_high is not None:
+                row.update(odds_ratio=self.odds_ratio[i], odds_ratio_low=self.odds_ratio_low[i],
+                           odds_ratio_high=self.odds_ratio_high[i])
+            found.append(row)
+        return found
+
+
+def fit(survey: Survey, query: ModelQuery) -> FittedModel:
+    """The model `query` asks for, fitted on the survey's stored reports; a refusal saying why not."""
+    current = plan.of(survey)
+    versions.check(survey, current)
+    questions = {q.id: q for q in current}
+    outcome, kind, level = model_questions.outcome(questions, query)
+    covariates = model_questions.covariates(questions, query, outcome)
+    used = [outcome.id, *(c.question.id for c in covariates)]
+    responses, table = _complete(used)
+    found = None
+    if query.weighted:  # the rows in the weights' order; those outside them (no answer to a margin) left out
+        keys = [Response._meta.pk.to_python(r) for r in responses]
+        found = weighting.weights(survey, questions, among=set(keys))
+        at = np.fromiter((found.responses.get(key, -1) for key in keys), dtype=np.int64, count=len(keys))
+        table = table[at >= 0][np.argsort(at[at >= 0])]
+    n, total = len(table), Response.objects.filter(survey=survey).count()
+    options = ResultOptions(confidence=query.confidence, margin=query.margin).resolved(
+        survey.status == Survey.Status.OPEN)
+    needed = results.needed(outcome, options)
+    if too_few.too_few(n, needed):
+        raise NotModelled("outcome", _(
+            "Too few respondents for a model: %(n)s responses answer every question used, of the %(needed)s "
+            "needed before the estimates of question %(order)s are shown. The randomization would dominate.")
+            % {"n": n, "needed": needed, "order": outcome.order})
+    stored = {q: table[:, j] for j, q in enumerate(used)}
+    x, terms = model_questions.design_matrix(covariates, stored, n)
+    design = None if found is None else found.design
+    common = {"query": query, "outcome": outcome, "level": level, "terms": tuple(terms), "n": n,
+              "dropped": total - n, "needed": needed, "weights": found,
+              "references": tuple((c.question, c.question.options[c.reference]) for c in covariates if not c.numeric)}
+    if kind == LINEAR:
+        values = linear_model.per_report_values(outcome.mechanism, model_questions.decoded(outcome, stored[outcome.id]))
+        return _linear(values, x, design, query, common)
+    y = _binary(outcome, stored[outcome.id], level)
+    return _logistic(y, x, design, query, common)
+
+
+def _complete(used: list[int]) -> tuple[list[Any], npt.NDArray[np.int64]]:
+    """The responses with a report for every question in `used`, in id order, and their stored values (a column
+    per question): one grouped query (a response has at most one report per question), no model instances."""
+    table = connection.ops.quote_name(Report._meta.db_table)
+    response, question, value = (connection.ops.quote_name(str(cast(Field, Report._meta.get_field(name)).column))
+                                 for name in ("response", "question", "value"))
+    picks = ", ".join(f"MAX(CASE WHEN {question} = %s THEN {value} END)" for _ in used)
+    marks = ", ".join("%s" for _ in used)
+    with connection.cursor() as cursor:  # only quoted names are interpolated; the ids are parameters
+        cursor.execute(f"SELECT {response}, {picks} FROM {table} WHERE {question} IN ({marks}) "
+                       f"GROUP BY {response} HAVING COUNT(*) = %s ORDER BY {response}", [*used, *used, len(used)])
+        rows = cursor.fetchall()
+    values = np.array([row[1:] for row in rows], dtype=np.int64).reshape(len(rows), len(used))
+    return [row[0] for row in rows], values
+
+
+def _binary(outcome: PlannedQuestion, stored: npt.NDArray[np.int64], level: int | None) -> npt.NDArray[np.float64]:
+    """Whether each report is option `level`: its bit for a unary encoding, else the index compared."""
+    if outcome.mechanism.unary:
+        return ((stored >> int(level or 0)) & 1).astype(float)
+    return (model_questions.decoded(outcome, stored) == level).astype(float)
+
+
+def _collinear() -> NotModelled:
+    return NotModelled("covariates", _("The covariates are collinear or constant among the responses used (one "
+                                       "is determined by the others): leave one out."))
+
+
+def _separated() -> NotModelled:
+    return NotModelled("outcome", _(
+        "The data separate: the likelihood keeps rising as some coefficients grow without bound (in some group "
+        "the reports are all or almost all one way beyond what the randomization allows). Merge or leave out the "
+        "covariates with few respondents."))
+
+
+def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: Any, query: ModelQuery,
+              common: dict[str, Any]) -> FittedModel:
+    mechanism = common["outcome"].mechanism
+    p, q = mechanism.p, mechanism.q_other
+    try:
+        found = logistic.fit(y, x, p, q, terms=[t.key for t in common["terms"]], design=design, se=query.se,
+                             confidence=query.confidence)
+    except np.linalg.LinAlgError:  # a singular information at a maximum at infinity (ldp inverts it)
+        raise _separated() from None
+    except ValueError:
+        raise _collinear() from None
+    if np.abs(x @ np.asarray(found.estimate)).max() > logistic.DIVERGED:
+        raise _separated()
+    if not found.converged:
+        raise NotModelled("outcome", _(
+            "The fit did not converge to a maximum with standard errors; the estimates would not mean anything. "
+            "Try fewer covariates."))
+    baseline = float(np.clip((y.mean() - q) / (p - q), 0.01, 0.99))
+    power = Power(query.odds_ratio, baseline, EXPOSED, 1.0 - query.confidence, POWER, respondents_for_odds_ratio(
+        query.odds_ratio, p, q, baseline=baseline, exposed=EXPOSED, alpha=1.0 - query.confidence, power=POWER))
+    return FittedModel(
+        **common, kind=LOGISTIC, estimate=found.estimate, std_error=found.std_error, ci_low=found.ci_low,
+        ci_high=found.ci_high, odds_ratio=found.odds_ratio, odds_ratio_low=found.odds_ratio_low,
+        odds_ratio_high=found.odds_ratio_high, log_likelihood=found.log_likelihood,
+        null_log_likelihood=found.null_log_likelihood, test=found.test, statistic=found.statistic, df=found.df,
+        p_value=found.p_value, se=found.se, confidence=found.confidence, power=power)
+
+
+def _linear(values: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: Any, query: ModelQuery,
+            common: dict[str, Any]) -> FittedModel:
+    try:
+        found = linear_model.fit(values, x, terms=[t.key for t in common["terms"]], design=design,
+                                 confidence=query.confidence)
+    except ValueError:
+        raise _collinear() from None
+    return FittedModel(
+        **common, kind=LINEAR, estimate=found.estimate, std_error=found.std_error, ci_low=found.ci_low,
+        ci_high=found.ci_high, odds_ratio=None, odds_ratio_low=None, odds_ratio_high=None, log_likelihood=None,
+        null_log_likelihood=None, test=None, statistic=None, df=None, p_value=None, se=found.se,
+        confidence=found.confidence, power=None)

@@ -1,0 +1,52 @@
+"""The dashboard's Models section: its form offers the randomized questions as outcomes and the direct ones as
+covariates; a model asked for shows its table, forest plot (server-rendered SVG, within the strict policy), test
+and power in words, and links to the same model as CSV and JSON."""
+
+import pytest
+from django.urls import reverse
+
+from surveys.collection import plan
+from tests.aggregation.model_support import answer, make_survey
+from tests.test_csp import page_problems, policy_problems
+
+N = 800
+
+
+@pytest.fixture
+def survey(owner):
+    made = make_survey(owner)
+    answer(made, N)
+    return made
+
+
+def test_the_form_offers_randomized_outcomes_and_direct_covariates(owner_client, survey):
+    page = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug])).content.decode()
+    ids = {q.order: q.id for q in plan.of(survey)}
+    form = page[page.index('<form method="get" class="result-options model-picker"'):]
+    form = form[:form.index("</form>")]
+    outcomes = form[form.index('<select name="outcome">'):form.index("</select>")]
+    assert [f'value="{ids[o]}"' in outcomes for o in range(1, 9)] == [True, False, False, False, True, True, True,
+                                                                      False]
+    assert [f'name="covariates" value="{ids[o]}"' in form for o in range(1, 9)] == [
+        False, True, True, True, False, False, False, False]
+    assert f'name="square" value="{ids[4]}"' in form and f'value="{ids[2]}:2"' in form
+
+
+def test_a_model_shows_its_table_forest_plot_test_and_power_within_the_policy(owner_client, survey):
+    ids = {q.order: q.id for q in plan.of(survey)}
+    query = f"outcome={ids[1]}&covariates={ids[2]}&covariates={ids[3]}&reference={ids[2]}:2&margin=0.1"
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?" + query)
+    assert response.status_code == 200
+    page = response.content.decode()
+    section = page[page.index('<section class="models"'):]
+    assert '<svg class="chart forest"' in section and section.count('<circle class="marker"') == 3
+    assert "Likelihood-ratio test against the model without covariates" in section
+    # The form shows the model as asked: its covariates ticked, the reference option chosen.
+    assert f'name="covariates" value="{ids[3]}" checked' in section and f'value="{ids[2]}:2" selected' in section
+    assert f'name="covariates" value="{ids[4]}">' in section
+    assert "Power: to detect an odds ratio of 2" in section
+    assert f"{N} responses that answer every question used (0 left out)" in section
+    assert f'href="/results/{survey.slug}/export/model.csv?outcome={ids[1]}' in section
+    assert policy_problems(response.get("Content-Security-Policy")) == []
+    response.body = response.content  # what the walk's responses carry (tests/urls_under_test.py)
+    assert page_problems(response) == []
