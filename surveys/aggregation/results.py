@@ -213,11 +213,6 @@ def _responses(counted: tallies.Counted) -> int:
     return max((n for _, n in counted.values()), default=0)
 
 
-def needed(question: PlannedQuestion, options: ResultOptions) -> int:
-    """The early-results rule's respondents for this question (`_needed`), for the other services that apply it."""
-    return _needed(question, options)
-
-
 def _needed(question: PlannedQuestion, options: ResultOptions) -> int:
     """The planner's respondents for this question; for intervals valid at any time, a margin that holds at
     every look (a numeric mean has no such planner in `ldp`: its fixed-n one)."""
