@@ -2,16 +2,7 @@
 
 Under /results/<slug>/export/:
 
-- estimates.csv: one row per (question, option): the results service's numbers, with the
-  same confidence/interval/simultaneous parameters as the dashboard and the API; each row ends with
-  the question's respondents_needed, too_few and its warning (surveys.aggregation.too_few); with
-  weighted=on (a survey with population margins) the figures are weighted and the last two columns,
-  weights_n and effective_n, give the responses weighted and Kish's effective sample size (empty otherwise).
-- crosstab.csv?a=<id>&b=<id>: one row per (option of A, option of B): the cross-tab service's
-  numbers (surveys.aggregation.crosstab): the count of report pairs, the joint estimate with its
-  standard error and interval, P(B = b | A = a) and P(A = a | B = b) with theirs and whether the
-  conditioning answer's interval stays above 0 (bounded), then the table's respondents_needed, too_few
-  and warning; header only when no response has both.
+- estimates.csv and crosstab.csv: the dashboard's figures as tables (surveys.aggregation.figure_tables).
 - reports.csv: one row per response. Columns: response_id, submitted_on (a day),
   mechanism_version, then per question in order: an index question (q-RR, bit flip, k-RR)
   has one column `q<order>` with the reported option index (0-based, in the codebook's
@@ -57,7 +48,7 @@ import functools
 import itertools
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import ldp
@@ -68,22 +59,11 @@ from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
 
 from . import export_weights, report_blocks
-from .crosstab import CrossTab
 from .report_blocks import Lookup
-from .results import SurveyResults
 
 CODEBOOK_FORMAT = "ldp-survey-codebook/2"
 REPORTS_FORMAT = "ldp-survey-reports/2"
 FIXED_COLUMNS = ["response_id", "submitted_on", "mechanism_version"]
-ESTIMATE_COLUMNS = [
-    "question_id", "question_key", "question_order", "question_text", "mechanism", "effective_epsilon",
-    "p", "q_other", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
-    "confidence", "interval", "simultaneous", "interval_level", "clipped", "simplex",
-    "ci_low_unclipped", "ci_high_unclipped", "inconsistent", "planned", "respondents_needed", "too_few", "warning",
-    "weights_n", "effective_n",
-]
-
-
 def filename(survey: Survey, name: str) -> str:
     return f"{survey.slug}-{name}"
 
@@ -199,75 +179,6 @@ def described(mechanism: Any) -> dict[str, Any]:
     return found
 
 
-# A text cell a spreadsheet would run as a formula (OWASP "CSV injection"): question texts and
-# option labels are typed by staff, and the researcher who opens the file is someone else.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(rows: Iterable[list[Any]]) -> Iterator[list[Any]]:
-    """The rows with every text cell that starts like a formula prefixed with an apostrophe,
-    which spreadsheets show as text; numbers (negative ones too) are left alone."""
-    for row in rows:
-        yield [f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell for cell in row]
-
-
-def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
-    """Header, then one row per (question, option); undefined numbers (no reports) are empty."""
-    o = results.options
-    planned = "" if results.planned is None else results.planned  # anytime intervals' planning size
-    # Weighted figures (weighted=on): the responses weighted and Kish's effective n; empty when unweighted.
-    summary = results.weights.summary() if results.weights is not None else {"n": "", "effective_n": ""}
-    weights = [summary["n"], summary["effective_n"]]
-    yield ESTIMATE_COLUMNS
-    for r in results.questions:
-        q, m = r.question, r.mechanism
-        channel = m.describe()  # discrete Laplace has no p and q_other (None): empty cells
-        fixed = [q.id, q.key, q.order, q.text, m.name, _cell(m.effective_epsilon), _cell(channel["p"]),
-                 _cell(channel["q_other"]), r.n]
-        too_few = [r.needed, str(r.too_few).lower(), r.warning or ""]  # the one rule, on every row it covers
-        for row in r.rows:
-            yield [*fixed, row.index,
-                   row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
-                   o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
-                   _cell(row.clipped), _cell(row.simplex), _cell(row.ci_low_unclipped), _cell(row.ci_high_unclipped),
-                   str(row.inconsistent).lower(), planned, *too_few, *weights]
-        if r.mean is not None:
-            index = "mean" if r.is_mean else "mean_score"
-            e = r.mean
-            yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
-                   e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m),
-                   "false", e.confidence, "", "", "", "",
-                   "false", planned if r.anytime and r.is_mean else "", *too_few, *weights]
-
-
-def _mean_interval(is_mean: bool, mechanism: ldp.Mechanism) -> str:
-    """How a mean's interval is made: its mechanism's (`mean_interval`: Wilson mapped for the 1-bit mean,
-    normal for discrete Laplace), or Student t (an ordinal question's mean score, `ldp.mean_score`)."""
-    if not is_mean or mechanism.mean_interval is None:
-        return "t"
-    return mechanism.mean_interval
-
-
-CROSSTAB_COLUMNS = [
-    "a_id", "a_key", "b_id", "b_key", "n", "confidence", "a_index", "a_label", "b_index", "b_label", "count",
-    "estimate", "std_error", "ci_low", "ci_high",
-    "b_given_a", "b_given_a_std_error", "b_given_a_ci_low", "b_given_a_ci_high", "b_given_a_bounded",
-    "a_given_b", "a_given_b_std_error", "a_given_b_ci_low", "a_given_b_ci_high", "a_given_b_bounded",
-    "respondents_needed", "too_few", "warning",
-]
-
-
-def crosstab_rows(table: CrossTab) -> Iterator[list[Any]]:
-    """Header, then one row per cell; undefined numbers (a denominator of 0) are empty."""
-    yield CROSSTAB_COLUMNS
-    too_few = [table.needed, str(table.too_few).lower(), table.warning or ""]
-    for c in table.cells:
-        yield [table.a.id, table.a.key, table.b.id, table.b.key, table.n, table.confidence,
-               c.a_index, c.a_label, c.b_index, c.b_label, c.count, *map(_cell, c.joint),
-               *map(_cell, c.b_given_a[:4]), str(c.b_given_a[4]).lower(),
-               *map(_cell, c.a_given_b[:4]), str(c.a_given_b[4]).lower(), *too_few]
-
-
 def report_csv_lines(survey: Survey, current: SurveyPlan) -> Iterator[str]:
     """The header line, then the rows, a block of responses at a time (`report_blocks`); the weight last, if the
     survey has margins (`export_weights`)."""
@@ -339,7 +250,3 @@ class _Echo:
 
     def write(self, value: str) -> str:
         return value
-
-
-def _cell(x: float | None) -> float | str:
-    return x if x is not None and math.isfinite(x) else ""

@@ -28,6 +28,7 @@ from . import (
     charts,
     crosstab,
     exports,
+    figure_tables,
     model_page,
     model_params,
     modelling,
@@ -92,7 +93,7 @@ def export_estimates(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     found = results.survey_results(survey, params.parse(request.GET))
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, "estimates.csv")
-    csv.writer(response).writerows(exports.spreadsheet_safe(exports.estimate_rows(found)))
+    csv.writer(response).writerows(figure_tables.spreadsheet_safe(figure_tables.estimate_rows(found)))
     return response
 
 
@@ -106,7 +107,7 @@ def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
         return _counting(request, survey, counting)
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
                            f"crosstab-{table.a.key}-{table.b.key}.csv")
-    csv.writer(response).writerows(exports.spreadsheet_safe(exports.crosstab_rows(table)))
+    csv.writer(response).writerows(figure_tables.spreadsheet_safe(figure_tables.crosstab_rows(table)))
     return response
 
 
@@ -117,7 +118,7 @@ def export_model(request: HttpRequest, slug: str) -> HttpResponse:
     found = modelling.fit(survey, model_params.parse(request.GET))
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
                            f"model-{found.outcome.key}.csv")
-    csv.writer(response).writerows(exports.spreadsheet_safe(model_page.rows(found)))
+    csv.writer(response).writerows(figure_tables.spreadsheet_safe(model_page.rows(found)))
     return response
 
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import crosstab, exports
+from surveys.aggregation import crosstab, figure_tables
 from surveys.aggregation.params import ResultOptions
 from surveys.aggregation.templatetags.results_format import percent
 from tests.aggregation.support import add_responses
@@ -114,7 +114,7 @@ def test_the_csv_has_every_cell_and_every_column_equals_the_api(client, owner, s
     assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
     assert f"{survey.slug}-crosstab-q3-q4.csv" in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert list(rows[0]) == exports.CROSSTAB_COLUMNS
+    assert list(rows[0]) == figure_tables.CROSSTAB_COLUMNS
     api = client.get(reverse("aggregation:api-crosstab", args=[survey.slug]) + query).json()
     assert len(rows) == 3 * 4
     for row in rows:
@@ -145,4 +145,4 @@ def test_the_csv_refuses_bad_parameters_and_strangers(client, owner, other_resea
     assert response.status_code == 400 and b"b: must be a different question" in response.content
     assert export(client, other_researcher, survey, f"?a={q[1]}&b={q[2]}").status_code == 404
     empty = export(client, owner, survey, f"?a={q[1]}&b={q[2]}")
-    assert empty.content.decode().splitlines() == [",".join(exports.CROSSTAB_COLUMNS)]
+    assert empty.content.decode().splitlines() == [",".join(figure_tables.CROSSTAB_COLUMNS)]

@@ -16,7 +16,7 @@ from django.urls import reverse
 
 import ldp
 from ldp import sequences
-from surveys.aggregation import exports
+from surveys.aggregation import exports, figure_tables
 from surveys.collection import plan
 from tests.aggregation.support import add_responses
 from tests.factories import INEXACT_BITFLIP_EPSILONS, assert_q_of_the_effective_epsilon
@@ -128,7 +128,7 @@ def test_the_estimates_csv_has_a_header_and_the_apis_numbers(client, owner, surv
     add_responses(survey, 120, seed=41)
     _, text = download(client, owner, survey, "estimates", "?confidence=0.9&simultaneous=on")
     header, *body = rows(text)
-    assert header == exports.ESTIMATE_COLUMNS
+    assert header == figure_tables.ESTIMATE_COLUMNS
     api = client.get(reverse("aggregation:api-estimates", args=[survey.slug]) + "?confidence=0.9&simultaneous=on")
     expected = [(q["id"], o) for q in api.json()["questions"] for o in q["options"]]
     assert len(body) == len(expected)

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
-from surveys.aggregation import crosstab, exports, pair_counting
+from surveys.aggregation import crosstab, figure_tables, pair_counting
 from surveys.aggregation.crosstab_serializers import CrossTabSerializer
 from surveys.aggregation.params import ResultOptions
 from surveys.collection import pair_tallies, plan
@@ -209,7 +209,7 @@ def test_the_cross_tab_csv_answers_202_like_the_export_pages_then_the_whole_file
     table = crosstab.from_counts(answered, q[3], q[4], from_the_reports(q[3], q[4]), options)
     assert done.status_code == 200
     assert list(csv.reader(io.StringIO(done.content.decode()))) == [
-        [str(cell) for cell in row] for row in exports.spreadsheet_safe(exports.crosstab_rows(table))]
+        [str(cell) for cell in row] for row in figure_tables.spreadsheet_safe(figure_tables.crosstab_rows(table))]
 
 
 def test_only_the_pairs_not_yet_watched_count_toward_the_work(client, answered, held, settings):

@@ -3,7 +3,7 @@ formula (question texts and option labels are typed by staff) arrives as text; n
 
 from django.urls import reverse
 
-from surveys.aggregation import exports
+from surveys.aggregation import figure_tables
 from tests.aggregation.support import add_responses
 from tests.aggregation.test_exports import download, rows
 
@@ -12,7 +12,8 @@ FORMULAS = ["=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)", "\tTab", "\rRe
 
 def test_it_prefixes_every_text_cell_that_starts_like_a_formula_and_leaves_numbers_alone():
     table = [["text", *FORMULAS, "plain", "", -0.25, 3]]
-    assert list(exports.spreadsheet_safe(table)) == [["text", *(f"'{f}" for f in FORMULAS), "plain", "", -0.25, 3]]
+    safe = [["text", *(f"'{f}" for f in FORMULAS), "plain", "", -0.25, 3]]
+    assert list(figure_tables.spreadsheet_safe(table)) == safe
 
 
 def test_the_estimates_csv_carries_formula_like_texts_as_text(client, owner, survey):
