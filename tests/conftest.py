@@ -5,6 +5,7 @@ who is not), `superuser`, and anonymous (the plain `client`).
 """
 
 import math
+import os
 import uuid
 
 import pytest
@@ -26,6 +27,9 @@ from tests.factories import INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
 # some of the 50 simultaneous submissions of tests/collection/test_invitation_concurrency.py.
 ThreadedWSGIServer.request_queue_size = 128
 
+
+# Where the suite's CPU goes, per module (tests/cpu_profile.py): CPU_PROFILE_DIR=/tmp/cpu make test.
+pytest_plugins = ["tests.cpu_profile"] if os.environ.get("CPU_PROFILE_DIR") else []
 
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback",
                      "live_server"}

@@ -1,6 +1,6 @@
-"""Where the suite's CPU goes, per test module: `pytest -p tests.cpu_profile` with CPU_PROFILE_DIR set
-writes one line per test (module, CPU seconds, wall seconds) to a file per worker, and
-`python -m tests.cpu_profile DIR` sums them per module, costliest first.
+"""Where the suite's CPU goes, per test module: with CPU_PROFILE_DIR set (tests/conftest.py then loads this
+plugin) every pytest worker writes one line per test (module, CPU seconds, wall seconds) to a file of its own,
+and `python -m tests.cpu_profile DIR` sums them per module, costliest first.
 
 The suite is CPU-bound on two cores, so CPU, not wall time, says what to shorten: wall time on a
 loaded machine mostly measures the load. A test's CPU is that of the worker's whole process tree
