@@ -33,8 +33,10 @@ def ceil_places(x: Fraction | Decimal, places: int) -> Decimal:
     >>> ceil_places(Fraction(3004, 1000), 2), ceil_places(Fraction(3, 1), 2), ceil_places(Decimal("0.0001"), 3)
     (Decimal('3.01'), Decimal('3.00'), Decimal('0.001'))
     """
-    scaled = Fraction(x) * 10**places
-    return Decimal(math.ceil(scaled)).scaleb(-places).quantize(Decimal(1).scaleb(-places))
+    scaled = math.ceil(Fraction(x) * 10**places)
+    with localcontext() as context:  # every digit kept: odds e^loss of a large total pass 28 digits
+        context.prec = max(context.prec, len(str(abs(scaled))) + 1)
+        return Decimal(scaled).scaleb(-places).quantize(Decimal(1).scaleb(-places))
 
 
 def _up(x: Decimal) -> Decimal:

@@ -3,13 +3,15 @@ inline script."""
 
 import json
 import math
+import re
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.utils import timezone
 
 import ldp
-from surveys.collection import plan
+from surveys.collection import builder, plan
 from surveys.collection.models import Survey
 from tests.collection.pages import parse
 
@@ -353,3 +355,15 @@ def test_a_numeric_question_below_zero_gets_the_full_keyboard(client, db):
                           status=Survey.Status.OPEN)
     (number,) = parse(client.get("/s/temps/").content).find_all("input")
     assert "inputmode" not in number.attrs and number.attrs["min"] == "-40"
+
+
+def test_a_survey_whose_odds_pass_28_digits_still_shows_them_rounded_up(client, owner):
+    """Seven questions at epsilon 10: odds near e^70 (31 digits), past decimal's default precision."""
+    questions = [builder.QuestionSpec(f"Question {i}?", "bitflip", epsilon=10.0) for i in range(7)]
+    survey = builder.create_survey("strong", "Strong", questions, status=Survey.Status.OPEN, epsilon_budget=80)
+    response = client.get("/s/strong/")
+    assert response.status_code == 200
+    shown = re.search(r"All questions of this survey together change those odds by at most ([\d,.]+)",
+                      response.content.decode()).group(1)
+    total = sum(q.mechanism().effective_epsilon for q in survey.ordered_questions())
+    assert total > 69.9 and Decimal(shown.replace(",", "")) >= Decimal(math.exp(total)) * Decimal("0.999999")
