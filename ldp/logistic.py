@@ -300,11 +300,13 @@ def _logistic(eta: FloatArray) -> FloatArray:
 
 
 def _inverse(matrix: FloatArray) -> FloatArray | None:
+    """The inverse of a positive definite matrix; None if it is not one, or is singular to working precision
+    (Cholesky can succeed on a nearly singular matrix whose inverse then fails: separated data)."""
     try:
         np.linalg.cholesky(matrix)
+        return np.asarray(np.linalg.inv(matrix), dtype=float)
     except np.linalg.LinAlgError:
         return None
-    return np.asarray(np.linalg.inv(matrix), dtype=float)
 
 
 def _floats(values: FloatArray) -> tuple[float, ...]:

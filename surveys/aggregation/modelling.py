@@ -192,8 +192,6 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
     try:
         found = logistic.fit(y, x, p, q, terms=[t.key for t in common["terms"]], design=design, se=query.se,
                              confidence=query.confidence)
-    except np.linalg.LinAlgError:  # a singular information at a maximum at infinity (ldp inverts it)
-        raise _separated() from None
     except ValueError:
         raise _collinear() from None
     if np.abs(x @ np.asarray(found.estimate)).max() > logistic.DIVERGED:

@@ -148,3 +148,15 @@ def test_it_keeps_the_higher_of_the_two_starts():
 def test_it_rejects_what_it_cannot_fit(y, x, message):
     with pytest.raises(ValueError, match=message):
         logistic.fit(y, x, 0.75, 0.25)
+
+
+@pytest.mark.parametrize("se", ["observed", "opg"])
+def test_data_separated_so_far_that_the_information_is_singular_get_the_message_not_an_error(se):
+    """Every report of one group is 1 and n is small: Cholesky succeeds on a nearly singular information, whose
+    inverse then failed (LinAlgError escaped to the app and the command line). Found by search (seed 212)."""
+    rng = np.random.default_rng(212)
+    group = (np.arange(20) % 2).astype(float)
+    y = np.where(group == 1, 1, rng.integers(0, 2, 20))
+    x = np.column_stack([np.ones(20), group, rng.normal(size=20)])
+    found = logistic.fit(y, x, 0.75, 0.25, se=se)
+    assert not found.converged and any(m.startswith("the data separate") for m in found.messages), found.messages
