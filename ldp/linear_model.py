@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .direct_number import DirectNumber
 from .dlaplace import DiscreteLaplace
 from .intervals import check_confidence, t_value
 from .mechanism_base import Mechanism
@@ -50,7 +51,8 @@ class LinearFit:
 
 
 def per_report_values(mechanism: Mechanism, reports: npt.ArrayLike) -> FloatArray:
-    """Unbiased per-report values in the question's units, from reports as sent (the bit; the integer r).
+    """Unbiased per-report values in the question's units, from reports as sent (the bit; the integer r; a direct
+    number's grid index, its answer).
 
     >>> per_report_values(OneBitMean(1.0, "0", "10", "1"), [0, 1]).round(4).tolist()
     [-5.8198, 15.8198]
@@ -63,9 +65,9 @@ def per_report_values(mechanism: Mechanism, reports: npt.ArrayLike) -> FloatArra
             raise ValueError("1-bit mean reports are 0 or 1")
         gap = mechanism.p - mechanism.q_other
         return np.asarray(float(mechanism.lo) + mechanism.width * (r - mechanism.q_other) / gap, dtype=float)
-    if isinstance(mechanism, DiscreteLaplace):
+    if isinstance(mechanism, (DiscreteLaplace, DirectNumber)):  # the grid index, with noise or as given
         return np.asarray(float(mechanism.lo) + float(mechanism.step) * r, dtype=float)
-    raise ValueError("per-report values are for numeric questions (onebit, dlaplace)")
+    raise ValueError("per-report values are for numeric questions (onebit, dlaplace, direct_number)")
 
 
 def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None = None,

@@ -158,3 +158,21 @@ def test_the_weighted_dashboard_says_to_what_and_at_what_cost(owner_client, surv
             f"{body['design_effect']:.2f}: the weighted figures are as precise as a simple random sample of "
             f"{body['effective_n']:.0f} of these {N} responses.") in page
     assert '<input type="hidden" name="weighted" value="on">' in page and "Show unweighted figures" in page
+
+
+def test_a_number_asked_directly_is_weighted_as_the_answers_themselves(owner_client, owner):
+    """A direct number's per-report value is its answer, lo + step * i (no noise to take out)."""
+    made = builder.create_survey("ages", "Ages", [
+        QuestionSpec("Age band?", "direct", options=list(AGE)),
+        QuestionSpec("Age in years?", "direct_number", kind="numeric", scale=("18", "99", "1"),
+                     options=["18 to 34", "35 to 64", "65 to 99"], edges=["18", "35", "65"]),
+    ], status=Survey.Status.OPEN, epsilon_budget=20.0)
+    made.researchers.add(owner)
+    answered = {q.order: values for q, values in add_responses(made, N, seed=4, truth={1: [0.5, 0.3, 0.2]}).items()}
+    enter(made, 1, AGE)
+    status, body = estimates(owner_client, made, "?weighted=true")
+    assert status == 200, body
+    design = rake([margin("age", answered[1], dict(enumerate(AGE.values())))], cap=5.0)
+    years = weighted_mean(18.0 + np.asarray(answered[2], dtype=float), design, 18, 99)
+    assert body["questions"][1]["mean"] == pytest.approx(years.as_dict(), abs=1e-12)
+    assert body["questions"][1]["interval"] == "weighted"
