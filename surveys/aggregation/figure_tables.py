@@ -55,19 +55,19 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     for r in results.questions:
         q, m = r.question, r.mechanism
         channel = m.describe()  # discrete Laplace has no p and q_other (None): empty cells
-        fixed = [q.id, q.key, q.order, q.text, m.name, _cell(m.effective_epsilon), _cell(channel["p"]),
-                 _cell(channel["q_other"]), r.n]
+        fixed = [q.id, q.key, q.order, q.text, m.name, cell(m.effective_epsilon), cell(channel["p"]),
+                 cell(channel["q_other"]), r.n]
         too_few = [r.needed, str(r.too_few).lower(), r.warning or ""]  # the one rule, on every row it covers
         for row in r.rows:
             yield [*fixed, row.index,
-                   row.label, row.count, *map(_cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
+                   row.label, row.count, *map(cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
-                   _cell(row.clipped), _cell(row.simplex), _cell(row.ci_low_unclipped), _cell(row.ci_high_unclipped),
+                   cell(row.clipped), cell(row.simplex), cell(row.ci_low_unclipped), cell(row.ci_high_unclipped),
                    str(row.inconsistent).lower(), planned, *too_few, *weights]
         if r.mean is not None:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
-            yield [*fixed, index, index, r.n, *map(_cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
+            yield [*fixed, index, index, r.n, *map(cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
                    e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m),
                    "false", e.confidence, "", "", "", "",
                    "false", planned if r.anytime and r.is_mean else "", *too_few, *weights]
@@ -96,10 +96,11 @@ def crosstab_rows(table: CrossTab) -> Iterator[list[Any]]:
     too_few = [table.needed, str(table.too_few).lower(), table.warning or ""]
     for c in table.cells:
         yield [table.a.id, table.a.key, table.b.id, table.b.key, table.n, table.confidence,
-               c.a_index, c.a_label, c.b_index, c.b_label, c.count, *map(_cell, c.joint),
-               *map(_cell, c.b_given_a[:4]), str(c.b_given_a[4]).lower(),
-               *map(_cell, c.a_given_b[:4]), str(c.a_given_b[4]).lower(), *too_few]
+               c.a_index, c.a_label, c.b_index, c.b_label, c.count, *map(cell, c.joint),
+               *map(cell, c.b_given_a[:4]), str(c.b_given_a[4]).lower(),
+               *map(cell, c.a_given_b[:4]), str(c.a_given_b[4]).lower(), *too_few]
 
 
-def _cell(x: float | None) -> float | str:
+def cell(x: float | None) -> float | str:
+    """A number for a CSV cell; an undefined or infinite one is empty."""
     return x if x is not None and math.isfinite(x) else ""

@@ -11,11 +11,12 @@ from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
 from . import model_charts, model_params, model_questions, modelling
+from .figure_tables import cell
 
 COLUMNS = ("term", "label", "estimate", "std_error", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low",
            "odds_ratio_high")
-MODEL_COLUMNS = ("model", "n", "dropped", "se", "confidence", "weighted", "log_likelihood", "test", "statistic",
-                 "df", "p_value")
+MODEL_COLUMNS = ("model", "outcome_id", "outcome_key", "level", "level_label", "n", "dropped", "se", "confidence",
+                 "weighted", "log_likelihood", "test", "statistic", "df", "p_value")
 
 
 def section(survey: Survey, query: Any, current: SurveyPlan) -> dict[str, Any]:
@@ -46,9 +47,13 @@ def _covariates(questions: list[PlannedQuestion], asked: model_params.ModelQuery
 
 
 def rows(found: modelling.FittedModel) -> list[list[Any]]:
-    """The coefficient table, each row with the model's own figures beside it (one table, whole)."""
-    test = [found.test, found.statistic, found.df, found.p_value]
-    model = [found.kind, found.n, found.dropped, found.se, found.confidence, found.weights is not None,
-             found.log_likelihood, *test]
+    """The coefficient table, each row with the model's own figures beside it (one table, whole); a number that
+    is not finite (an odds ratio's end past a float's range) is an empty cell, as in the other CSVs."""
+    outcome = [found.outcome.id, found.outcome.key, "" if found.level is None else found.level,
+               found.level_label or ""]
+    test = [found.test or "", cell(found.statistic), found.df, cell(found.p_value)]
+    model = [found.kind, *outcome, found.n, found.dropped, found.se, found.confidence,
+             str(found.weights is not None).lower(), cell(found.log_likelihood), *test]
     return [[*COLUMNS, *MODEL_COLUMNS],
-            *([*(row[c] for c in COLUMNS), *model] for row in found.rows())]
+            *([*(row[c] if c in ("term", "label") else cell(row[c]) for c in COLUMNS), *model]
+              for row in found.rows())]

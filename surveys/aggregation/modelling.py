@@ -84,6 +84,11 @@ class FittedModel:
     power: Power | None
 
     @property
+    def alpha(self) -> float:
+        """The level of the section's test in words: that of its intervals, 1 - confidence."""
+        return 1.0 - self.confidence
+
+    @property
     def level_label(self) -> str | None:
         return None if self.level is None else self.outcome.options[self.level]
 

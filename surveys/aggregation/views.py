@@ -117,7 +117,7 @@ def export_model(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     found = modelling.fit(survey, model_params.parse(request.GET))
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
-                           f"model-{found.outcome.key}.csv")
+                           f"model-{found.outcome.key}" + ("" if found.level is None else f"-{found.level}") + ".csv")
     csv.writer(response).writerows(figure_tables.spreadsheet_safe(model_page.rows(found)))
     return response
 

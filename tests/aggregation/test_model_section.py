@@ -50,3 +50,16 @@ def test_a_model_shows_its_table_forest_plot_test_and_power_within_the_policy(ow
     assert policy_problems(response.get("Content-Security-Policy")) == []
     response.body = response.content  # what the walk's responses carry (tests/urls_under_test.py)
     assert page_problems(response) == []
+
+
+@pytest.mark.parametrize("confidence, level", [("0.95", "5%"), ("0.99", "1%")])
+def test_the_test_in_words_is_at_the_level_of_the_intervals(owner_client, survey, confidence, level):
+    ids = {q.order: q.id for q in plan.of(survey)}
+    query = f"outcome={ids[1]}&covariates={ids[2]}&margin=0.1&confidence={confidence}"
+    page = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?" + query).content.decode()
+    section = page[page.index('<section class="models"'):]
+    api = owner_client.get(reverse("aggregation:api-models", args=[survey.slug]) + "?" + query).json()
+    alpha = 1 - float(confidence)
+    said = ("The covariates together are associated with the outcome" if api["test"]["p_value"] < alpha
+            else "No association of the covariates with the outcome is shown")
+    assert f"{said}" in section and f"at the {level} level" in section

@@ -187,15 +187,17 @@ def test_the_csv_is_the_apis_table_whole(owner_client, survey, reports, ids):
     _, body = model(owner_client, survey, query)
     response = owner_client.get(reverse("aggregation:export-model", args=[survey.slug]) + "?" + query + "&margin=0.1")
     assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
-    assert 'filename="models-model-q1.csv"' in response["Content-Disposition"]
+    assert body["outcome"]["level"] == 1 and 'filename="models-model-q1-1.csv"' in response["Content-Disposition"]
     lines = response.content.decode().splitlines()
     assert lines[0] == ("term,label,estimate,std_error,ci_low,ci_high,odds_ratio,odds_ratio_low,odds_ratio_high,"
-                        "model,n,dropped,se,confidence,weighted,log_likelihood,test,statistic,df,p_value")
+                        "model,outcome_id,outcome_key,level,level_label,n,dropped,se,confidence,weighted,"
+                        "log_likelihood,test,statistic,df,p_value")
     test = body["test"]
     expected = [
         [term, label, *(repr(body[c][i]) for c in ("estimate", "std_error", "ci_low", "ci_high", "odds_ratio",
                                                    "odds_ratio_low", "odds_ratio_high")),
-         "logistic", str(N), "0", "observed", "0.95", "False", repr(body["log_likelihood"]), test["name"],
-         repr(test["statistic"]), str(test["df"]), repr(test["p_value"])]
+         "logistic", str(ids[1]), "q1", "1", "Yes", str(N), "0", "observed", "0.95", "false",
+         repr(body["log_likelihood"]), test["name"], repr(test["statistic"]), str(test["df"]),
+         repr(test["p_value"])]
         for i, (term, label) in enumerate(zip(body["terms"], body["labels"], strict=True))]
     assert [line.split(",") for line in lines[1:]] == expected

@@ -94,7 +94,7 @@ def number(value: float) -> str:
 @_dash_unless_finite
 def p_value(value: float) -> str:
     """A test's p-value as "p = 0.0123", or "p < 0.0001" below what four decimals show."""
-    return "p < 0.0001" if value < 0.0001 else "p = " + point(f"{value:.4f}")
+    return "p < " + point("0.0001") if value < 0.0001 else "p = " + point(f"{value:.4f}")
 
 
 @register.filter
