@@ -20,6 +20,7 @@ with the reason, as are covariates that are collinear or an option nobody in the
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -205,9 +206,14 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
         raise NotModelled("outcome", _(
             "The fit did not converge to a maximum with standard errors; the estimates would not mean anything. "
             "Try fewer covariates."))
-    baseline = float(np.clip((y.mean() - q) / (p - q), 0.01, 0.99))
-    power = Power(query.odds_ratio, baseline, EXPOSED, 1.0 - query.confidence, POWER, respondents_for_odds_ratio(
-        query.odds_ratio, p, q, baseline=baseline, exposed=EXPOSED, alpha=1.0 - query.confidence, power=POWER))
+    # Weighted: the population's prevalence, and as many more respondents as the weights' design effect costs.
+    rate = float(np.average(y, weights=design.weights)) if design is not None else float(y.mean())
+    baseline = float(np.clip((rate - q) / (p - q), 0.01, 0.99))
+    needed = respondents_for_odds_ratio(query.odds_ratio, p, q, baseline=baseline, exposed=EXPOSED,
+                                        alpha=1.0 - query.confidence, power=POWER)
+    if design is not None:
+        needed = math.ceil(needed * design.design_effect)
+    power = Power(query.odds_ratio, baseline, EXPOSED, 1.0 - query.confidence, POWER, needed)
     return FittedModel(
         **common, kind=LOGISTIC, estimate=found.estimate, std_error=found.std_error, ci_low=found.ci_low,
         ci_high=found.ci_high, odds_ratio=found.odds_ratio, odds_ratio_low=found.odds_ratio_low,

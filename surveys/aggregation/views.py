@@ -63,9 +63,8 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     except params.BadParameter as error:
         # Still show the results, at the defaults, with the complaint on top.
         options, problem = params.DEFAULTS, error
-    found = results.survey_results(survey, options)
-    relate = relating.context(survey, options, plan.of(survey))
-    modelled = model_page.section(survey, request.GET, plan.of(survey))
+    found, current = results.survey_results(survey, options), plan.of(survey)
+    relate, modelled = relating.context(survey, options, current), model_page.section(survey, request.GET, current)
     coming_along = progress.of(found)
     response = render(request, "aggregation/dashboard.html", {
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",

@@ -58,8 +58,13 @@ def finite(values):
 
 
 def expected_logistic(found, outcome, level, label, terms, labels, references, n, dropped, weights=None,
-                      odds_ratio=2.0, y=None, p=None, q=None):
-    baseline = float(np.clip((y.mean() - q) / (p - q), 0.01, 0.99))
+                      odds_ratio=2.0, y=None, p=None, q=None, design=None):
+    """The API's whole answer; weighted (`design`): the power at the weighted prevalence, times the design effect."""
+    rate = y.mean() if design is None else np.average(y, weights=design.weights)
+    baseline = float(np.clip((rate - q) / (p - q), 0.01, 0.99))
+    respondents = respondents_for_odds_ratio(odds_ratio, p, q, baseline=baseline)
+    if design is not None:
+        respondents = math.ceil(respondents * design.design_effect)
     return {
         "model": "logistic", "outcome": {**outcome, "level": level, "level_label": label}, "terms": terms,
         "labels": labels, "references": references, "estimate": list(found.estimate),
@@ -70,7 +75,7 @@ def expected_logistic(found, outcome, level, label, terms, labels, references, n
         "test": {"name": found.test, "statistic": found.statistic, "df": found.df, "p_value": found.p_value},
         "se": found.se, "confidence": 0.95, "weights": weights,
         "power": {"odds_ratio": odds_ratio, "baseline": baseline, "exposed": 0.5, "alpha": pytest.approx(0.05),
-                  "power": 0.8, "respondents": respondents_for_odds_ratio(odds_ratio, p, q, baseline=baseline)},
+                  "power": 0.8, "respondents": respondents},
     }
 
 
@@ -178,7 +183,7 @@ def test_a_weighted_fit_rakes_the_rows_used_and_takes_the_sandwich(owner_client,
         found, {"id": ids[1], "order": 1, "text": "Smoked?"}, 1, "Yes", terms,
         ["Intercept", "3. Sex?: Female (against Male)", "4. Age in years?"],
         [{"question": ids[3], "option": "Male"}], N, 50, weights=weights, y=y, p=mechanism.p,
-        q=mechanism.q_other), rel=1e-6)
+        q=mechanism.q_other, design=design), rel=1e-6)
     assert body["se"] == "sandwich" and body["test"]["name"] == "wald"
 
 
