@@ -185,6 +185,17 @@ def test_a_weighted_fit_rakes_the_rows_used_and_takes_the_sandwich(owner_client,
         [{"question": ids[3], "option": "Male"}], N, 50, weights=weights, y=y, p=mechanism.p,
         q=mechanism.q_other, design=design), rel=1e-6)
     assert body["se"] == "sandwich" and body["test"]["name"] == "wald"
+    # A numeric mean weighted: the 50 added responses did not answer it, so the rows and their raking are the
+    # first N's, and the fit is weighted least squares of the per-report values under the same design.
+    hours = survey.questions.get(order=6).mechanism()
+    linear = linear_model.fit(per_report_values(hours, reports[6]), x, terms=terms, design=design)
+    status, body = model(owner_client, survey, f"outcome={ids[6]}&covariates={ids[3]},{ids[4]}&weighted=on")
+    assert status == 200, body
+    assert (body["n"], body["dropped"], body["se"]) == (N, 50, linear.se)
+    close({key: body[key] for key in ("estimate", "std_error", "ci_low", "ci_high")},
+          {"estimate": list(linear.estimate), "std_error": list(linear.std_error), "ci_low": list(linear.ci_low),
+           "ci_high": list(linear.ci_high)}, rel=1e-6)
+    assert body["weights"]["n"] == N and body["weights"]["effective_n"] == pytest.approx(design.effective_n)
 
 
 def test_the_csv_is_the_apis_table_whole(owner_client, survey, reports, ids):
