@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -20,10 +21,12 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 import ldp
+from ldp.waves import Remembered
 
 from .. import kinds, scales
 from ..kinds import KINDS, build_mechanism, yes_no
-from .conditions import CONFIGURED_BY, configured_by, for_kinds
+from .conditions import CONFIGURED_BY, REMEMBERED_BY, configured_by, for_kinds
+from .series import Series
 
 YES_NO_LABELS = yes_no.KIND.fixed_labels  # report value 1 means yes
 
@@ -81,6 +84,9 @@ class Survey(models.Model):
         settings.AUTH_USER_MODEL, blank=True, related_name="visible_surveys",
         help_text=_("Who may see this survey's results."),
     )
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, null=True, blank=True, related_name="waves",
+                               help_text=_("Optional: the series this survey is a wave of."))
+    wave = models.PositiveIntegerField(null=True, blank=True, help_text=_("Its number in the series: 1, 2, ..."))
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = SurveyQuerySet.as_manager()
@@ -94,6 +100,9 @@ class Survey(models.Model):
                 name="survey_closes_after_it_opens",
             ),
             models.CheckConstraint(condition=models.Q(epsilon_budget__gt=0), name="survey_budget_positive"),
+            models.CheckConstraint(condition=models.Q(series__isnull=True, wave__isnull=True)
+                                   | models.Q(series__isnull=False, wave__gte=1), name="survey_wave_of_a_series"),
+            models.UniqueConstraint(fields=["series", "wave"], name="survey_wave_unique"),
         ]
 
     def __str__(self) -> str:
@@ -108,8 +117,19 @@ class Survey(models.Model):
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
             raise ValidationError({"closes_at": "A survey must close after it opens."})
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The browser remembered its randomization per series: a wave with reports stays where it is.
+        old = Survey.objects.filter(pk=self.pk).values("series_id", "wave").first() if self.pk else None
+        if old and (old["series_id"], old["wave"]) != (self.series_id, self.wave) and self.has_reports():
+            raise FrozenMechanism("This survey has reports; its series and wave can no longer change.")
+        super().save(*args, **kwargs)
+
     def has_reports(self) -> bool:
         return self.pk is not None and self.responses.exists()
+
+    def remembers(self) -> bool:
+        """Whether its questions with a permanent layer remember it (a wave of a series that remembers)."""
+        return self.series_id is not None and self.series is not None and self.series.remembered
 
     def is_accepting(self, now: datetime | None = None) -> bool:
         now = now or timezone.now()
@@ -137,7 +157,7 @@ class Question(models.Model):
         DIRECT_NUMBER = "direct_number", _("Not randomized (direct)")
 
     FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
-                     "at_most")
+                     "at_most", "permanent_q", "permanent_epsilon", "lineage")
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
@@ -163,11 +183,32 @@ class Question(models.Model):
         "at most", null=True, blank=True,
         help_text=_("Multi-select questions: at most this many ticks (blank: any number). A limit m below half "
                   "the options lowers the privacy cost: two answers then differ in at most 2m boxes."))
+    # The same question in every wave of a series ("Run again as a new wave" copies it): results across
+    # waves match questions by it, and the browser derives a permanent response from it.
+    lineage = models.UUIDField(default=uuid.uuid4, editable=False)
+    permanent_q = models.DecimalField(
+        max_digits=7, decimal_places=6, null=True, blank=True,
+        help_text=_("Waves of a series that remembers randomization, q-randomized response: q of the permanent "
+                    "layer, remembered across waves (q or epsilon above is then each wave's fresh layer). Blank: "
+                    "not remembered."))
+    permanent_epsilon = models.FloatField(
+        null=True, blank=True,
+        help_text=_("Waves of a series that remembers randomization, other one-answer mechanisms: epsilon of the "
+                    "permanent layer, remembered across waves. Blank: not remembered."))
 
     class Meta:
         ordering = ["survey", "order"]
         constraints = [
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
+            models.UniqueConstraint(fields=["survey", "lineage"], name="question_lineage_unique"),
+            models.CheckConstraint(
+                condition=(models.Q(permanent_q__isnull=True, permanent_epsilon__isnull=True)
+                           | models.Q(mechanism_name__in=REMEMBERED_BY["q"], permanent_q__isnull=False,
+                                      permanent_epsilon__isnull=True)
+                           | models.Q(mechanism_name__in=REMEMBERED_BY["epsilon"], permanent_q__isnull=True,
+                                      permanent_epsilon__isnull=False)),
+                name="question_permanent_layer_fits",
+            ),
             models.CheckConstraint(
                 condition=(configured_by("q", q__isnull=False, epsilon__isnull=True)
                            | configured_by(None, q__isnull=True, epsilon__isnull=True)
@@ -222,6 +263,21 @@ class Question(models.Model):
         return build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, len(self.ordered_options()),
                                scale=self.scale(), at_most=self.at_most)
 
+    def remembered(self) -> Remembered | None:
+        """Its two layers when its survey remembers randomization and it has a permanent layer, else None
+        (each wave's reports are then its mechanism's alone); ValueError as `mechanism()`."""
+        if not self.has_permanent_layer() or not self.survey.remembers():
+            return None
+        return Remembered(permanent=self.permanent_mechanism(), instant=self.mechanism())
+
+    def has_permanent_layer(self) -> bool:
+        return self.permanent_q is not None or self.permanent_epsilon is not None
+
+    def permanent_mechanism(self) -> ldp.Mechanism:
+        """The permanent layer: its own mechanism with the permanent parameter."""
+        return build_mechanism(self.mechanism_name, self.kind, self.permanent_q, self.permanent_epsilon,
+                               len(self.ordered_options()), scale=self.scale(), at_most=self.at_most)
+
     def clean(self) -> None:
         kind = kinds.find(self.kind)
         if kind is None:
@@ -237,8 +293,35 @@ class Question(models.Model):
                                 at_most=self.at_most)
             except (ValueError, TypeError) as error:
                 errors[kinds.error_field(self.mechanism_name)] = str(error)
+        if not errors:
+            errors = self._permanent_layer_errors()
         if errors:
             raise ValidationError(errors)
+
+    def _permanent_layer_errors(self) -> dict[str, str]:
+        """A permanent layer only for the one-answer mechanisms, by their own parameter, and one that builds."""
+        if not self.has_permanent_layer():
+            return {}
+        field = "permanent_q" if self.mechanism_name in REMEMBERED_BY["q"] else "permanent_epsilon"
+        other = "permanent_epsilon" if field == "permanent_q" else "permanent_q"
+        if self.mechanism_name not in REMEMBERED_BY["q"] + REMEMBERED_BY["epsilon"]:
+            return {other if getattr(self, other) is not None else field: str(_(
+                "Only a randomized question with one answer (yes/no, single choice, ordinal levels, numeric bins) "
+                "can remember its randomization."))}
+        if getattr(self, other) is not None:
+            return {other: str(_("This mechanism's permanent layer is set by the other field."))}
+        if getattr(self, field) is None:
+            return {}
+        try:
+            options = max(len(self.ordered_options()), 2)
+            Remembered(
+                permanent=build_mechanism(self.mechanism_name, self.kind, self.permanent_q, self.permanent_epsilon,
+                                          options, scale=self.scale(), at_most=self.at_most),
+                instant=build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, options,
+                                        scale=self.scale(), at_most=self.at_most))
+        except (ValueError, TypeError) as error:
+            return {field: str(error)}
+        return {}
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         _refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
