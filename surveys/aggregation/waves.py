@@ -28,7 +28,7 @@ from ldp import wave_pairs
 from ldp.wave_pairs import Change, Design
 from ldp.waves import Remembered
 from surveys.collection import plan, tallies
-from surveys.collection.models import Question, Response, Series, Survey
+from surveys.collection.models import Question, Series, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
 from . import versions
@@ -109,9 +109,9 @@ class SeriesResults:
 def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesResults | None:
     """The waves of `survey`'s series that `user` may see, compared; None when it is no wave of a series.
     `options.first`/`second` name the waves compared (wave numbers; default the first and the last)."""
-    if survey.series_id is None or survey.wave is None:
+    if survey.series is None or survey.wave is None:
         return None
-    surveys = list(Survey.objects.visible_to(user).filter(series_id=survey.series_id).select_related("series")
+    surveys = list(Survey.objects.visible_to(user).filter(series=survey.series).select_related("series")
                    .annotate(repeated=Count("responses", filter=Q(responses__earlier_wave=True)))
                    .order_by("wave"))
     numbers = [wave.wave for wave in surveys]

@@ -49,7 +49,8 @@ def monthly(owner, waves: int = 3, remembered: bool = True) -> list[Survey]:
 
 def layers(survey: Survey) -> dict[int, Remembered | None]:
     """{order: its two layers (None when not remembered)} of a wave's questions."""
-    return {question.order: Question.objects.get(pk=question.pk).remembered() for question in survey.ordered_questions()}
+    return {question.order: Question.objects.get(pk=question.pk).remembered()
+            for question in survey.ordered_questions()}
 
 
 def panel_reports(surveys: list[Survey], n: int, seed: int, fresh: int = 0) -> dict[int, dict[int, np.ndarray]]:
