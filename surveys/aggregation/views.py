@@ -36,6 +36,7 @@ from . import (
     refusing,
     relating,
     results,
+    wave_views,
     weighting,
 )
 
@@ -62,6 +63,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     found = results.survey_results(survey, options)
     relate = relating.context(survey, options, plan.of(survey))
     coming_along = progress.of(found)
+    across = wave_views.context(request.user, survey, options)
     response = render(request, "aggregation/dashboard.html", {
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
         # The form shows the options as resolved (the interval in use); links keep only what was asked for.
@@ -75,8 +77,8 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
         "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
-        **weighting.offer(survey, options),
-    }, status=400 if problem or relate["relate_problem"] else 200)
+        **weighting.offer(survey, options), **across,
+    }, status=400 if problem or relate["relate_problem"] or across.get("wave_problem") else 200)
     if relating.counting(relate):
         response["Refresh"] = str(pair_counting.RETRY_AFTER)
     return response

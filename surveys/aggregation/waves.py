@@ -93,6 +93,10 @@ class SeriesResults:
     not_compared: list[PlannedQuestion]  # multi-select and numeric means: no change across waves here
 
     @property
+    def not_compared_words(self) -> str:
+        return "; ".join(f"{question.order}. {question.text}" for question in self.not_compared)
+
+    @property
     def change_waves(self) -> tuple[Wave, Wave] | None:
         found = {wave.number: wave for wave in self.waves}
         if self.first is None or self.second is None:
