@@ -111,6 +111,7 @@ MATRIX = {
     ("aggregation:export-analysis-py", "GET", "link"):              (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:api-estimates", "GET", "link"):                   (403,        403,        200,        404,        404,        404,        200),
     ("aggregation:api-crosstab", "GET", "link"):                    (403,        403,        200,        404,        404,        404,        200),
+    ("aggregation:api-waves", "GET", "link"):                       (403,        403,        200,        404,        404,        404,        200),
     ("aggregation:api-schema", "GET", None):                        (200,        200,        200,        200,        200,        200,        200),
 
     # The admin: staff only; model pages by model permission.

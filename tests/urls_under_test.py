@@ -30,7 +30,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.aggregation.models import PopulationMargin
 from surveys.collection import invitations, plan
-from surveys.collection.models import Question, Survey
+from surveys.collection.models import Question, Series, Survey
 from surveys.history.models import ConfigurationChange
 from tests.factories import make_user, valid_payload
 
@@ -232,7 +232,10 @@ class World:
 
     @classmethod
     def build(cls, survey, owner, other_researcher, superuser) -> World:
-        """From the shared fixtures: `survey` (open, link access, owner assigned) and the cast."""
+        """From the shared fixtures: `survey` (open, link access, owner assigned) and the cast; the survey is
+        made wave 1 of a series, so its results across waves are answered too."""
+        Survey.objects.filter(pk=survey.pk).update(series=Series.objects.create(title="Health"), wave=1)
+        survey.refresh_from_db()
         staff = make_user("staff", is_staff=True)
         viewer = make_user("viewer", is_staff=True)
         viewer.user_permissions.add(*Permission.objects.filter(
