@@ -145,3 +145,23 @@ def test_the_api_answers_only_assigned_researchers_and_superusers(client, owner,
     assert api(client, surveys[0], "?second=2").status_code == 400
     full = api(login(client, superuser), surveys[0]).json()
     assert [w["wave"] for w in full["waves"]] == [1, 2, 3]
+
+
+def test_the_schema_describes_the_waves_api_as_it_answers(client, owner, series):
+    schema = client.get(reverse("aggregation:api-schema")).json()
+    operation = schema["paths"]["/api/v1/surveys/{slug}/waves/"]["get"]
+    assert {p["name"] for p in operation["parameters"]} == {"slug", "confidence", "first", "second"}
+    assert {"200", "400", "403", "404", "409"} <= set(operation["responses"])
+    components = schema["components"]["schemas"]
+
+    def properties(name):
+        return set(components[name]["properties"])
+
+    body = api(login(client, owner), series[0][2]).json()
+    question = body["questions"][0]
+    assert set(body) == properties("SeriesResults")
+    assert set(body["waves"][0]) == properties("Wave")
+    assert set(question) == properties("Trend")
+    assert set(question["waves"][0]) == properties("Point")
+    assert set(question["waves"][0]["remembered"]) == properties("PermanentLayer")
+    assert set(question["change"]) == properties("Change")
