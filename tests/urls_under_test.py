@@ -30,7 +30,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.aggregation.models import PopulationMargin
 from surveys.collection import invitations, plan
-from surveys.collection.models import Question, Survey
+from surveys.collection.models import Question, Series, Survey
 from surveys.history.models import ConfigurationChange
 from tests.factories import make_user, valid_payload
 
@@ -69,6 +69,7 @@ METHODS = {
     "collection:api-responses": ("GET", "POST"),
     "admin:collection_survey_open": ("GET", "POST"),
     "admin:collection_survey_close": ("GET", "POST"),
+    "admin:collection_survey_new_wave": ("GET", "POST"),
     "admin:collection_survey_translate": ("GET", "POST"),
     "two-factor": ("GET", "POST"),
 }
@@ -242,6 +243,7 @@ class World:
         admin_objects = {
             Survey: survey,
             Question: survey.ordered_questions().first(),
+            Series: Series.objects.create(title="Monthly health"),
             get_user_model(): owner,
             Group: Group.objects.create(name="analysts"),
             TOTPDevice: TOTPDevice.objects.create(user=make_user("enrolled", is_staff=True), name="phone",
