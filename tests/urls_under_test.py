@@ -69,6 +69,7 @@ METHODS = {
     "collection:api-responses": ("GET", "POST"),
     "admin:collection_survey_open": ("GET", "POST"),
     "admin:collection_survey_close": ("GET", "POST"),
+    "admin:collection_survey_new_wave": ("GET", "POST"),
     "admin:collection_survey_translate": ("GET", "POST"),
     "two-factor": ("GET", "POST"),
 }
@@ -245,6 +246,7 @@ class World:
         admin_objects = {
             Survey: survey,
             Question: survey.ordered_questions().first(),
+            Series: Series.objects.create(title="Monthly health"),
             get_user_model(): owner,
             Group: Group.objects.create(name="analysts"),
             TOTPDevice: TOTPDevice.objects.create(user=make_user("enrolled", is_staff=True), name="phone",

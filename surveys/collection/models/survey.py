@@ -118,9 +118,11 @@ class Survey(models.Model):
             raise ValidationError({"closes_at": "A survey must close after it opens."})
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        # The browser remembered its randomization per series: a wave with reports stays where it is.
+        # The browser remembered its randomization per series: a wave with reports stays where it is (a survey
+        # outside any series may become a series' first wave: its browsers remembered nothing).
         old = Survey.objects.filter(pk=self.pk).values("series_id", "wave").first() if self.pk else None
-        if old and (old["series_id"], old["wave"]) != (self.series_id, self.wave) and self.has_reports():
+        moved = old and old["series_id"] is not None and (old["series_id"], old["wave"]) != (self.series_id, self.wave)
+        if moved and self.has_reports():
             raise FrozenMechanism("This survey has reports; its series and wave can no longer change.")
         super().save(*args, **kwargs)
 
