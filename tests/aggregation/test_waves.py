@@ -7,11 +7,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from django.db.models import F
 
 from ldp.wave_pairs import FEWEST_CHANGES, Design, between
 from surveys.aggregation import waves
 from surveys.aggregation.params import BadParameter, ResultOptions
-from surveys.collection.models import Question
+from surveys.collection.models import Question, Response
+from surveys.collection.plan import Unavailable
 from tests.aggregation.series_support import layers, monthly, store_waves
 
 
@@ -133,3 +135,16 @@ def test_a_wave_without_reports_has_no_change(owner):
     found = waves.series_results(surveys[1], owner, ResultOptions())
     assert [dataclasses.astuple(w)[0::2] for w in found.waves] == [(1, 0, None), (2, 0, None)]
     assert all(trend.change is None for trend in found.trends)
+
+
+def test_a_wave_whose_configuration_cannot_be_read_is_left_out_and_said(owner):
+    surveys = monthly(owner)
+    store_waves(surveys, 200, seed=7)
+    Response.objects.filter(survey=surveys[1]).update(mechanism_version=F("mechanism_version") + 1)
+    found = waves.series_results(surveys[2], owner, ResultOptions(first=1, second=3))
+    assert [(w.number, w.responses, w.unavailable is not None) for w in found.waves] == [
+        (1, 200, False), (2, 0, True), (3, 200, False)]
+    assert all([p.wave for p in trend.points] == [1, 3] and trend.missing == (2,) for trend in found.trends)
+    assert all(trend.change is not None for trend in found.trends)
+    with pytest.raises(Unavailable):
+        waves.series_results(surveys[1], owner, ResultOptions())
