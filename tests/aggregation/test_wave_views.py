@@ -21,7 +21,7 @@ from tests.factories import make_user
 @pytest.fixture
 def series(owner):
     surveys = monthly(owner)
-    return surveys, store_waves(surveys, 400, seed=11, fresh=60)
+    return surveys, store_waves(surveys, 200, seed=11, fresh=30)
 
 
 def dashboard(client, survey, query=""):
@@ -52,7 +52,7 @@ def test_a_waves_dashboard_shows_a_trend_chart_per_compared_question_and_the_cha
         assert len(sentences) == len(trend.question.options)
         assert all(sentence.replace("-", "−") in html for sentence in sentences), sentences
     assert html.count('<circle class="marker differs"') == 3  # question 2's wave 2, in each of its 3 strips
-    assert "500 respondents" not in html and "400 respondents of wave 3 said they had answered" in html
+    assert "300 respondents" not in html and "200 respondents of wave 3 said they had answered" in html
     assert "Not compared across waves (several answers, or a mean): 3. Which did you use?" in html
     assert " style=" not in html and "<script" not in html
 
@@ -95,7 +95,7 @@ def test_the_api_gives_each_waves_estimates_and_the_change_as_ldp_computes_them(
     assert (body["series"], body["remembered"], body["wave"], body["confidence"], body["first"], body["second"]) == (
         "Monthly", True, 3, 0.9, 1, 2)
     assert [(w["wave"], w["slug"], w["responses"], w["answered_an_earlier_wave"]) for w in body["waves"]] == [
-        (1, "monthly-1", 460, 0), (2, "monthly-2", 460, 400), (3, "monthly-3", 460, 400)]
+        (1, "monthly-1", 230, 0), (2, "monthly-2", 230, 200), (3, "monthly-3", 230, 200)]
     for question in body["questions"]:
         estimates = {}
         for wave, survey in enumerate(surveys, start=1):
@@ -105,19 +105,19 @@ def test_the_api_gives_each_waves_estimates_and_the_change_as_ldp_computes_them(
             estimates[wave] = layer.estimate(asked.mechanism().counts(reports), len(reports), confidence=0.9)
             point = question["waves"][wave - 1]
             assert (point["wave"], point["n"], point["remembered"]["all_waves_epsilon"]) == (
-                wave, 460, layer.all_waves_epsilon)
+                wave, 230, layer.all_waves_epsilon)
             assert [point[f] for f in ("estimate", "std_error", "ci_low", "ci_high")] == [
                 list(getattr(estimates[wave], f)) for f in ("estimate", "std_error", "ci_low", "ci_high")]
             assert point["epsilon"] == pytest.approx(layer.wave_epsilon, rel=1e-15)
         one, two = (layers(surveys[w])[question["order"]] for w in (0, 1))
         expected = between(estimates[1], estimates[2], Design.of(one.instant, one), Design.of(two.instant, two),
-                           shared=400, confidence=0.9)
+                           shared=200, confidence=0.9)
         change = question["change"]
         assert {k: change[k] for k in ("estimate", "std_error", "ci_low", "ci_high", "z", "p_value")} == {
             k: list(getattr(expected, k)) for k in ("estimate", "std_error", "ci_low", "ci_high", "z", "p_value")}
         assert (change["first"], change["second"], change["shared"], change["correlation"]) == (
-            1, 2, 400, "fewest_changes")
-        assert change["assumption"].startswith("400 respondents of wave 2 said they had answered an earlier wave")
+            1, 2, 200, "fewest_changes")
+        assert change["assumption"].startswith("200 respondents of wave 2 said they had answered an earlier wave")
     assert [q["mechanisms_differ"] for q in body["questions"]] == [False, True]
     assert [p["same_as_this_wave"] for p in body["questions"][1]["waves"]] == [True, False, True]
     assert body["not_compared"] == [{"id": Question.objects.get(survey=surveys[2], order=3).pk, "key": "q3",

@@ -35,17 +35,17 @@ def expected_estimates(surveys, values, order, confidence):
 
 def test_each_wave_is_debiased_through_the_composed_channel_of_both_layers(owner):
     surveys = monthly(owner)
-    values = store_waves(surveys, 500, seed=1, fresh=80)
+    values = store_waves(surveys, 300, seed=1, fresh=50)
     found = waves.series_results(surveys[2], owner, ResultOptions(confidence=0.9))
     for order in (1, 2):
         expected = expected_estimates(surveys, values, order, 0.9)
         assert [(p.wave, p.estimate) for p in trend_of(found, order).points] == sorted(expected.items())
-    assert [(w.number, w.responses, w.repeated) for w in found.waves] == [(1, 580, 0), (2, 580, 500), (3, 580, 500)]
+    assert [(w.number, w.responses, w.repeated) for w in found.waves] == [(1, 350, 0), (2, 350, 300), (3, 350, 300)]
 
 
 def test_the_change_from_first_to_last_is_ldps_with_the_flagged_respondents_shared(owner):
     surveys = monthly(owner)
-    values = store_waves(surveys, 500, seed=2, fresh=80)
+    values = store_waves(surveys, 300, seed=2, fresh=50)
     found = waves.series_results(surveys[2], owner, ResultOptions())
     for order in (1, 2):
         expected = expected_estimates(surveys, values, order, 0.95)
@@ -53,13 +53,13 @@ def test_the_change_from_first_to_last_is_ldps_with_the_flagged_respondents_shar
         design = [Design.of(layer.instant, layer) for layer in (one, three)]
         trend = trend_of(found, order)
         assert (trend.first, trend.second) == (1, 3)
-        assert trend.change == between(expected[1], expected[3], *design, shared=500, confidence=0.95)
+        assert trend.change == between(expected[1], expected[3], *design, shared=300, confidence=0.95)
         assert trend.change.correlation == FEWEST_CHANGES
 
 
 def test_one_panel_under_one_design_gives_what_ldp_waves_gives(owner):
     surveys = monthly(owner)
-    values = store_waves(surveys, 700, seed=3)
+    values = store_waves(surveys, 300, seed=3)
     found = waves.series_results(surveys[0], owner, ResultOptions(first=3, second=1))
     expected = expected_estimates(surveys, values, 1, 0.95)
     change = trend_of(found, 1).change
@@ -70,7 +70,7 @@ def test_one_panel_under_one_design_gives_what_ldp_waves_gives(owner):
 
 def test_a_wave_whose_mechanism_differs_is_marked(owner):
     surveys = monthly(owner)
-    store_waves(surveys, 300, seed=4)
+    store_waves(surveys, 150, seed=4)
     found = waves.series_results(surveys[2], owner, ResultOptions())
     assert [(p.wave, p.same) for p in trend_of(found, 2).points] == [(1, True), (2, False), (3, True)]
     assert trend_of(found, 2).differs and not trend_of(found, 1).differs
@@ -80,13 +80,13 @@ def test_a_wave_whose_mechanism_differs_is_marked(owner):
 
 def test_without_remembered_randomization_each_wave_debiases_through_its_own_mechanism(owner):
     surveys = monthly(owner, remembered=False)
-    values = store_waves(surveys, 400, seed=5)
+    values = store_waves(surveys, 200, seed=5)
     found = waves.series_results(surveys[2], owner, ResultOptions())
     for point, survey in zip(trend_of(found, 2).points, surveys, strict=True):
         question = next(q for q in survey.ordered_questions() if q.order == 2)
         reports = values[survey.wave][question.pk]
         assert point.remembered is None
-        assert point.estimate == question.mechanism().estimate(question.mechanism().counts(reports), 400)
+        assert point.estimate == question.mechanism().estimate(question.mechanism().counts(reports), 200)
         assert point.epsilon == question.mechanism().effective_epsilon
 
 
@@ -97,7 +97,7 @@ def test_the_multi_select_is_listed_as_not_compared(owner):
 
 def test_a_researcher_sees_only_the_waves_they_are_assigned_to(owner, other_researcher):
     surveys = monthly(owner)
-    store_waves(surveys, 300, seed=6)
+    store_waves(surveys, 150, seed=6)
     for survey in (surveys[0], surveys[2]):
         survey.researchers.add(other_researcher)
     found = waves.series_results(surveys[2], other_researcher, ResultOptions())
