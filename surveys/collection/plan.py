@@ -20,6 +20,7 @@ from functools import cached_property, lru_cache
 from django.db import connection
 
 import ldp
+import ldp.waves
 from surveys import refusals
 
 from . import kinds, prepared, scales
@@ -40,6 +41,15 @@ class Unavailable(refusals.Refusal):
 
 
 @dataclass(frozen=True)
+class Remembering:
+    """A question's two layers in a wave of a series that remembers randomization, and its lineage (the same
+    question in every wave, from which the browser derives its permanent response)."""
+
+    lineage: str
+    layers: ldp.waves.Remembered
+
+
+@dataclass(frozen=True)
 class PlannedQuestion:
     id: int
     order: int
@@ -54,6 +64,9 @@ class PlannedQuestion:
     # in the browser. Not in the plan's rows or version (how reports are made and read does not depend on
     # it): the public definition fills it in (definition.exclusive_of).
     exclusive: tuple[int, ...] = ()
+    # A wave's question that remembers its randomization (its permanent layer, `Remembering`): filled in by the
+    # public definition (definition.remembered_of), like `exclusive`; None for every other question.
+    remembered: Remembering | None = None
 
     @property
     def randomized(self) -> bool:
