@@ -39,3 +39,11 @@ def configured_by(parameter: str | None, **rest: Any) -> models.Q:
 REMEMBERED_BY = {parameter: [name for name, mechanism in ldp.MECHANISMS.items()
                              if mechanism.one_of_k and mechanism.randomized and mechanism.parameter == parameter]
                  for parameter in ("q", "epsilon")}
+
+
+def permanent_layer_fits() -> models.Q:
+    """No permanent layer, or one set by the parameter of a mechanism that can remember one."""
+    return (models.Q(permanent_q__isnull=True, permanent_epsilon__isnull=True)
+            | models.Q(mechanism_name__in=REMEMBERED_BY["q"], permanent_q__isnull=False, permanent_epsilon__isnull=True)
+            | models.Q(mechanism_name__in=REMEMBERED_BY["epsilon"], permanent_q__isnull=True,
+                       permanent_epsilon__isnull=False))

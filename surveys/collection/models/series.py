@@ -12,6 +12,8 @@ from typing import Any
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from .frozen import FrozenMechanism
+
 
 class Series(models.Model):
     title = models.CharField(max_length=200)
@@ -32,8 +34,6 @@ class Series(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         # How reports were made is frozen once a wave has any: they are debiased through it.
-        from .survey import FrozenMechanism
-
         old = Series.objects.filter(pk=self.pk).first() if self.pk is not None else None
         if old is not None and old.remembered != self.remembered and self.has_reports():
             raise FrozenMechanism("A wave of this series has reports; remembered randomization can no longer change.")

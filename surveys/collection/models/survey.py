@@ -1,4 +1,4 @@
-"""Survey definitions: surveys, their questions (each with its mechanism) and options.
+"""Survey definitions: surveys and their questions (each with its mechanism); options are in `option.py`.
 
 Once a survey has a report, what determines how reports are made and read is frozen.
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import operator
 import uuid
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -25,14 +24,13 @@ from ldp.waves import Remembered
 
 from .. import kinds, scales
 from ..kinds import KINDS, build_mechanism, yes_no
-from .conditions import CONFIGURED_BY, REMEMBERED_BY, configured_by, for_kinds
+from . import remembering
+from .conditions import CONFIGURED_BY, configured_by, for_kinds, permanent_layer_fits
+from .frozen import FrozenMechanism, refuse_if_frozen, refuse_moving_a_wave
+from .option import Option
 from .series import Series
 
 YES_NO_LABELS = yes_no.KIND.fixed_labels  # report value 1 means yes
-
-
-class FrozenMechanism(ValidationError):
-    """The survey has reports: its questions and parameters can no longer change."""
 
 
 class SurveyQuerySet(models.QuerySet):
@@ -118,12 +116,7 @@ class Survey(models.Model):
             raise ValidationError({"closes_at": "A survey must close after it opens."})
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        # The browser remembered its randomization per series: a wave with reports stays where it is (a survey
-        # outside any series may become a series' first wave: its browsers remembered nothing).
-        old = Survey.objects.filter(pk=self.pk).values("series_id", "wave").first() if self.pk else None
-        moved = old and old["series_id"] is not None and (old["series_id"], old["wave"]) != (self.series_id, self.wave)
-        if moved and self.has_reports():
-            raise FrozenMechanism("This survey has reports; its series and wave can no longer change.")
+        refuse_moving_a_wave(self)
         super().save(*args, **kwargs)
 
     def has_reports(self) -> bool:
@@ -203,14 +196,7 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
             models.UniqueConstraint(fields=["survey", "lineage"], name="question_lineage_unique"),
-            models.CheckConstraint(
-                condition=(models.Q(permanent_q__isnull=True, permanent_epsilon__isnull=True)
-                           | models.Q(mechanism_name__in=REMEMBERED_BY["q"], permanent_q__isnull=False,
-                                      permanent_epsilon__isnull=True)
-                           | models.Q(mechanism_name__in=REMEMBERED_BY["epsilon"], permanent_q__isnull=True,
-                                      permanent_epsilon__isnull=False)),
-                name="question_permanent_layer_fits",
-            ),
+            models.CheckConstraint(condition=permanent_layer_fits(), name="question_permanent_layer_fits"),
             models.CheckConstraint(
                 condition=(configured_by("q", q__isnull=False, epsilon__isnull=True)
                            | configured_by(None, q__isnull=True, epsilon__isnull=True)
@@ -270,15 +256,10 @@ class Question(models.Model):
         (each wave's reports are then its mechanism's alone); ValueError as `mechanism()`."""
         if not self.has_permanent_layer() or not self.survey.remembers():
             return None
-        return Remembered(permanent=self.permanent_mechanism(), instant=self.mechanism())
+        return Remembered(permanent=remembering.permanent_mechanism(self), instant=self.mechanism())
 
     def has_permanent_layer(self) -> bool:
         return self.permanent_q is not None or self.permanent_epsilon is not None
-
-    def permanent_mechanism(self) -> ldp.Mechanism:
-        """The permanent layer: its own mechanism with the permanent parameter."""
-        return build_mechanism(self.mechanism_name, self.kind, self.permanent_q, self.permanent_epsilon,
-                               len(self.ordered_options()), scale=self.scale(), at_most=self.at_most)
 
     def clean(self) -> None:
         kind = kinds.find(self.kind)
@@ -296,101 +277,15 @@ class Question(models.Model):
             except (ValueError, TypeError) as error:
                 errors[kinds.error_field(self.mechanism_name)] = str(error)
         if not errors:
-            errors = self._permanent_layer_errors()
+            errors = remembering.permanent_layer_errors(self)
         if errors:
             raise ValidationError(errors)
 
-    def _permanent_layer_errors(self) -> dict[str, str]:
-        """A permanent layer only for the one-answer mechanisms, by their own parameter, and one that builds."""
-        if not self.has_permanent_layer():
-            return {}
-        field = "permanent_q" if self.mechanism_name in REMEMBERED_BY["q"] else "permanent_epsilon"
-        other = "permanent_epsilon" if field == "permanent_q" else "permanent_q"
-        if self.mechanism_name not in REMEMBERED_BY["q"] + REMEMBERED_BY["epsilon"]:
-            return {other if getattr(self, other) is not None else field: str(_(
-                "Only a randomized question with one answer (yes/no, single choice, ordinal levels, numeric bins) "
-                "can remember its randomization."))}
-        if getattr(self, other) is not None:
-            return {other: str(_("This mechanism's permanent layer is set by the other field."))}
-        if getattr(self, field) is None:
-            return {}
-        try:
-            options = max(len(self.ordered_options()), 2)
-            Remembered(
-                permanent=build_mechanism(self.mechanism_name, self.kind, self.permanent_q, self.permanent_epsilon,
-                                          options, scale=self.scale(), at_most=self.at_most),
-                instant=build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, options,
-                                        scale=self.scale(), at_most=self.at_most))
-        except (ValueError, TypeError) as error:
-            return {field: str(error)}
-        return {}
-
     def save(self, *args: Any, **kwargs: Any) -> None:
-        _refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
+        refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         if self.survey.has_reports():
             raise FrozenMechanism("This survey has reports; its questions cannot be deleted.")
         return super().delete(*args, **kwargs)
-
-
-class Option(models.Model):
-    """An answer option; an ordinal question's level (with its score), or a numeric histogram's bin
-    (with its lower edge)."""
-
-    # exclusive too: responses before and after a change would answer different questions.
-    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower", "exclusive")
-
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
-    order = models.PositiveIntegerField(default=1)
-    label = models.CharField(max_length=200)
-    score = models.DecimalField("score", max_digits=15, decimal_places=6, null=True, blank=True,
-                                help_text=_("Ordinal questions: the level's score (blank: left out of the mean score, "
-                                          "e.g. “Prefer not to say”)."))
-    lower = models.DecimalField("lower edge", max_digits=15, decimal_places=6, null=True, blank=True,
-                                help_text=_("Numeric questions with bins: the bin's smallest answer."))
-    exclusive = models.BooleanField(
-        _("exclusive"), default=False,
-        help_text=_("Multi-select questions: ticked alone, such as “None of these”; ticking it unticks the others, and "
-                    "ticking another unticks it (in the respondent's browser, before randomizing)."))
-
-    class Meta:
-        ordering = ["question", "order"]
-        constraints = [
-            models.UniqueConstraint(fields=["question", "order"], name="option_order_unique"),
-            models.CheckConstraint(condition=models.Q(score__isnull=True) | models.Q(lower__isnull=True),
-                                   name="option_score_or_lower_edge"),
-        ]
-
-    def __str__(self) -> str:
-        return self.label
-
-    def clean(self) -> None:
-        kind = kinds.find(self.question.kind) if self.question_id is not None else None
-        if self.exclusive and kind is not None and not kind.many:
-            raise ValidationError({"exclusive": kind.exclusive_problem([True])})
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        _refuse_if_frozen(self, Option, self.FROZEN_FIELDS, lambda o: o.question.survey)
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
-        if self.question.survey.has_reports():
-            raise FrozenMechanism("This survey has reports; its options cannot be deleted.")
-        return super().delete(*args, **kwargs)
-
-
-def _refuse_if_frozen(obj: Any, model: type[models.Model], fields: tuple[str, ...],
-                      survey_of: Callable[[Any], Survey]) -> None:
-    """Debiasing must use the parameters the reports were made with, so they never change."""
-    if obj.pk is None:
-        if survey_of(obj).has_reports():
-            raise FrozenMechanism("This survey has reports; nothing can be added to it.")
-        return
-    old = model._default_manager.filter(pk=obj.pk).first()
-    if old is None:
-        return
-    changed = any(getattr(old, name) != getattr(obj, name) for name in fields)
-    if changed and (survey_of(old).has_reports() or survey_of(obj).has_reports()):
-        raise FrozenMechanism("This survey has reports; its questions and parameters are read-only.")
