@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 import ldp
 from ldp import wave_pairs
 from ldp.wave_pairs import Change, Design
-from ldp.waves import Remembered
+from ldp.waves import Remembered, instantaneous
 from surveys.collection import plan, tallies
 from surveys.collection.models import Question, Series, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
@@ -183,10 +183,11 @@ def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPla
         counts, n = counted[wave.number][asked.id]
         source = remembered if remembered is not None else asked.mechanism
         estimate = source.estimate(np.asarray(counts), n, confidence=confidence)
-        design = Design.of(asked.mechanism, remembered)
+        mechanism = instantaneous(asked.mechanism)  # the plan's is both layers composed when remembered
+        design = Design.of(mechanism, remembered)
         if wave.number == here:
             own = design
-        points.append(Point(wave.number, estimate, asked.mechanism, remembered, design, same=True))
+        points.append(Point(wave.number, estimate, mechanism, remembered, design, same=True))
     points = [Point(p.wave, p.estimate, p.mechanism, p.remembered, p.design, same=p.design == own) for p in points]
     return Trend(question, points, _change(points, waves, first, second, confidence), first or 0, second or 0,
                  tuple(missing))

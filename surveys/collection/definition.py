@@ -9,6 +9,8 @@ from functools import cached_property
 
 from django.db.models import Q
 
+from ldp.waves import instantaneous
+
 from . import integrity, kinds, languages, plan
 from .models import Option, Survey
 from .plan import PlannedQuestion, Remembering
@@ -31,7 +33,10 @@ class Definition:
     @cached_property
     def questions(self) -> tuple[PlannedQuestion, ...]:
         exclusive, remembered = exclusive_of(self.survey), remembered_of(self.survey)
-        return tuple(dataclasses.replace(question, exclusive=exclusive.get(question.id, ()),
+        # A remembered question's mechanism here is what the browser draws each wave, its instantaneous layer; the
+        # permanent layer is published beside it (`remembered`).
+        return tuple(dataclasses.replace(question, mechanism=instantaneous(question.mechanism),
+                                         exclusive=exclusive.get(question.id, ()),
                                          remembered=remembered.get(question.id))
                      for question in languages.localized(self.plan.questions, self.texts))
 
