@@ -19,7 +19,9 @@ import ldp
 from ldp import analyze
 from ldp.sequences import anytime_respondents_needed
 from ldp.waves import Composed
+from surveys.aggregation import crosstab
 from surveys.aggregation.exports import described
+from surveys.aggregation.params import ResultOptions
 from surveys.collection.models import Question
 from surveys.collection.serializers import MechanismSerializer
 from tests.aggregation.series_support import layers, monthly, store_waves
@@ -144,3 +146,16 @@ def test_the_waves_section_agrees_with_the_estimates_api_and_names_the_instantan
         assert point["mechanism"] == json.loads(json.dumps(MechanismSerializer(instant).data)), trend["key"]
         assert point["estimate"] == [option["estimate"] for option in question["options"]], trend["key"]
         assert point["epsilon"] == question["mechanism"]["effective_epsilon"], trend["key"]
+
+
+def test_a_cross_tab_reads_each_remembered_question_through_both_layers(wave):
+    survey, _ = wave
+    readers = composed_of(survey)
+    questions = {q.order: q for q in survey.ordered_questions()}
+    for one, two in [(1, 2), (2, 3)]:
+        found = crosstab.crosstab(survey, ResultOptions(a=questions[one].pk, b=questions[two].pk, confidence=0.9))
+        a, b = readers[one], readers[two]
+        assert found.joint == ldp.estimate_joint(a, b, found.counts, confidence=0.9), (one, two)
+        assert found.b_given_a == ldp.estimate_conditional(a, b, found.counts, given="a", confidence=0.9)
+        assert found.relation.test == ldp.independence(a, b, found.counts)
+        assert found.joint != ldp.estimate_joint(a.instant, b, found.counts, confidence=0.9)
