@@ -4,6 +4,7 @@ and a description and dict that give both layers back."""
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -11,6 +12,9 @@ import numpy as np
 import pytest
 
 import ldp
+from ldp.analyze_means import mean_of, rebuilt
+from ldp.codebook import Design
+from ldp.ordinal import scored_mean
 from ldp.waves import Composed, Remembered, instantaneous
 from tests.ldp.test_waves import LAYERS
 
@@ -83,3 +87,16 @@ def test_one_wave_of_new_respondents_reports_through_the_composed_channel():
     share = np.bincount(reports, minlength=3) / n
     expected = np.array([composed.p, composed.q_other, composed.q_other])
     assert np.all(np.abs(share - expected) <= 4 * np.sqrt(expected * (1 - expected) / n))
+
+
+def test_an_ordinal_questions_mean_score_is_read_back_from_its_codebook_entry_through_both_layers():
+    """`ldp analyze` rebuilds a mechanism from the codebook only for a mean (score): there it must be both layers."""
+    composed = Composed(Remembered(permanent=ldp.KaryRR(3.0, 3), instant=ldp.KaryRR(1.0, 3)))
+    described = json.loads(json.dumps(composed.describe()))  # as the codebook carries it
+    design = Design(key="q1", text="How is work?", options=("Bad", "Fair", "Good"), mechanism=described["name"],
+                    randomized=True, encoding="index", columns=("q1",), p_exact=described["p_exact"],
+                    q_other_exact=described["q_other_exact"], described=described, scores=("1", "2", "3"))
+    assert rebuilt(design) == composed
+    counts = {0: 70, 1: 100, 2: 130}
+    assert mean_of(design, list(counts.values()), counts, 300, 0.95) == scored_mean(
+        composed, list(counts.values()), 300, [1.0, 2.0, 3.0], 0.95)
