@@ -20,8 +20,10 @@ from ldp import analyze
 from ldp.sequences import anytime_respondents_needed
 from ldp.waves import Composed
 from surveys.aggregation import crosstab
+from surveys.aggregation.column_labels import columns as columns_of
 from surveys.aggregation.exports import described
 from surveys.aggregation.params import ResultOptions
+from surveys.collection import plan
 from surveys.collection.models import Question
 from surveys.collection.serializers import MechanismSerializer
 from tests.aggregation.series_support import layers, monthly, store_waves
@@ -159,3 +161,14 @@ def test_a_cross_tab_reads_each_remembered_question_through_both_layers(wave):
         assert found.b_given_a == ldp.estimate_conditional(a, b, found.counts, given="a", confidence=0.9)
         assert found.relation.test == ldp.independence(a, b, found.counts)
         assert found.joint != ldp.estimate_joint(a.instant, b, found.counts, confidence=0.9)
+
+
+def test_an_exports_column_label_names_both_layers_and_the_composed_channel(wave):
+    survey, _ = wave
+    labels = {column.name: column for column in columns_of(plan.of(survey))}
+    p, q = layers(survey)[2].exact_channel()
+    a, b, modulus = composed_of(survey)[2].channel()
+    assert labels["q2"].channel == (f"krr (epsilon = 1.0, k = 3) over a permanent krr (epsilon = 3.0, k = 3), "
+                                    f"p = {a}/{modulus}, q_other = {b}/{modulus}")
+    assert (Fraction(a, modulus), Fraction(b, modulus)) == (p, q)
+    assert labels["q3_0"].channel.startswith("multiselect (epsilon = 2.0, k = 3, at_most = None), p = ")
