@@ -41,6 +41,7 @@ from .mechanism_base import EPSILON_MAX, EPSILON_MIN, K_MAX, Mechanism, ReportEr
 from .multiselect import MultiSelect
 from .onebit import OneBitMean
 from .unary import OptimizedUnary, SymmetricUnary, UnaryMechanism
+from .waves import Composed, Remembered
 
 MECHANISMS: dict[str, type[Mechanism]] = {
     cls.name: cls for cls in (QRandomizedResponse, BitFlip, KaryRR, SymmetricUnary, OptimizedUnary, Direct,
@@ -97,9 +98,15 @@ def from_dict(data: Any) -> Mechanism:
     True
     >>> from_dict({"mechanism": "onebit", "epsilon": 1.0, "lo": "0", "hi": "10", "step": "0.5"}).steps
     20
+    >>> from_dict({"mechanism": "krr", "epsilon": 1.0, "k": 3, "permanent": {"mechanism": "krr", "epsilon": 3.0,
+    ...                                                                     "k": 3}}).to_dict()["permanent"]
+    {'mechanism': 'krr', 'epsilon': 3.0, 'k': 3}
     """
     if not isinstance(data, dict) or data.get("mechanism") not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}")
+    if "permanent" in data:  # a wave's remembered question: its instantaneous layer with the permanent one
+        rest = {key: value for key, value in data.items() if key != "permanent"}
+        return Composed(Remembered(permanent=from_dict(data["permanent"]), instant=from_dict(rest)))
     name = data["mechanism"]
     cls = MECHANISMS[name]
     keys = set(data) - {"mechanism"}

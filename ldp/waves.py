@@ -47,7 +47,7 @@ from .unary import UnaryMechanism
 
 def channel(mechanism: Mechanism) -> tuple[Fraction, Fraction]:
     """(p, q_other) of a mechanism, exact fractions of its sampler's integers."""
-    a, b, modulus = type(mechanism).sampler_channel(mechanism.sampler())
+    a, b, modulus = mechanism.channel()
     return Fraction(a, modulus), Fraction(b, modulus)
 
 
@@ -170,3 +170,108 @@ def difference(first: Estimate, second: Estimate, channel: tuple[Fraction, Fract
     half = z_value(confidence) * se
     return Difference(tuple(map(float, estimate)), tuple(map(float, se)), tuple(map(float, estimate - half)),
                       tuple(map(float, estimate + half)), confidence)
+
+
+# What a composed mechanism takes from its instantaneous layer: what its reports are and how they travel.
+_INSTANT_TRAITS = ("name", "label", "encoding", "sampler_rule", "sampler_kind", "yes_no", "one_of_k", "keeps_bits",
+                   "parameter", "codebook_formula", "k")
+
+
+@dataclass(frozen=True)
+class Composed(Mechanism):
+    """One wave's reports of a question that remembers its randomization, as a mechanism: the instantaneous layer's
+    reports (its sampler is what the browser draws each wave; the permanent layer is published beside it), read
+    through the composed channel (`Remembered.exact_channel`). Every reader that debiases through `p` and `q_other`
+    (estimates, sequences, cross-tabs, weighting, models, codebooks) is then right without knowing of waves.
+
+    Its loss is one wave's (`Remembered.wave_epsilon`); `to_dict` is the instantaneous layer's with the permanent
+    one under "permanent", which `ldp.registry.from_dict` reads back."""
+
+    layers: Remembered
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.layers, Remembered):
+            raise TypeError("a composed mechanism takes the two layers as a Remembered")
+        for trait in _INSTANT_TRAITS:  # instance values over the class's: those of the instantaneous layer
+            object.__setattr__(self, trait, getattr(self.layers.instant, trait))
+
+    @property
+    def keys(self) -> frozenset[str]:  # type: ignore[override]  # an instance's, like the traits above
+        return self.layers.instant.keys | {"permanent"}
+
+    # --- the channel: the two layers composed ------------------------------------------------
+
+    def sampler(self) -> dict[str, Any]:
+        return self.layers.instant.sampler()
+
+    def channel(self) -> tuple[int, int, int]:
+        """(a, b, M) with p = a / M and q_other = b / M of the composed channel, M the smallest common denominator."""
+        p, q = self.layers.exact_channel()
+        modulus = math.lcm(p.denominator, q.denominator)
+        return p.numerator * (modulus // p.denominator), q.numerator * (modulus // q.denominator), modulus
+
+    @property
+    def p(self) -> float:
+        return float(self.layers.exact_channel()[0])
+
+    @property
+    def q_other(self) -> float:
+        return float(self.layers.exact_channel()[1])
+
+    def privacy_loss(self) -> float:
+        return self.layers.wave_epsilon
+
+    @property
+    def permanent(self) -> Mechanism:
+        return self.layers.permanent
+
+    @property
+    def instant(self) -> Mechanism:
+        return self.layers.instant
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.instant.to_dict(), "permanent": self.permanent.to_dict()}
+
+    def describe(self) -> dict[str, Any]:
+        """The instantaneous layer's description (its sampler, encoding, rule) with the composed channel and one
+        wave's loss, and the permanent layer's own description beside it."""
+        a, b, modulus = self.channel()
+        return {**self.instant.describe(), "parameters": self.to_dict(), "effective_epsilon": self.effective_epsilon,
+                "q_equivalent": self.q_equivalent, "p": self.p, "q_other": self.q_other,
+                "p_exact": f"{a}/{modulus}", "q_other_exact": f"{b}/{modulus}",
+                "permanent": self.permanent.describe()}
+
+    def estimate(self, counts: npt.ArrayLike, n: int, **options: Any) -> Estimate:
+        if not self.unary and int(np.sum(counts)) != n:  # as the instantaneous layer checks
+            raise ValueError("for one-of-k reports the counts must add up to n")
+        return super().estimate(counts, n, **options)
+
+    # --- reports: the instantaneous layer's ---------------------------------------------------
+
+    def encode(self, report: Any) -> int:
+        return self.instant.encode(report)
+
+    def decode(self, value: int) -> int | list[int]:
+        return self.instant.decode(value)
+
+    def slots(self, value: int) -> tuple[int, ...]:
+        return self.instant.slots(value)
+
+    def encode_many(self, reports: npt.ArrayLike) -> IntArray:
+        return self.instant.encode_many(reports)
+
+    def tally(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> IntArray:
+        return self.instant.tally(values, counts)
+
+    def counts(self, reports: npt.ArrayLike) -> IntArray:
+        return self.instant.counts(reports)
+
+    def randomize(self, values: npt.ArrayLike, rng: np.random.Generator) -> npt.NDArray[Any]:
+        """One wave's reports of respondents new to the series: a permanent response drawn, then randomized."""
+        waves = self.layers.randomize(np.asarray(values, dtype=np.int64)[np.newaxis, :], rng)
+        return np.asarray(waves[0])
+
+
+def instantaneous(mechanism: Mechanism) -> Mechanism:
+    """What a browser draws in one wave: a composed mechanism's instantaneous layer, any other mechanism itself."""
+    return mechanism.instant if isinstance(mechanism, Composed) else mechanism

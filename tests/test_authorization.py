@@ -114,6 +114,7 @@ MATRIX = {
     # A model of the world's survey, which has too few responses: 409, reached only past the access check.
     ("aggregation:api-models", "GET", "link"):                      (403,        403,        409,        404,        404,        404,        409),
     ("aggregation:export-model", "GET", "link"):                    (LOGIN,      LOGIN,      409,        404,        404,        404,        409),
+    ("aggregation:api-waves", "GET", "link"):                       (403,        403,        200,        404,        404,        404,        200),
     ("aggregation:api-schema", "GET", None):                        (200,        200,        200,        200,        200,        200,        200),
 
     # The admin: staff only; model pages by model permission.
@@ -148,6 +149,16 @@ MATRIX = {
     ("admin:collection_survey_open", "POST", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
     ("admin:collection_survey_close", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
     ("admin:collection_survey_close", "POST", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
+    # "Run again as a new wave" POSTs, with change and add permission; back to the page, whose message links the wave.
+    ("admin:collection_survey_new_wave", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
+    ("admin:collection_survey_new_wave", "POST", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
+    # Series: their title and whether they remember randomization, by model permission.
+    ("admin:collection_series_changelist", "GET", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_series_add", "GET", None):                   (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_series_change", "GET", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_series_delete", "GET", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_series_history", "GET", None):               (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("/admin/collection/series/<path:object_id>/", "GET", None):    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
     ("admin:collection_question_changelist", "GET", None):          (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     ("admin:collection_question_add", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_question_change", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
@@ -208,6 +219,7 @@ ACTIONS = {
     ("collection.survey", "create_invitations", "invitation"): (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
     ("collection.survey", "delete_selected", "invitation"):    (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
     ("collection.survey", "purge_responses", "invitation"):    (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
+    ("collection.series", "delete_selected", None):            (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
     ("collection.question", "delete_selected", None):          (OUT, OUT, OUT, OUT, NO_PERMISSION, NOT_OFFERED, RAN_PAGE),
     ("auth.user", "delete_selected", None):                    (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),
     ("auth.group", "delete_selected", None):                   (OUT, OUT, OUT, OUT, NO_PERMISSION, NO_PERMISSION, RAN_PAGE),

@@ -74,5 +74,7 @@ def test_a_canary_in_body_headers_and_token_is_stored_and_logged_nowhere(client,
 def test_a_response_row_holds_only_the_designed_fields(client, survey):
     assert post(client, valid_payload(survey)).status_code == 201
     row = Response.objects.values().get()
-    assert set(row) == {"id", "survey_id", "mechanism_version", "submitted_on", "submission_key"}
+    # earlier_wave: one bit, whether the browser answered an earlier wave of the series (false outside one)
+    assert set(row) == {"id", "survey_id", "mechanism_version", "submitted_on", "submission_key", "earlier_wave"}
+    assert row["earlier_wave"] is False
     assert "T" not in str(row["submitted_on"]) and len(str(row["submitted_on"])) == 10  # a day, not a time

@@ -30,7 +30,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.aggregation.models import PopulationMargin
 from surveys.collection import invitations, plan
-from surveys.collection.models import Question, Survey
+from surveys.collection.models import Question, Series, Survey
 from surveys.history.models import ConfigurationChange
 from tests.factories import make_user, valid_payload
 
@@ -69,6 +69,7 @@ METHODS = {
     "collection:api-responses": ("GET", "POST"),
     "admin:collection_survey_open": ("GET", "POST"),
     "admin:collection_survey_close": ("GET", "POST"),
+    "admin:collection_survey_new_wave": ("GET", "POST"),
     "admin:collection_survey_translate": ("GET", "POST"),
     "two-factor": ("GET", "POST"),
 }
@@ -242,7 +243,10 @@ class World:
 
     @classmethod
     def build(cls, survey, owner, other_researcher, superuser) -> World:
-        """From the shared fixtures: `survey` (open, link access, owner assigned) and the cast."""
+        """From the shared fixtures: `survey` (open, link access, owner assigned) and the cast; the survey is
+        made wave 1 of a series, so its results across waves are answered too."""
+        Survey.objects.filter(pk=survey.pk).update(series=Series.objects.create(title="Health"), wave=1)
+        survey.refresh_from_db()
         staff = make_user("staff", is_staff=True)
         viewer = make_user("viewer", is_staff=True)
         viewer.user_permissions.add(*Permission.objects.filter(
@@ -252,6 +256,7 @@ class World:
         admin_objects = {
             Survey: survey,
             Question: survey.ordered_questions().first(),
+            Series: Series.objects.create(title="Monthly health"),
             get_user_model(): owner,
             Group: Group.objects.create(name="analysts"),
             TOTPDevice: TOTPDevice.objects.create(user=make_user("enrolled", is_staff=True), name="phone",

@@ -138,3 +138,26 @@ export function checkSurvey(samplers, statedEpsilon) {
   if (!(Number.isFinite(statedEpsilon) && millis <= stated)) return { problem: "total", millis, stated };
   return { millis };
 }
+
+/**
+ * The loss of one wave of a remembered question: the instantaneous sampler applied to the permanent one's
+ * response, composed exactly (both grr, or both unary, with the same k). grr: p = a1 a2 + (k-1) b1 b2 and
+ * q_other = a1 b2 + b1 a2 + (k-2) b1 b2 over M1 M2, loss ln(p / q_other); unary, per bit: p = t1 t2 + (M1 - t1) f2,
+ * q = f1 t2 + (M1 - f1) f2 over D = M1 M2, loss ln(p (D - q) / ((D - p) q)).
+ */
+export function composedLoss(permanent, instant) {
+  if (permanent.kind !== instant.kind || permanent.k !== instant.k || !["grr", "unary"].includes(instant.kind)) {
+    throw new Error("a remembered question takes two grr or two unary samplers with the same k");
+  }
+  const k = big(instant.k);
+  if (instant.kind === "grr") {
+    const [a1, b1, a2, b2] = [permanent.keep, permanent.other, instant.keep, instant.other].map(big);
+    return { num: a1 * a2 + (k - 1n) * b1 * b2, den: a1 * b2 + b1 * a2 + (k - 2n) * b1 * b2, p: 0n, q: 1n };
+  }
+  const [m1, t1, f1] = [permanent.modulus, permanent.one_if_true, permanent.one_if_false].map(big);
+  const [m2, t2, f2] = [instant.modulus, instant.one_if_true, instant.one_if_false].map(big);
+  const d = m1 * m2;
+  const p = t1 * t2 + (m1 - t1) * f2;
+  const q = f1 * t2 + (m1 - f1) * f2;
+  return { num: p * (d - q), den: (d - p) * q, p: 0n, q: 1n };
+}

@@ -12,10 +12,15 @@
 // A survey with a consent text shows it first: the questions stay hidden, and nothing is read,
 // randomized or sent, until the respondent agrees. The agreement is never sent: a response exists
 // only if they agreed. A kept payload was randomized after agreeing, so its resend does not ask again.
+// In a wave of a series that remembers randomization (config.series), a question with a permanent layer is
+// answered through remember.js: the permanent response, derived from this browser's secret, is randomized afresh;
+// the payload says whether this browser answered an earlier wave of the series, nothing more.
 import { afterTick, describeReport, fill, inputs, numberProblem, readAnswer, ticksOf, ticksProblem } from "./answers.js";
-import { checkSurvey, localMillisText } from "./epsilon.js";
+import { checkSurvey, composedLoss, lossAtMost, localMillisText, millisUp, samplerLoss, statedMillis,
+  totalLoss } from "./epsilon.js";
 import { forget, keep, kept } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
+import { answeredEarlier, instantly, markAnswered, permanentResponse, secretOf } from "./remember.js";
 
 const config = JSON.parse(document.getElementById("survey-data").textContent);
 const root = document.getElementById("survey");
@@ -42,6 +47,19 @@ function takeInvitation() {
     window.history.replaceState(null, "", window.location.pathname + window.location.search);
   }
   return token;
+}
+
+// This browser's storage; a browser that keeps nothing forgets between pages (a fresh secret every time).
+let memory = null;
+function storage() {
+  try {
+    window.localStorage.getItem(sentMark);
+    return window.localStorage;
+  } catch {
+    const kept = new Map();
+    memory = memory || { getItem: (key) => kept.get(key) ?? null, setItem: (key, value) => kept.set(key, value) };
+    return memory;
+  }
 }
 
 function markSent() {
@@ -141,13 +159,27 @@ function uuidFromWords() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-function randomizedPayload(answers) {
+const series = config.series && config.series.remembered ? config.series : null;
+const remembers = (question) => Boolean(series && question.remembered);
+
+// A remembered question's report: its permanent response (the same for the same answer in every wave), then
+// this wave's fresh randomization of it.
+async function reportOf(question, answer) {
+  if (!remembers(question)) return randomizeAnswer(question.sampler, answer, nextWord);
+  const secret = secretOf(storage(), (bytes) => window.crypto.getRandomValues(bytes));
+  const permanent = await permanentResponse(secret, series.id, question.remembered.lineage, answer,
+    question.remembered.sampler);
+  return instantly(question.sampler, permanent, nextWord);
+}
+
+async function randomizedPayload(answers) {
   const reports = {};
-  config.questions.forEach((question, i) => {
-    reports[String(question.id)] = randomizeAnswer(question.sampler, answers[i], nextWord);
-  });
+  for (const [i, question] of config.questions.entries()) {
+    reports[String(question.id)] = await reportOf(question, answers[i]);
+  }
   const payload = { version: config.version, key: uuidFromWords(), reports };
   if (invitation) payload.invitation = invitation;
+  if (config.series) payload.earlier_wave = answeredEarlier(storage(), config.series.id, config.series.wave);
   keep(config.slug, config.version, payload); // before it leaves: a lost answer is resent, not redone
   return payload;
 }
@@ -170,6 +202,39 @@ function checkLoss() {
   }
   const line = document.getElementById("client-epsilon");
   line.textContent = fill(text.computed, { epsilon });
+  line.hidden = false;
+  return checkRemembered();
+}
+
+// A remembered question's two figures, from the integers: one wave (the layers composed) and every wave with the
+// same answer (the permanent layer), each no more than the page states; the totals said in words.
+function checkRemembered() {
+  const remembered = config.questions.filter(remembers);
+  if (!remembered.length) return true;
+  const wave = [];
+  const all = [];
+  for (const question of config.questions) {
+    if (!remembers(question)) {
+      const loss = samplerLoss(question.sampler);
+      if (loss) wave.push(loss);
+      continue;
+    }
+    const [permanent, composed] = [samplerLoss(question.remembered.sampler),
+      composedLoss(question.remembered.sampler, question.sampler)];
+    if (!lossAtMost(permanent, statedMillis(question.remembered.all_waves_epsilon))
+        || !lossAtMost(composed, statedMillis(question.remembered.wave_epsilon))) {
+      const refusal = document.getElementById("refusal");
+      refusal.textContent = fill(text.refuse_remembered, { n: question.order });
+      refusal.hidden = false;
+      sendButton.disabled = true;
+      return false;
+    }
+    wave.push(composed);
+    all.push(permanent);
+  }
+  const line = document.getElementById("client-waves");
+  line.textContent = fill(text.computed_waves, { wave: inPageLanguage(millisUp(totalLoss(wave))),
+    all: inPageLanguage(millisUp(totalLoss(all))) });
   line.hidden = false;
   return true;
 }
@@ -208,7 +273,13 @@ async function send() {
     if (!agreed) return; // only a kept payload (randomized after agreeing) goes without a new agreement
     const answers = trueAnswers();
     if (!answers) return;
-    pending = randomizedPayload(answers);
+    sendButton.disabled = true;
+    try {
+      pending = await randomizedPayload(answers);
+    } catch (error) {
+      say(fill(text.no_browser, { error: error.message }));
+      return;
+    }
     lock();
   }
   sendButton.disabled = true;
@@ -230,6 +301,7 @@ async function send() {
     say("");
     forget(config.slug, config.version);
     if (!pending.invitation) markSent();
+    if (config.series) markAnswered(storage(), config.series.id, config.series.wave);
     showReceipt(pending);
     return;
   }
@@ -310,6 +382,9 @@ function offerAgain() {
 
 try {
   nextWord = cryptoSource();
+  if (config.questions.some(remembers) && !(window.crypto && window.crypto.subtle)) {
+    throw new Error("Web Crypto (crypto.subtle) is not available; remembered answers cannot be derived");
+  }
   if (invitation) keepInvitationInPicker();
   const unsent = config.preview ? null : kept(config.slug, config.version);
   if (config.preview) {

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
@@ -129,12 +130,14 @@ class Column:
         if self.question is None:
             return ""
         described = self.question.mechanism.describe()
-        parameters = ", ".join(f"{key} = {value}" for key, value in described["parameters"].items()
-                               if key != "mechanism")
+        parameters = _parameters(described["parameters"])
         if described["p_exact"] is None:  # discrete Laplace: an integer report, no p and q_other
             return (f"{described['name']} ({parameters}), noise scale = {described['scale_exact']} grid steps, "
                     f"bound = {described['bound']}")
-        return f"{described['name']} ({parameters}), p = {described['p_exact']}, q_other = {described['q_other_exact']}"
+        permanent = described["parameters"].get("permanent")  # a remembered question: p and q_other of both layers
+        layers = f" over a permanent {permanent['mechanism']} ({_parameters(permanent)})" if permanent else ""
+        return (f"{described['name']} ({parameters}){layers}, p = {described['p_exact']}, "
+                f"q_other = {described['q_other_exact']}")
 
     def label(self, limit: int, measure: Measure, with_channel: bool = False) -> str:
         """The variable label within `limit`, on one line: the text (shortened if need be), then
@@ -218,3 +221,7 @@ def wrap(text: str, limit: int, measure: Measure = utf8_bytes) -> Iterator[str]:
         line = word
     if line:
         yield line
+
+
+def _parameters(parameters: dict[str, Any]) -> str:
+    return ", ".join(f"{key} = {value}" for key, value in parameters.items() if key not in ("mechanism", "permanent"))

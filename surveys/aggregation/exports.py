@@ -19,7 +19,9 @@ Under /results/<slug>/export/:
   `ldp.Mechanism.describe()` gives it: p and
   q_other (the channel: P(report j | truth j) and P(report j | truth i != j), per bit for unary
   encodings) as floats and as exact fractions of the browser's sampler integers, the configured
-  and effective epsilon, the sampler and its rule; the options and the report encoding.
+  and effective epsilon, the sampler and its rule; the options and the report encoding. A question of a
+  wave that remembers randomization gives its composed channel (both layers, exact) and one wave's loss,
+  the instantaneous layer's sampler, and the permanent layer's own description under "permanent".
   Debiasing: pi_hat_j = (c_j / n - q_other) / (p - q_other),
   Var = lambda_j (1 - lambda_j) / (n (p - q_other)^2).
   A direct question (not randomized, its answer sent as given) says "randomized": false, its

@@ -44,6 +44,8 @@ class ResultOptions:
     b: int | None = None
     by: int | None = None
     weighted: bool = False  # to the survey's population margins (surveys.aggregation.weighting)
+    first: int | None = None  # wave numbers: the change from `first` to `second` (surveys.aggregation.waves)
+    second: int | None = None
 
     def query(self) -> str:
         """The estimate options as a query string (for links that keep them)."""
@@ -78,7 +80,8 @@ class ResultOptions:
 DEFAULTS = ResultOptions()
 FIELDS = ("confidence", "interval", "simultaneous", "margin", "weighted")  # the estimates API and export
 CROSSTAB_FIELDS = ("a", "b", "confidence", "margin")  # the cross-tab API and export
-DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by")
+DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by", "first", "second")
+WAVE_FIELDS = ("confidence", "first", "second")  # the waves API
 
 
 class BadParameter(refusals.Refusal):
@@ -120,6 +123,14 @@ def _question(name: str, text: str) -> int | None:
     return int(text)
 
 
+def _wave(name: str, text: str) -> int | None:
+    if not text:
+        return None  # a form's empty choice: as if not given
+    if not (text.isascii() and text.isdigit() and 0 < int(text) < 2**31):
+        raise BadParameter(name, "must be a wave's number (a positive whole number)")
+    return int(text)
+
+
 def _interval(text: str) -> str:
     if text not in INTERVALS and text != ANYTIME:
         raise BadParameter("interval", "must be one of " + ", ".join(sorted({*INTERVALS, ANYTIME})))
@@ -144,4 +155,6 @@ READERS = {
     "a": lambda text: _question("a", text),
     "b": lambda text: _question("b", text),
     "by": lambda text: _question("by", text),
+    "first": lambda text: _wave("first", text),
+    "second": lambda text: _wave("second", text),
 }

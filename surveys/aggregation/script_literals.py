@@ -8,6 +8,7 @@ same in any locale; a NUL, which neither language allows in a string, becomes U+
 from __future__ import annotations
 
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
 from surveys.collection.plan import SurveyPlan
@@ -143,7 +144,11 @@ def _report_range(mechanism: Any, described: dict[str, Any]) -> str:
 
 
 def _r_fraction(exact: str | None) -> str:
+    """c(numerator, denominator), whose quotient in R is the fraction's nearest double."""
     if exact is None:
         return "NULL"
-    numerator, denominator = exact.split("/")
-    return f"c({int(numerator)}, {int(denominator)})"
+    numerator, denominator = (int(part) for part in exact.split("/"))
+    if max(numerator, denominator) <= 2**53:  # both exact doubles: R's quotient is correctly rounded
+        return f"c({numerator}, {denominator})"
+    # A remembered question's composed channel (over two samplers' moduli): a double would round the integers.
+    return f"c({r_number(Fraction(numerator, denominator))}, 1)"

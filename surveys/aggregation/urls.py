@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, download_views, prepared_views, schema, views
+from . import api, download_views, prepared_views, schema, views, wave_views
 
 app_name = "aggregation"
 
@@ -28,5 +28,6 @@ urlpatterns = [
     path("api/v1/surveys/<slug:slug>/models/", api.model, name="api-models"),
     path("api/v1/surveys/<slug:slug>/estimates/", api.estimates, name="api-estimates"),
     path("api/v1/surveys/<slug:slug>/crosstab/", api.crosstab, name="api-crosstab"),
+    path("api/v1/surveys/<slug:slug>/waves/", wave_views.series, name="api-waves"),
     path("api/v1/schema/", schema.schema_view, name="api-schema"),
 ]

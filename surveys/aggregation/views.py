@@ -40,6 +40,7 @@ from . import (
     refusing,
     relating,
     results,
+    wave_views,
     weighting,
 )
 
@@ -66,6 +67,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     found, current = results.survey_results(survey, options), plan.of(survey)
     relate, modelled = relating.context(survey, options, current), model_page.section(survey, request.GET, current)
     coming_along = progress.of(found)
+    across = wave_views.context(request.user, survey, options)
     response = render(request, "aggregation/dashboard.html", {
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
         # The form shows the options as resolved (the interval in use); links keep only what was asked for.
@@ -79,8 +81,8 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
         "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
-        **weighting.offer(survey, options), **modelled,
-    }, status=400 if problem or relate["relate_problem"] else modelled["model_status"])
+        **weighting.offer(survey, options), **modelled, **across,
+    }, status=400 if problem or relate["relate_problem"] or across.get("wave_problem") else modelled["model_status"])
     if relating.counting(relate):
         response["Refresh"] = str(pair_counting.RETRY_AFTER)
     return response

@@ -7,9 +7,13 @@ import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 
+from django.db.models import Q
+
+from ldp.waves import instantaneous
+
 from . import integrity, kinds, languages, plan
 from .models import Option, Survey
-from .plan import PlannedQuestion
+from .plan import PlannedQuestion, Remembering
 
 
 @dataclass(frozen=True)
@@ -28,9 +32,21 @@ class Definition:
 
     @cached_property
     def questions(self) -> tuple[PlannedQuestion, ...]:
-        exclusive = exclusive_of(self.survey)
-        return tuple(dataclasses.replace(question, exclusive=exclusive.get(question.id, ()))
+        exclusive, remembered = exclusive_of(self.survey), remembered_of(self.survey)
+        # A remembered question's mechanism here is what the browser draws each wave, its instantaneous layer; the
+        # permanent layer is published beside it (`remembered`).
+        return tuple(dataclasses.replace(question, mechanism=instantaneous(question.mechanism),
+                                         exclusive=exclusive.get(question.id, ()),
+                                         remembered=remembered.get(question.id))
                      for question in languages.localized(self.plan.questions, self.texts))
+
+    @property
+    def series(self) -> dict[str, object] | None:
+        """The series this survey is a wave of (what the browser keys its remembered layers by), or None."""
+        series = self.survey.series
+        if series is None:
+            return None
+        return {"id": series.pk, "wave": self.survey.wave, "remembered": series.remembered}
 
 
 MANY = [kind.name for kind in kinds.KINDS if kind.many]  # the kinds with exclusive options
@@ -48,3 +64,17 @@ def exclusive_of(survey: Survey) -> dict[int, tuple[int, ...]]:
 def of(survey: Survey, language: str | None = None) -> Definition:
     """In `language` (one the survey offers; default: its own)."""
     return Definition(survey, plan.of(survey), languages.texts(survey, language or survey.language))
+
+
+def remembered_of(survey: Survey) -> dict[int, Remembering]:
+    """The questions that remember their randomization, by id: those with a permanent layer, in a wave of a
+    series that remembers."""
+    if not survey.remembers():
+        return {}
+    found = {}
+    for question in survey.questions.filter(Q(permanent_q__isnull=False) | Q(permanent_epsilon__isnull=False)):
+        question.survey = survey  # read once
+        layers = question.remembered()
+        if layers is not None:
+            found[question.pk] = Remembering(str(question.lineage), layers)
+    return found

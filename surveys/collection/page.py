@@ -5,6 +5,7 @@ and for multi-select and numeric questions their scale, bins, at-most limit), wi
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -50,6 +51,11 @@ def client_text() -> dict[str, str]:
         "refuse_question": _("Your browser will not randomize your answers: the numbers it was given for question "
                              "{n} allow a privacy loss of ε&nbsp;=&nbsp;{epsilon}, above the maximum of 10 for one "
                              "question. Nothing has been sent."),
+        "computed_waves": _("Your browser computed the same for the answers it remembers: this wave, at most "
+                            "ε&nbsp;=&nbsp;{wave}; all waves together, as long as your answers stay the same, at "
+                            "most ε&nbsp;=&nbsp;{all}."),
+        "refuse_remembered": _("Your browser will not randomize your answers: the numbers it was given for question "
+                               "{n} allow a larger privacy loss than this page states for it. Nothing has been sent."),
         "refuse_total": _("Your browser will not randomize your answers: the numbers it was given allow a privacy "
                           "loss of ε&nbsp;=&nbsp;{epsilon} in all, above the ε&nbsp;=&nbsp;{stated} this survey "
                           "states. Nothing has been sent."),
@@ -78,6 +84,11 @@ def client_question(q: dict[str, Any]) -> dict[str, Any]:
     if kinds.named(q["kind"]).many:
         found["at_most"] = q["mechanism"]["parameters"]["at_most"]
         found["exclusive"] = q["exclusive"]
+    remembered = q["remembered"]
+    if remembered is not None:  # the permanent layer's integers and the stated figures the browser checks
+        found["remembered"] = {"lineage": remembered["lineage"], "sampler": remembered["permanent"]["sampler"],
+                               "wave_epsilon": remembered["wave_epsilon"],
+                               "all_waves_epsilon": remembered["all_waves_epsilon"]}
     return found
 
 
@@ -113,13 +124,15 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
     its texts in `language` (one it offers; default: its own)."""
     published = SurveyDefinitionSerializer(definition.of(survey, language)).data
     questions = [{**q, "wording": wording.of(q["mechanism"]), "template": kinds.named(q["kind"]).template,
-                  "input_mode": input_mode(q["scale"]) if q["scale"] else None} for q in published["questions"]]
+                  "input_mode": input_mode(q["scale"]) if q["scale"] else None,
+                  "remembered_figures": remembered_figures(q, published["series"])} for q in published["questions"]]
     client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler
         "preview": preview,
         "version": published["version"],
         "epsilonTotal": published["epsilon_total"],  # the stated total the browser checks the integers against
         "slug": survey.slug,
         "byInvitation": survey.access == Survey.Access.INVITATION,
+        "series": published["series"],
         "questions": [client_question(q) for q in published["questions"]],
         "text": client_text(),
         # The page's figures are the server's, written with the language's separator (Django's formats);
@@ -137,4 +150,36 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
         "total_odds": total.odds_up(2), "total_epsilon": total.epsilon_up(3),
         "unrandomized": unrandomized, "any_randomized": len(unrandomized) < len(questions),
         "unrandomized_numbers": ", ".join(str(q["order"]) for q in unrandomized),
+        "waves": waves_of(published),
     }, client
+
+
+def waves_of(published: dict[str, Any]) -> dict[str, Any] | None:
+    """What the page says of a wave whose questions remember their randomization: the wave, one wave's loss (the
+    remembered questions' layers composed, the others' own) and all waves' with the same answers (the permanent
+    layers'; the others count again in every wave), each rounded up."""
+    series = published["series"]
+    remembered = [q for q in published["questions"] if q["remembered"] is not None]
+    if series is None or not series["remembered"] or not remembered:
+        return None
+    others = [q for q in published["questions"] if q["remembered"] is None and q["mechanism"]["randomized"]]
+    wave = sum(q["remembered"]["wave_epsilon"] for q in remembered)
+    wave += sum(q["mechanism"]["effective_epsilon"] for q in others)
+    return {"wave": series["wave"], "wave_epsilon": _up(wave),
+            "all_waves_epsilon": total_loss(q["remembered"]["permanent"]["sampler"] for q in remembered).epsilon_up(3),
+            "afresh": ", ".join(str(q["order"]) for q in others)}
+
+
+def remembered_figures(question: dict[str, Any], series: dict[str, Any] | None) -> dict[str, Decimal] | None:
+    """A remembered question's two figures, rounded up: one wave, and all waves with the same answer."""
+    remembered = question["remembered"]
+    if remembered is None or series is None or not series["remembered"]:
+        return None
+    return {"wave": _up(remembered["wave_epsilon"]),
+            "all": total_loss([remembered["permanent"]["sampler"]]).epsilon_up(3)}
+
+
+def _up(epsilon: float) -> Decimal:
+    """Rounded up to thousandths: the page never says less than the loss."""
+    return Decimal(math.ceil(epsilon * 1000)) / 1000
+

@@ -20,10 +20,11 @@ from functools import cached_property, lru_cache
 from django.db import connection
 
 import ldp
+import ldp.waves
 from surveys import refusals
 
 from . import kinds, prepared, scales
-from .models import Option, Question, Survey
+from .models import Option, Question, Series, Survey
 from .scales import Scale
 
 Rows = tuple[tuple, ...]
@@ -40,13 +41,22 @@ class Unavailable(refusals.Refusal):
 
 
 @dataclass(frozen=True)
+class Remembering:
+    """A question's two layers in a wave of a series that remembers randomization, and its lineage (the same
+    question in every wave, from which the browser derives its permanent response)."""
+
+    lineage: str
+    layers: ldp.waves.Remembered
+
+
+@dataclass(frozen=True)
 class PlannedQuestion:
     id: int
     order: int
     text: str
     kind: str
     options: tuple[str, ...]  # labels in report order; yes/no: No, Yes; a numeric mean: none
-    mechanism: ldp.Mechanism
+    mechanism: ldp.Mechanism  # a remembered question's: both layers composed (`ldp.waves.Composed`)
     scale: Scale | None = None  # numeric questions: the grid of answers
     edges: tuple[Decimal, ...] = ()  # a numeric histogram: each bin's lower edge
     scores: tuple[Decimal | None, ...] = ()  # an ordinal question: each level's score (None: not in the mean)
@@ -54,6 +64,9 @@ class PlannedQuestion:
     # in the browser. Not in the plan's rows or version (how reports are made and read does not depend on
     # it): the public definition fills it in (definition.exclusive_of).
     exclusive: tuple[int, ...] = ()
+    # A wave's question that remembers its randomization (its permanent layer, `Remembering`): filled in by the
+    # public definition (definition.remembered_of), like `exclusive`; None for every other question.
+    remembered: Remembering | None = None
 
     @property
     def randomized(self) -> bool:
@@ -119,8 +132,10 @@ class SurveyPlan:
     @cached_property
     def epsilon_total(self) -> float:
         """What one respondent's answers cost: the sum of the effective epsilons of the randomized
-        questions (direct questions, sent as given, are outside the budget)."""
-        return ldp.survey_epsilon(self.mechanisms)
+        questions (direct questions, sent as given, are outside the budget). A remembered question counts its
+        instantaneous layer, never less than one wave's composed loss: the total the browser checks its samplers'
+        integers against and the budget is checked with."""
+        return ldp.survey_epsilon(ldp.waves.instantaneous(mechanism) for mechanism in self.mechanisms)
 
     @property
     def direct(self) -> tuple[PlannedQuestion, ...]:
@@ -145,23 +160,30 @@ def of_many(survey_ids: Iterable[int]) -> dict[int, SurveyPlan | Unavailable]:
     return found
 
 
+# A question's permanent layer counts only in a wave of a series that remembers (`Survey.remembers`): the
+# subquery says whether its survey's series does (NULL outside a series).
 QUESTION_COLUMNS = ("q.id, q.{order}, q.text, q.kind, q.mechanism_name, q.q, q.epsilon, q.lo, q.hi, q.step, q.at_most, "
-                    "o.label, o.score, o.lower")
+                    "q.permanent_q, q.permanent_epsilon, (SELECT sr.remembered FROM {survey} sv JOIN {series} sr "
+                    "ON sr.id = sv.series_id WHERE sv.id = q.survey_id), o.label, o.score, o.lower")
 
 
 def _tables() -> dict[str, str]:
     quote = connection.ops.quote_name
     return {"survey": quote(Survey._meta.db_table), "question": quote(Question._meta.db_table),
-            "option": quote(Option._meta.db_table), "order": quote("order")}
+            "option": quote(Option._meta.db_table), "order": quote("order"),
+            "series": quote(Series._meta.db_table)}
 
 
 def _question_row(row: tuple | list) -> tuple:
     # q and the other decimals are exact decimal text: SQLite hands them back as floats, whose repr
     # is that text (`scales.exact` reads both databases' forms the same).
-    pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, label, score, lower = row
+    (pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, remembers,
+     label, score, lower) = row
     lo, hi, step, score, lower = (None if x is None else scales.exact(x) for x in (lo, hi, step, score, lower))
+    if not remembers:  # outside a series that remembers, a permanent layer is not used
+        permanent_q = permanent_epsilon = None
     return (pk, order, text, kind, name, None if q is None else Decimal(str(q)), epsilon, lo, hi, step, at_most,
-            label, score, lower)
+            None if permanent_q is None else Decimal(str(permanent_q)), permanent_epsilon, label, score, lower)
 
 
 def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
@@ -225,7 +247,7 @@ def _survey_values(vendor: str, row: tuple) -> tuple:
 @lru_cache(maxsize=256)
 def build(rows: Rows) -> SurveyPlan:
     """The plan of (question id, order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most,
-    option label, score, lower edge) rows."""
+    permanent q, permanent epsilon (both None unless remembered), option label, score, lower edge) rows."""
     questions, options = _questions(rows)
     return SurveyPlan(_digest(questions, options), tuple(questions))
 
@@ -247,16 +269,17 @@ def _questions(rows: Rows) -> tuple[list[PlannedQuestion], Options]:
 def _digest(questions: list[PlannedQuestion], options: Options) -> str:
     # The digest covers the configured parameters, the sampler's integers themselves (what the
     # browser randomizes with: a change of rounding between releases is a new version), the labels,
-    # and for numeric and ordinal questions their scale, bins and scores.
+    # and for numeric and ordinal questions their scale, bins and scores. A remembered question's `to_dict` adds its
+    # permanent layer (no other question's digest changes).
     definition = [[q.id, q.kind, q.mechanism.to_dict(), [label for label, *_ in options[q.id]], *_extra(q),
                    {"sampler": q.mechanism.sampler()}] for q in questions]
     return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, Decimal | None]]) -> PlannedQuestion:
-    """One question from its fields (order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most)
-    and its options (label, score, lower edge)."""
-    order, text, kind_name, name, q, epsilon, lo, hi, step, at_most = fields
+    """One question from its fields (order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most,
+    permanent q, permanent epsilon) and its options (label, score, lower edge)."""
+    order, text, kind_name, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon = fields
     kind = kinds.find(kind_name)
     if kind is None:
         raise Unavailable(f"question {order}: no kind of question is called {kind_name!r}")
@@ -265,6 +288,9 @@ def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, De
         raise Unavailable(f"question {order}: its lo, hi and step do not make a grid of answers")
     try:
         mechanism = kind.build(name, q, epsilon, len(options), scale=scale, at_most=at_most)
+        if permanent_q is not None or permanent_epsilon is not None:  # each report is read through both layers
+            permanent = kind.build(name, permanent_q, permanent_epsilon, len(options), scale=scale, at_most=at_most)
+            mechanism = ldp.waves.Composed(ldp.waves.Remembered(permanent=permanent, instant=mechanism))
     except (ValueError, TypeError) as error:
         raise Unavailable(f"question {order}: {error}") from None
     labels = tuple(label for label, *_ in options) if kind.has_options(name) else ()

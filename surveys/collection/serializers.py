@@ -17,6 +17,10 @@ from rest_framework.fields import SkipField
 import ldp
 
 from . import kinds, wording
+from .grid_serializers import BINS_SCHEMA, SCALE_SCHEMA, SCORES_SCHEMA
+from .grid_serializers import bins_of as bins_of  # re-exported: the exports read a question's grid from here
+from .grid_serializers import scale_of as scale_of
+from .grid_serializers import scores_of as scores_of
 from .plan import PlannedQuestion
 
 
@@ -173,43 +177,35 @@ class DeniabilitySerializer(serializers.Serializer):
 KINDS = kinds.NAMES  # the API's enum of question kinds
 
 
-class ScaleSerializer(serializers.Serializer):
-    lo = serializers.CharField(help_text="The smallest answer (decimal text).")
-    hi = serializers.CharField(help_text="The largest answer.")
-    step = serializers.CharField(help_text="Answers are lo, lo + step, ..., hi; grid index i is lo + i step.")
+class RememberedSerializer(serializers.Serializer):
+    """A question that remembers its randomization across the waves of its series (`plan.Remembering`)."""
+
+    lineage = serializers.UUIDField(help_text=(
+        "The same question in every wave of the series: the browser derives its permanent response from a secret of "
+        "its own (never sent), the series id, this and the true answer."))
+    permanent = MechanismSerializer(source="layers.permanent", help_text=(
+        "The permanent layer, drawn once per true answer and remembered; `mechanism` is then the instantaneous "
+        "layer, applied afresh in every wave to the permanent response (for bits, to each bit)."))
+    p = serializers.SerializerMethodField(help_text="P(report = truth) of the two layers composed (per bit for bits).")
+    q_other = serializers.SerializerMethodField(help_text="P(report = a given other option) of the two layers "
+                                                          "composed (per bit for bits).")
+    wave_epsilon = serializers.FloatField(source="layers.wave_epsilon", help_text=(
+        "One wave's privacy loss: the composed channel's, never above either layer's."))
+    all_waves_epsilon = serializers.FloatField(source="layers.all_waves_epsilon", help_text=(
+        "Every wave together while the answer stays the same: the permanent layer's loss. Each different answer "
+        "draws a permanent response of its own and adds this again."))
+
+    def get_p(self, remembering: Any) -> float:
+        return float(remembering.layers.exact_channel()[0])
+
+    def get_q_other(self, remembering: Any) -> float:
+        return float(remembering.layers.exact_channel()[1])
 
 
-class BinSerializer(serializers.Serializer):
-    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
-    lower = serializers.CharField(help_text="The bin's smallest answer (decimal text): it holds the answers from "
-                                            "here up to the next bin's lower edge (the last one up to hi).")
-    lower_index = serializers.IntegerField(help_text="The same as a grid index.")
-
-
-SCALE_SCHEMA = ScaleSerializer(allow_null=True, help_text="Numeric questions only.")
-BINS_SCHEMA = BinSerializer(many=True, allow_null=True, help_text=(
-    "A numeric question asked for a histogram (k-ary randomized response over these bins): the browser reports the "
-    "bin of the answer. null otherwise."))
-SCORES_SCHEMA = serializers.ListField(child=serializers.CharField(allow_null=True), allow_null=True, help_text=(
-    "Ordinal questions: each level's score (decimal text; null: left out of the mean score). null otherwise."))
-
-
-def scale_of(question: PlannedQuestion) -> dict[str, str] | None:
-    return None if question.scale is None else question.scale.as_dict()
-
-
-def bins_of(question: PlannedQuestion, every: bool = False) -> list[dict[str, Any]] | None:
-    """A histogram's bins; with `every`, a direct number's too (the analysis's: its browser sends the number)."""
-    if not (question.histogram or (every and question.edges)):
-        return None
-    return [{"label": label, "lower": str(edge), "lower_index": index}
-            for label, edge, index in zip(question.options, question.edges, question.edge_indexes, strict=True)]
-
-
-def scores_of(question: PlannedQuestion) -> list[str | None] | None:
-    if not question.scores:
-        return None
-    return [None if score is None else str(score) for score in question.scores]
+class SeriesSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The series: a remembered layer is the same in all its waves.")
+    wave = serializers.IntegerField(help_text="This survey's wave in it: 1, 2, ...")
+    remembered = serializers.BooleanField(help_text="Whether its questions with a `remembered` layer remember it.")
 
 
 class QuestionDefinitionSerializer(serializers.Serializer):
@@ -228,6 +224,8 @@ class QuestionDefinitionSerializer(serializers.Serializer):
         "Multi-select: the indexes of the options ticked alone (such as “None of these”): the browser refuses a true "
         "answer that ticks one of them with any other option, before randomizing. The server receives only "
         "randomized bits, so it cannot check this. Empty for every other kind."))
+    remembered = RememberedSerializer(allow_null=True, help_text=(
+        "A wave's question that remembers its randomization (null: each report randomized afresh)."))
 
     @extend_schema_field(DeniabilitySerializer)
     def get_deniability(self, question: PlannedQuestion) -> dict[str, Any]:
@@ -276,6 +274,7 @@ class SurveyDefinitionSerializer(serializers.Serializer):
     epsilon_total = serializers.FloatField(source="plan.epsilon_total", help_text=(
         "Sum of the randomized questions' effective epsilons; direct questions (sent as given) are not in it."))
     epsilon_budget = serializers.FloatField(source="survey.epsilon_budget")
+    series = SeriesSerializer(allow_null=True, help_text="The series this survey is a wave of; null: none.")
     questions = QuestionDefinitionSerializer(many=True)
     client_code = ClientModuleSerializer(many=True, help_text=(
         "The respondent page's ES modules as this server sends them (entry first), with their subresource "
@@ -295,6 +294,9 @@ class SubmissionSerializer(serializers.Serializer):
     invitation = serializers.CharField(
         required=False, max_length=128,
         help_text="Invitation-only surveys (and only those): the token from the link's fragment.")
+    earlier_wave = serializers.BooleanField(
+        required=False, help_text="A wave of a series only: true when this browser answered an earlier wave of the "
+                                  "series (it remembers that it did, nothing more). Absent: false.")
 
 
 class ReceiptSerializer(serializers.Serializer):

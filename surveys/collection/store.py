@@ -45,6 +45,7 @@ class NewResponse:
     questions: tuple[PlannedQuestion, ...]
     values: dict[int, int]  # question id -> stored value
     token_digest: str | None  # None: no invitation to spend
+    earlier_wave: bool = False  # the browser's word that it answered an earlier wave of the series
 
 
 def store_response(new: NewResponse) -> None:
@@ -63,7 +64,7 @@ def spend_sql(new: NewResponse) -> tuple[str, list[Any]]:
             "RETURNING 1", [new.survey.pk, new.token_digest])
 
 
-RESPONSE_COLUMNS = "id, survey_id, mechanism_version, submitted_on, submission_key"
+RESPONSE_COLUMNS = "id, survey_id, mechanism_version, submitted_on, submission_key, earlier_wave"
 _LOCKS: dict[str, int] = {}  # database file -> the descriptor of its lock file, kept open by the process
 
 
@@ -111,7 +112,7 @@ def _response_values(new: NewResponse) -> list[Any]:
     fields = Response._meta
     return [fields.pk.get_db_prep_value(new.id, connection), new.survey.pk, new.version,
             connection.ops.adapt_datefield_value(new.day),
-            fields.get_field("submission_key").get_db_prep_value(new.key, connection)]
+            fields.get_field("submission_key").get_db_prep_value(new.key, connection), new.earlier_wave]
 
 
 def _in_one_transaction(new: NewResponse) -> None:
@@ -124,7 +125,7 @@ def _in_one_transaction(new: NewResponse) -> None:
     rowid = ("rowid, ", [random_key()]) if connection.vendor == "sqlite" else ("", [])
     statements = [
         (f"INSERT INTO {table[Response]} ({rowid[0]}{RESPONSE_COLUMNS}) VALUES ({'%s, ' * len(rowid[1])}"
-         "%s, %s, %s, %s, %s)", rowid[1] + response),
+         "%s, %s, %s, %s, %s, %s)", rowid[1] + response),
         (f"INSERT INTO {table[Report]} (id, response_id, question_id, value) VALUES "
          + ", ".join(["(%s, %s, %s, %s)"] * len(new.questions)),
          [value for key, q in zip(report_keys(len(new.questions)), new.questions, strict=True)
@@ -185,7 +186,7 @@ def _in_one_statement(new: NewResponse) -> None:
     sql = (
         f"WITH spent AS ({spent}), "
         f"response AS (INSERT INTO {table[Response]} ({RESPONSE_COLUMNS}) "
-        f"SELECT %s, %s, %s, %s, %s FROM spent RETURNING id), "
+        f"SELECT %s, %s, %s, %s, %s, %s FROM spent RETURNING id), "
         f"reports AS (INSERT INTO {table[Report]} (id, response_id, question_id, value) "
         f"SELECT v.id, response.id, v.question_id, v.value FROM response CROSS JOIN (VALUES {reports}) "
         f"AS v (id, question_id, value)), "

@@ -2,7 +2,8 @@
 
 Payload (JSON): {"version": "<mechanism version>", "key": "<uuid made by the browser>",
 "reports": {"<question id>": <option index> | [<bit>, ...]}}, plus "invitation": "<token>"
-for invitation-only surveys (and only for them). Nothing else is accepted.
+for invitation-only surveys (and only for them), and "earlier_wave": true | false for a wave of a series
+(and only for one: the browser's word that it answered an earlier wave). Nothing else is accepted.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .plan import PlannedQuestion
 
 PAYLOAD_FIELDS = {"version", "key", "reports"}
 INVITATION_FIELD = "invitation"
+EARLIER_WAVE_FIELD = "earlier_wave"
 TOKEN_MAX_LENGTH = 128
 TOKEN_PATTERN = re.compile(f"[A-Za-z0-9_-]{{1,{TOKEN_MAX_LENGTH}}}")  # URL-safe base64, as made
 
@@ -53,6 +55,7 @@ def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None)
     `current` is the survey's plan when the caller has read it already (`plan.published`)."""
     check_accepting(survey)
     key, version, raw_reports, token = _envelope(survey, payload)
+    earlier = _earlier_wave(payload)
     current = current or plan.of(survey)
     if version != current.version:
         raise SubmissionError("version", _("the survey changed since this form was loaded; reload it"),
@@ -64,11 +67,11 @@ def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None)
     response_id = uuid.uuid4()
     try:
         store.store_response(store.NewResponse(survey, response_id, key, version, timezone.now().date(),
-                                               current.questions, values, digest))
+                                               current.questions, values, digest, earlier))
     except (IntegrityError, store.NotSpent) as refused:
         # The key is taken, or the invitation spent: a retry of a stored submission (or a
         # concurrent one that won the race) gets the first receipt.
-        existing = _earlier_receipt(survey, key, values, raw_reports)
+        existing = _earlier_receipt(survey, key, values, raw_reports, earlier)
         if existing:
             return existing
         if isinstance(refused, IntegrityError) or token is None:  # only an invitation can go unspent
@@ -82,10 +85,12 @@ def _envelope(survey: Survey, payload: Any) -> tuple[uuid.UUID, str, dict[str, A
     if not isinstance(payload, dict):
         raise SubmissionError("body", _("expected a JSON object"))
     by_invitation = survey.access == Survey.Access.INVITATION
-    fields = PAYLOAD_FIELDS | {INVITATION_FIELD} if by_invitation else PAYLOAD_FIELDS
+    fields = PAYLOAD_FIELDS | ({INVITATION_FIELD} if by_invitation else set())
+    fields |= {EARLIER_WAVE_FIELD} if survey.series_id is not None else set()
     unknown = sorted(set(payload) - fields)
     if unknown:
-        reason = _("this survey does not use invitations") if unknown[0] == INVITATION_FIELD else _("unknown field")
+        reason = {INVITATION_FIELD: _("this survey does not use invitations"),
+                  EARLIER_WAVE_FIELD: _("this survey is no wave of a series")}.get(unknown[0], _("unknown field"))
         raise SubmissionError(unknown[0], reason)
     for name in sorted(PAYLOAD_FIELDS):
         if name not in payload:
@@ -101,6 +106,13 @@ def _envelope(survey: Survey, payload: Any) -> tuple[uuid.UUID, str, dict[str, A
     if not isinstance(payload["reports"], dict):
         raise SubmissionError("reports", _("must be an object keyed by question id"))
     return key, payload["version"], payload["reports"], _token(payload) if by_invitation else None
+
+
+def _earlier_wave(payload: dict) -> bool:
+    earlier = payload.get(EARLIER_WAVE_FIELD, False)
+    if not isinstance(earlier, bool):
+        raise SubmissionError(EARLIER_WAVE_FIELD, _("must be true or false"))
+    return earlier
 
 
 def _token(payload: dict) -> str:
@@ -132,11 +144,12 @@ def _values(questions: tuple[PlannedQuestion, ...], reports: dict) -> dict[int, 
     return values
 
 
-def _earlier_receipt(survey: Survey, key: uuid.UUID, values: dict[int, int], reports: dict) -> Receipt | None:
+def _earlier_receipt(survey: Survey, key: uuid.UUID, values: dict[int, int], reports: dict,
+                     earlier: bool) -> Receipt | None:
     response = Response.objects.filter(survey=survey, submission_key=key).first()
     if response is None:
         return None
     stored = dict(response.reports.values_list("question_id", "value"))
-    if stored != values:
+    if stored != values or response.earlier_wave != earlier:
         raise SubmissionError("key", _("this key was already used for different reports"), refusals.KEY_REUSED)
     return Receipt(response.pk, False, reports)

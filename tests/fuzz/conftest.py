@@ -13,6 +13,7 @@ from django.test import Client
 from django.test.utils import override_settings
 
 from surveys.collection import submission
+from surveys.collection.models import Series, Survey
 from tests.factories import valid_payload
 
 from .checks import CSRF_TOKEN
@@ -79,7 +80,10 @@ def server_errors():
 
 @pytest.fixture
 def answered_survey(survey):
-    """The open fixture survey with a few stored responses, so the estimates have data."""
+    """The open fixture survey with a few stored responses, so the estimates have data; wave 1 of a series, so
+    its results across waves are reached too."""
+    Survey.objects.filter(pk=survey.pk).update(series=Series.objects.create(title="Health"), wave=1)
+    survey.refresh_from_db()
     for i in range(12):
         values = {1: i % 2, 2: (i // 2) % 2, 3: i % 3, 4: [int(j == i % 4) for j in range(4)]}
         submission.submit(survey, valid_payload(survey, key=uuid.UUID(int=i + 1), values=values))

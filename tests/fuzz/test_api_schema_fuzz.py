@@ -58,6 +58,8 @@ MUST_REACH = {
         ("GET /api/v1/surveys/{slug}/crosstab/", 200),
         ("GET /api/v1/surveys/{slug}/crosstab/", 400),
         ("GET /api/v1/surveys/{slug}/models/", 400),
+        ("GET /api/v1/surveys/{slug}/waves/", 200),
+        ("GET /api/v1/surveys/{slug}/waves/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 201),
         ("POST /api/v1/surveys/{slug}/responses/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 403),
@@ -67,6 +69,7 @@ MUST_REACH = {
         ("GET /api/v1/surveys/{slug}/estimates/", 400),
         ("GET /api/v1/surveys/{slug}/crosstab/", 400),
         ("GET /api/v1/surveys/{slug}/models/", 400),
+        ("GET /api/v1/surveys/{slug}/waves/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 400),
     },
 }

@@ -206,7 +206,8 @@ class QuestionForm(forms.ModelForm):
 
     class Meta:
         model = Question
-        fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most")
+        fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most",
+                  "permanent_q", "permanent_epsilon")
         widgets = QuestionInlineForm.Meta.widgets
 
     def _post_clean(self) -> None:

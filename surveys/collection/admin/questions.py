@@ -60,6 +60,8 @@ def applicable(question: Question, options: str) -> list[tuple[str, object]]:
     parameter = ldp.MECHANISMS[question.mechanism_name].parameter
     if parameter is not None:
         found.append((parameter, getattr(question, parameter)))
+    found += [(name, getattr(question, name)) for name in ("permanent_q", "permanent_epsilon")
+              if getattr(question, name) is not None]
     # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2).
     return [(name, f"{value.normalize():f}" if isinstance(value, Decimal) else value) for name, value in found]
 
@@ -97,7 +99,7 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     # the methods below.
     fields = ("position", "text", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most", "lo",
               "hi", "step",
-              "mechanism_name", "q", "epsilon", "privacy")
+              "mechanism_name", "q", "epsilon", "permanent_q", "permanent_epsilon", "privacy")
     readonly_fields = ("privacy", "settings")
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:

@@ -30,7 +30,7 @@ from surveys.history.hooks import RecordsConfigurationChanges
 from surveys.history.models import ConfigurationChange
 
 from .. import figures, invitations, kinds, lifecycle, plan, purge, sharing
-from ..models import Survey
+from ..models import Series, Survey
 from . import views
 from .questions import QuestionInline
 from .translations import SurveyTranslationInline, translate_view, translation_links
@@ -60,14 +60,15 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     formfield_overrides = {models.DateTimeField: {"widget": forms.DateTimeInput(
         attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}}
     # Status changes only through the open/close actions, which check the configuration first.
-    readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary", "translations")
+    readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary", "translations", "series",
+                       "wave")
     inlines = [QuestionInline, SurveyTranslationInline]
     object_history_template = "admin/collection/survey/object_history.html"  # with the field-level history
     actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description", "language", "consent", "translations")}),
         (gettext_lazy("Collection"), {"fields": ("status", "opens_at", "closes_at", "access", "response_count",
-                                   "invitation_summary")}),
+                                   "invitation_summary", "series", "wave")}),
         (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
         (gettext_lazy("Results"), {"fields": ("researchers",)}),
     )
@@ -91,6 +92,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 self, request, unquote(object_id), "open")), name="collection_survey_open"),
             path("<path:object_id>/close/", wrap(lambda request, object_id: views.transition(
                 self, request, unquote(object_id), "close")), name="collection_survey_close"),
+            path("<path:object_id>/new-wave/", wrap(lambda request, object_id: views.new_wave(
+                self, request, unquote(object_id))), name="collection_survey_new_wave"),
             *super().get_urls(),
         ]
 
@@ -101,6 +104,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         if survey is not None:
             context.update(sharing.context(request, survey))
             context["can_transition"] = self.has_change_permission(request, survey)
+            context["can_run_again"] = context["can_transition"] and self.has_add_permission(request)
         return super().change_view(request, object_id, form_url, context)
 
     def history_view(self, request: HttpRequest, object_id: str,
@@ -228,3 +232,14 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 self.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
             else:
                 views.tell_done(self, request, survey, verb_name)
+
+
+@admin.register(Series)
+class SeriesAdmin(admin.ModelAdmin):
+    """A series' title and whether it remembers randomization (frozen once a wave has reports)."""
+
+    list_display = ("title", "remembered", "created_at")
+    fields = ("title", "remembered")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return ("remembered",) if obj is not None and obj.has_reports() else ()

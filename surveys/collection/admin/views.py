@@ -19,7 +19,7 @@ from surveys import refusals
 from surveys.errors import body
 from surveys.history import recorder
 
-from .. import figures, kinds, lifecycle, scales, sharing
+from .. import figures, kinds, lifecycle, scales, sharing, waves
 from ..models import MAX_OPTIONS, Question, Survey
 
 MAX_TOTAL_QUESTIONS = 500  # far more than a survey has: a bound on the work one request asks for
@@ -157,3 +157,24 @@ def tell_done(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Surve
         model_admin.message_user(request, _("%(survey)s: no researcher is assigned, so only superusers see its "
                                             "results. Choose its researchers under Results.") % {"survey": survey},
                                  messages.WARNING)
+
+
+def new_wave(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
+    """POST from "Run again as a new wave": the next wave of the survey's series, a draft; back to the page,
+    whose message links to the new wave."""
+    if request.method != "POST":
+        return HttpResponse(status=405, headers={"Allow": "POST"})
+    survey = model_admin.get_object(request, object_id)
+    if survey is None:
+        raise Http404
+    if not (model_admin.has_change_permission(request, survey) and model_admin.has_add_permission(request)):
+        raise PermissionDenied
+    with recorder.recording(request.user, survey.pk) as recording:
+        wave = waves.run_again(survey)
+        recording.watch_new(wave.pk)
+    url = reverse("admin:collection_survey_change", args=[wave.pk])
+    model_admin.message_user(request, format_html(
+        _("{survey}: wave {wave} is a draft with its own link and dates, at <a href=\"{url}\">{slug}</a>; check them "
+          "and its questions, then open it."), survey=survey, wave=wave.wave, url=url, slug=wave.slug),
+        messages.SUCCESS)
+    return HttpResponseRedirect(reverse("admin:collection_survey_change", args=[survey.pk]))

@@ -13,6 +13,7 @@ from .reports import (
     Response,
     Tally,
 )
+from .series import Series
 from .survey import YES_NO_LABELS, FrozenMechanism, Option, Question, Survey, SurveyQuerySet
 from .translations import OptionTranslation, QuestionTranslation, SurveyTranslation
 
@@ -20,6 +21,6 @@ __all__ = [
     "MAX_OPTIONS", "REPORTS_BY_QUESTION", "TALLY_N_SLOT", "TALLY_SHARDS", "YES_NO_LABELS",
     "FrozenMechanism", "Invitation", "Option", "OptionTranslation", "PairCounting", "PairTally", "PairWatch",
     "Question", "QuestionTranslation", "Report",
-    "Response", "Survey", "SurveyQuerySet", "SurveyTranslation", "Tally",
+    "Response", "Series", "Survey", "SurveyQuerySet", "SurveyTranslation", "Tally",
     "build_mechanism",
 ]

@@ -33,6 +33,9 @@ class Response(models.Model):
     submitted_on = models.DateField(help_text=_("Day only: a precise time could link a report to a visit."))
     # A random key the browser makes per submission, so a retry never stores twice.
     submission_key = models.UUIDField()
+    # The browser's word that it answered an earlier wave of this survey's series (it remembers that it did,
+    # nothing more): the difference between waves counts respondents who answered both. Links nothing.
+    earlier_wave = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         constraints = [

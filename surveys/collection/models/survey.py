@@ -1,4 +1,4 @@
-"""Survey definitions: surveys, their questions (each with its mechanism) and options.
+"""Survey definitions: surveys and their questions (each with its mechanism); options are in `option.py`.
 
 Once a survey has a report, what determines how reports are made and read is frozen.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable
+import uuid
 from datetime import datetime
 from typing import Any
 
@@ -20,16 +20,17 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 import ldp
+from ldp.waves import Remembered
 
 from .. import kinds, scales
 from ..kinds import KINDS, build_mechanism, yes_no
-from .conditions import CONFIGURED_BY, configured_by, for_kinds
+from . import remembering
+from .conditions import CONFIGURED_BY, configured_by, for_kinds, permanent_layer_fits
+from .frozen import FrozenMechanism, refuse_if_frozen, refuse_moving_a_wave
+from .option import Option
+from .series import Series
 
 YES_NO_LABELS = yes_no.KIND.fixed_labels  # report value 1 means yes
-
-
-class FrozenMechanism(ValidationError):
-    """The survey has reports: its questions and parameters can no longer change."""
 
 
 class SurveyQuerySet(models.QuerySet):
@@ -81,6 +82,9 @@ class Survey(models.Model):
         settings.AUTH_USER_MODEL, blank=True, related_name="visible_surveys",
         help_text=_("Who may see this survey's results."),
     )
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, null=True, blank=True, related_name="waves",
+                               help_text=_("Optional: the series this survey is a wave of."))
+    wave = models.PositiveIntegerField(null=True, blank=True, help_text=_("Its number in the series: 1, 2, ..."))
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = SurveyQuerySet.as_manager()
@@ -94,6 +98,9 @@ class Survey(models.Model):
                 name="survey_closes_after_it_opens",
             ),
             models.CheckConstraint(condition=models.Q(epsilon_budget__gt=0), name="survey_budget_positive"),
+            models.CheckConstraint(condition=models.Q(series__isnull=True, wave__isnull=True)
+                                   | models.Q(series__isnull=False, wave__gte=1), name="survey_wave_of_a_series"),
+            models.UniqueConstraint(fields=["series", "wave"], name="survey_wave_unique"),
         ]
 
     def __str__(self) -> str:
@@ -108,8 +115,16 @@ class Survey(models.Model):
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
             raise ValidationError({"closes_at": "A survey must close after it opens."})
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        refuse_moving_a_wave(self)
+        super().save(*args, **kwargs)
+
     def has_reports(self) -> bool:
         return self.pk is not None and self.responses.exists()
+
+    def remembers(self) -> bool:
+        """Whether its questions with a permanent layer remember it (a wave of a series that remembers)."""
+        return self.series_id is not None and self.series is not None and self.series.remembered
 
     def is_accepting(self, now: datetime | None = None) -> bool:
         now = now or timezone.now()
@@ -137,7 +152,7 @@ class Question(models.Model):
         DIRECT_NUMBER = "direct_number", _("Not randomized (direct)")
 
     FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
-                     "at_most")
+                     "at_most", "permanent_q", "permanent_epsilon", "lineage")
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
@@ -163,11 +178,25 @@ class Question(models.Model):
         "at most", null=True, blank=True,
         help_text=_("Multi-select questions: at most this many ticks (blank: any number). A limit m below half "
                   "the options lowers the privacy cost: two answers then differ in at most 2m boxes."))
+    # The same question in every wave of a series ("Run again as a new wave" copies it): results across
+    # waves match questions by it, and the browser derives a permanent response from it.
+    lineage = models.UUIDField(default=uuid.uuid4, editable=False)
+    permanent_q = models.DecimalField(
+        max_digits=7, decimal_places=6, null=True, blank=True,
+        help_text=_("Waves of a series that remembers randomization, q-randomized response: q of the permanent "
+                    "layer, remembered across waves (q or epsilon above is then each wave's fresh layer). Blank: "
+                    "not remembered."))
+    permanent_epsilon = models.FloatField(
+        null=True, blank=True,
+        help_text=_("Waves of a series that remembers randomization, other one-answer mechanisms: epsilon of the "
+                    "permanent layer, remembered across waves. Blank: not remembered."))
 
     class Meta:
         ordering = ["survey", "order"]
         constraints = [
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
+            models.UniqueConstraint(fields=["survey", "lineage"], name="question_lineage_unique"),
+            models.CheckConstraint(condition=permanent_layer_fits(), name="question_permanent_layer_fits"),
             models.CheckConstraint(
                 condition=(configured_by("q", q__isnull=False, epsilon__isnull=True)
                            | configured_by(None, q__isnull=True, epsilon__isnull=True)
@@ -222,6 +251,16 @@ class Question(models.Model):
         return build_mechanism(self.mechanism_name, self.kind, self.q, self.epsilon, len(self.ordered_options()),
                                scale=self.scale(), at_most=self.at_most)
 
+    def remembered(self) -> Remembered | None:
+        """Its two layers when its survey remembers randomization and it has a permanent layer, else None
+        (each wave's reports are then its mechanism's alone); ValueError as `mechanism()`."""
+        if not self.has_permanent_layer() or not self.survey.remembers():
+            return None
+        return Remembered(permanent=remembering.permanent_mechanism(self), instant=self.mechanism())
+
+    def has_permanent_layer(self) -> bool:
+        return self.permanent_q is not None or self.permanent_epsilon is not None
+
     def clean(self) -> None:
         kind = kinds.find(self.kind)
         if kind is None:
@@ -237,75 +276,16 @@ class Question(models.Model):
                                 at_most=self.at_most)
             except (ValueError, TypeError) as error:
                 errors[kinds.error_field(self.mechanism_name)] = str(error)
+        if not errors:
+            errors = remembering.permanent_layer_errors(self)
         if errors:
             raise ValidationError(errors)
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        _refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
+        refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         if self.survey.has_reports():
             raise FrozenMechanism("This survey has reports; its questions cannot be deleted.")
         return super().delete(*args, **kwargs)
-
-
-class Option(models.Model):
-    """An answer option; an ordinal question's level (with its score), or a numeric histogram's bin
-    (with its lower edge)."""
-
-    # exclusive too: responses before and after a change would answer different questions.
-    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower", "exclusive")
-
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
-    order = models.PositiveIntegerField(default=1)
-    label = models.CharField(max_length=200)
-    score = models.DecimalField("score", max_digits=15, decimal_places=6, null=True, blank=True,
-                                help_text=_("Ordinal questions: the level's score (blank: left out of the mean score, "
-                                          "e.g. “Prefer not to say”)."))
-    lower = models.DecimalField("lower edge", max_digits=15, decimal_places=6, null=True, blank=True,
-                                help_text=_("Numeric questions with bins: the bin's smallest answer."))
-    exclusive = models.BooleanField(
-        _("exclusive"), default=False,
-        help_text=_("Multi-select questions: ticked alone, such as “None of these”; ticking it unticks the others, and "
-                    "ticking another unticks it (in the respondent's browser, before randomizing)."))
-
-    class Meta:
-        ordering = ["question", "order"]
-        constraints = [
-            models.UniqueConstraint(fields=["question", "order"], name="option_order_unique"),
-            models.CheckConstraint(condition=models.Q(score__isnull=True) | models.Q(lower__isnull=True),
-                                   name="option_score_or_lower_edge"),
-        ]
-
-    def __str__(self) -> str:
-        return self.label
-
-    def clean(self) -> None:
-        kind = kinds.find(self.question.kind) if self.question_id is not None else None
-        if self.exclusive and kind is not None and not kind.many:
-            raise ValidationError({"exclusive": kind.exclusive_problem([True])})
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        _refuse_if_frozen(self, Option, self.FROZEN_FIELDS, lambda o: o.question.survey)
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
-        if self.question.survey.has_reports():
-            raise FrozenMechanism("This survey has reports; its options cannot be deleted.")
-        return super().delete(*args, **kwargs)
-
-
-def _refuse_if_frozen(obj: Any, model: type[models.Model], fields: tuple[str, ...],
-                      survey_of: Callable[[Any], Survey]) -> None:
-    """Debiasing must use the parameters the reports were made with, so they never change."""
-    if obj.pk is None:
-        if survey_of(obj).has_reports():
-            raise FrozenMechanism("This survey has reports; nothing can be added to it.")
-        return
-    old = model._default_manager.filter(pk=obj.pk).first()
-    if old is None:
-        return
-    changed = any(getattr(old, name) != getattr(obj, name) for name in fields)
-    if changed and (survey_of(old).has_reports() or survey_of(obj).has_reports()):
-        raise FrozenMechanism("This survey has reports; its questions and parameters are read-only.")

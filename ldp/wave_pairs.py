@@ -1,0 +1,127 @@
+"""The difference between two waves of a series as a survey app meets them: waves of different sizes, only
+some respondents in both, and perhaps different mechanisms (ldp.waves covers the same n respondents under one
+design, and this module reduces to it there).
+
+A wave's `Design` says how its reports were made: its channel (p, q_other), the composed one under remembered
+randomization, and then its two layers. For two waves of n1 and n2 reports of which `shared` come from the same
+respondents, per option (or bit) j,
+    Cov(pi_hat_1j, pi_hat_2j) = shared c_j / (n1 n2 gap1 gap2),
+    c_j = gap1 gap2 (m_j - pi_1j pi_2j) + (p2a - q2a)(p2b - q2b) (m_j p1 (1 - p1) + (m - m_j) q1 (1 - q1)),
+c_j being one shared respondent's covariance of the two reports' indicators of j: the truths' part (m_j =
+min(pi_1j, pi_2j) of them keep answer j, the fewest changes the fractions allow: the stated assumption) and,
+when both waves remember the same permanent layer (p1, q1) and send it through instantaneous layers (p2a, q2a)
+and (p2b, q2b), the part the permanent response shares. The shared respondents are taken to answer like the
+rest of their waves. Two waves that remember different permanent layers correlate in a way no formula here
+knows: their difference takes the largest variance any correlation allows, (se1 + se2)^2. Normal intervals and a
+two-sided z test of no change per option.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .estimates import Estimate, project_to_simplex
+from .intervals import check_confidence, z_value
+from .mechanism_base import Mechanism
+from .waves import Remembered, channel
+
+# How the two waves' reports were taken to correlate.
+INDEPENDENT = "independent"  # no respondent in both
+FEWEST_CHANGES = "fewest_changes"  # the shared respondents changed their answers as little as the fractions allow
+UNKNOWN = "unknown"  # different permanent layers: the largest variance any correlation allows
+
+
+@dataclass(frozen=True)
+class Design:
+    """How one wave's reports were made: its channel, and its layers when it remembers a permanent one."""
+
+    channel: tuple[Fraction, Fraction]
+    permanent: tuple[Fraction, Fraction] | None = None
+    instant: tuple[Fraction, Fraction] | None = None
+
+    @classmethod
+    def of(cls, mechanism: Mechanism, remembered: Remembered | None = None) -> Design:
+        if remembered is None:
+            return cls(channel(mechanism))
+        return cls(remembered.exact_channel(), channel(remembered.permanent), channel(remembered.instant))
+
+    @property
+    def gap(self) -> float:
+        p, q = self.channel
+        return float(p - q)
+
+    @property
+    def instant_gap(self) -> float:
+        p, q = self.instant or self.channel
+        return float(p - q)
+
+
+@dataclass(frozen=True)
+class Change:
+    """second - first, per option, with its standard error, normal interval and test of no change."""
+
+    estimate: tuple[float, ...]
+    std_error: tuple[float, ...]
+    ci_low: tuple[float, ...]
+    ci_high: tuple[float, ...]
+    z: tuple[float, ...]  # estimate / std_error (NaN where the standard error is 0)
+    p_value: tuple[float, ...]  # two-sided
+    confidence: float
+    shared: int  # reports taken to come from respondents who answered both waves
+    correlation: str  # INDEPENDENT, FEWEST_CHANGES or UNKNOWN
+
+
+def between(first: Estimate, second: Estimate, first_design: Design, second_design: Design, shared: int,
+            confidence: float = 0.95) -> Change:
+    """The change from `first` to `second` (module docstring); `shared` is clipped to the smaller wave."""
+    check_confidence(confidence)
+    if first.n == 0 or second.n == 0:
+        raise ValueError("both waves need reports")
+    if len(first.estimate) != len(second.estimate):
+        raise ValueError("both waves need the same options")
+    shared = max(0, min(int(shared), first.n, second.n))
+    se1, se2 = np.asarray(first.std_error), np.asarray(second.std_error)
+    one, two = np.asarray(first.estimate), np.asarray(second.estimate)
+    correlation = _correlation(first_design, second_design, shared)
+    if correlation == UNKNOWN:
+        variance = (se1 + se2) ** 2
+    else:
+        covariance = shared * _shared_moment(one, two, first_design, second_design) / (
+            first.n * second.n * first_design.gap * second_design.gap)
+        variance = se1**2 + se2**2 - 2.0 * covariance
+    se = np.sqrt(np.maximum(variance, 0.0))
+    change = two - one
+    half = z_value(confidence) * se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, change / np.where(se > 0, se, 1.0), math.nan)
+    p_value = [math.erfc(abs(value) / math.sqrt(2.0)) if math.isfinite(value) else math.nan for value in z]
+    return Change(_floats(change), _floats(se), _floats(change - half), _floats(change + half), _floats(z),
+                  _floats(p_value), confidence, shared, correlation)
+
+
+def _correlation(first: Design, second: Design, shared: int) -> str:
+    if shared == 0:
+        return INDEPENDENT
+    if first.permanent is not None and second.permanent is not None and first.permanent != second.permanent:
+        return UNKNOWN
+    return FEWEST_CHANGES
+
+
+def _shared_moment(one: np.ndarray, two: np.ndarray, first: Design, second: Design) -> np.ndarray:
+    """c_j: one shared respondent's covariance of the two waves' indicators of option j (module docstring)."""
+    fit_one, fit_two = project_to_simplex(one), project_to_simplex(two)  # one answer each, unary or not
+    kept = np.minimum(fit_one, fit_two)
+    moment = first.gap * second.gap * (kept - fit_one * fit_two)
+    if first.permanent is not None and first.permanent == second.permanent:
+        p1, q1 = (float(x) for x in first.permanent)
+        moment = moment + first.instant_gap * second.instant_gap * (
+            kept * p1 * (1 - p1) + (kept.sum() - kept) * q1 * (1 - q1))
+    return np.asarray(moment)
+
+
+def _floats(values: object) -> tuple[float, ...]:
+    return tuple(float(v) for v in np.asarray(values, dtype=float))

@@ -1,0 +1,107 @@
+"""Results across waves on a wave's dashboard (templates/aggregation/_waves.html) and in the API
+(GET /api/v1/surveys/<slug>/waves/): check access, read the parameters, call surveys.aggregation.waves, render.
+
+Only the waves the researcher may see are shown or compared; a survey in no series has no waves (the dashboard
+shows nothing more, the API answers 404).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.http import Http404
+from django.views.decorators.cache import never_cache
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from surveys.accounts.guards import SignedIn
+from surveys.collection.models import Survey
+from surveys.errors import ErrorSerializer
+from surveys.localized import point
+
+from . import access, api, params, trend_charts, waves
+from .wave_serializers import SeriesResultsSerializer
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """One option's change, as its words need it."""
+
+    label: str
+    before: float
+    after: float
+    change: str  # signed points
+    low: str
+    high: str
+    p_value: str
+
+
+def signed(value: float) -> str:
+    return "–" if not math.isfinite(value) else point(f"{value * 100:+.1f}".replace("-", "−"))
+
+
+def p_text(value: float) -> str:
+    if not math.isfinite(value):
+        return "–"
+    return point("< 0.001") if value < 0.001 else point(f"= {value:.3f}")
+
+
+def change_rows(trend: waves.Trend) -> list[ChangeRow]:
+    change = trend.change
+    if change is None:
+        return []
+    found = {p.wave: p for p in trend.points}
+    before, after = found[trend.first].estimate.estimate, found[trend.second].estimate.estimate
+    return [ChangeRow(label, before[j], after[j], signed(change.estimate[j]), signed(change.ci_low[j]),
+                      signed(change.ci_high[j]), p_text(change.p_value[j]))
+            for j, label in enumerate(trend.question.options)]
+
+
+def context(user: Any, survey: Survey, options: params.ResultOptions) -> dict[str, Any]:
+    """The dashboard's part for a wave of a series (empty for another survey): the trends, each with its chart,
+    its change in words and its assumption; a wave number not understood is said, and the default pair shown."""
+    problem = None
+    try:
+        found = waves.series_results(survey, user, options)
+    except params.BadParameter as error:
+        problem = error
+        found = waves.series_results(survey, user, replace(options, first=None, second=None))
+    if found is None:
+        return {}
+    trends = [(trend, trend_charts.trend_chart(trend), change_rows(trend),
+               waves.correlation_words(trend.change, trend.first, trend.second) if trend.change else "")
+              for trend in found.trends]
+    return {"series": found, "trends": trends, "wave_problem": problem}
+
+
+WAVE_PARAMETERS = [
+    *(p for p in api.PARAMETERS if p.name == "confidence"),
+    *(OpenApiParameter(name, {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}, description=(
+        f"The wave compared {role}: a wave number of this series among those you may see (default: the "
+        f"{default} of them); first and second must differ.")) for name, role, default in (
+            ("first", "from", "first"), ("second", "to", "last"))),
+]
+
+
+@never_cache
+@extend_schema(
+    operation_id="survey_waves", tags=["results"], parameters=WAVE_PARAMETERS,
+    summary="Each question's estimate in every wave of the survey's series and the change between two waves "
+            "(waves the researcher is assigned to, or all for superusers)",
+    responses={200: SeriesResultsSerializer, **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
+)
+@api_view(["GET"])
+@permission_classes([SignedIn])
+def series(request: Request, slug: str) -> Response:
+    """Per question compared across waves: every visible wave's debiased estimate with its interval (through
+    the composed channel of both layers when the series remembers randomization), and the change from `first`
+    to `second` with its interval, z test and the assumption its variance makes. 404 for a survey in no series."""
+    survey = access.survey_for(request.user, slug)
+    found = waves.series_results(survey, request.user, params.parse(request.query_params, params.WAVE_FIELDS))
+    if found is None:
+        raise Http404("This survey is no wave of a series.")
+    return Response(SeriesResultsSerializer(found).data)

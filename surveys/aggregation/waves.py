@@ -1,0 +1,219 @@
+"""Results across the waves of a series: each question's estimate per wave and the change between two waves.
+
+A question is the same in every wave by its lineage (the admin's "run again as a new wave" copies it). Each wave
+debiases its counts (the running tallies, as the dashboard) through the channel its reports were made with:
+the composed channel of both layers when its series remembers randomization and the question has a permanent
+layer (`ldp.waves.Remembered`), else its own mechanism's. A wave whose reports were made otherwise than this
+wave's is marked. Only the waves the researcher may see take part: another wave's figures, its number of
+responses included, stay with its own researchers.
+
+The change between two waves (`ldp.wave_pairs`): the respondents of the later wave whose browser said it had
+answered an earlier wave of the series are taken to have answered the earlier wave compared (a panel; the flag
+does not say which wave), and as few of them as the estimates allow to have changed their answer; their
+reports are never linked, so neither is observed. Questions with one answer of k (yes/no, single choice,
+ordinal levels, numeric bins, asked directly or randomized) are compared; the others are listed as not compared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.db.models import Count, Q
+from django.utils.translation import gettext as _
+
+import ldp
+from ldp import wave_pairs
+from ldp.wave_pairs import Change, Design
+from ldp.waves import Remembered, instantaneous
+from surveys.collection import plan, tallies
+from surveys.collection.models import Question, Series, Survey
+from surveys.collection.plan import PlannedQuestion, Unavailable
+
+from . import versions
+from .params import BadParameter, ResultOptions
+
+
+@dataclass(frozen=True)
+class Wave:
+    """One wave the researcher may see."""
+
+    number: int
+    survey: Survey
+    responses: int
+    repeated: int  # responses whose browser said it had answered an earlier wave of the series
+    unavailable: str | None = None  # why its figures cannot be read (its configuration), else None
+
+
+@dataclass(frozen=True)
+class Point:
+    """One question's estimate in one wave."""
+
+    wave: int
+    estimate: ldp.Estimate  # per option; NaN without reports
+    mechanism: ldp.Mechanism  # the wave's own (the instantaneous layer when remembered)
+    remembered: Remembered | None
+    design: Design
+    same: bool  # its reports were made as this wave's were (the same channel and layers)
+
+    @property
+    def n(self) -> int:
+        return self.estimate.n
+
+    @property
+    def epsilon(self) -> float:
+        """One report's loss in this wave (the composed channel's when remembered)."""
+        return self.remembered.wave_epsilon if self.remembered is not None else self.mechanism.effective_epsilon
+
+
+@dataclass(frozen=True)
+class Trend:
+    question: PlannedQuestion  # as this wave asks it
+    points: list[Point]
+    change: Change | None  # second - first, when both have reports
+    first: int
+    second: int
+    missing: tuple[int, ...]  # waves that did not ask it, or asked it with other answers
+
+    @property
+    def differs(self) -> bool:
+        return any(not point.same for point in self.points)
+
+
+@dataclass(frozen=True)
+class SeriesResults:
+    survey: Survey  # the wave asked from
+    series: Series
+    waves: list[Wave]
+    confidence: float
+    first: int | None  # the waves compared; None with fewer than two waves to see
+    second: int | None
+    trends: list[Trend]
+    not_compared: list[PlannedQuestion]  # multi-select and numeric means: no change across waves here
+
+    @property
+    def not_compared_words(self) -> str:
+        return "; ".join(f"{question.order}. {question.text}" for question in self.not_compared)
+
+    @property
+    def change_waves(self) -> tuple[Wave, Wave] | None:
+        found = {wave.number: wave for wave in self.waves}
+        if self.first is None or self.second is None:
+            return None
+        return found[self.first], found[self.second]
+
+    @property
+    def shared(self) -> int:
+        """Responses of the later of the two waves whose browser answered an earlier wave."""
+        pair = self.change_waves
+        return 0 if pair is None else max(pair, key=lambda wave: wave.number).repeated
+
+
+def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesResults | None:
+    """The waves of `survey`'s series that `user` may see, compared; None when it is no wave of a series.
+    `options.first`/`second` name the waves compared (wave numbers; default the first and the last)."""
+    if survey.series is None or survey.wave is None:
+        return None
+    surveys = list(Survey.objects.visible_to(user).filter(series=survey.series).select_related("series")
+                   .annotate(repeated=Count("responses", filter=Q(responses__earlier_wave=True)))
+                   .order_by("wave"))
+    numbers = [wave.wave for wave in surveys]
+    first, second = _pair(numbers, options)
+    plans, counted, waves = {}, {}, []
+    for wave in surveys:
+        try:
+            plans[wave.wave] = plan.of(wave)
+            versions.check(wave, plans[wave.wave])
+            counted[wave.wave] = tallies.read(plans[wave.wave])
+        except Unavailable as refusal:
+            if wave.pk == survey.pk:
+                raise
+            plans.pop(wave.wave, None)
+            waves.append(Wave(wave.wave, wave, 0, 0, refusal.reason))
+            continue
+        waves.append(Wave(wave.wave, wave, max((n for _, n in counted[wave.wave].values()), default=0),
+                          wave.repeated))
+    layers = _layers(surveys)
+    current = plans[survey.wave]
+    trends, not_compared = [], []
+    for question in current:
+        if not question.mechanism.one_of_k:
+            not_compared.append(question)
+            continue
+        trends.append(_trend(question, survey.wave, plans, counted, layers, waves, first, second,
+                             options.confidence))
+    return SeriesResults(survey, survey.series, waves, options.confidence, first, second, trends, not_compared)
+
+
+def _pair(numbers: list[int], options: ResultOptions) -> tuple[int | None, int | None]:
+    for name in ("first", "second"):
+        asked = getattr(options, name)
+        if asked is not None and asked not in numbers:
+            raise BadParameter(name, "no such wave of this series among those you may see: "
+                                     + ", ".join(map(str, numbers)))
+    if len(numbers) < 2:
+        return None, None
+    first = options.first if options.first is not None else numbers[0]
+    second = options.second if options.second is not None else numbers[-1]
+    if first == second:
+        raise BadParameter("second" if options.second is not None else "first", "compare two different waves")
+    return first, second
+
+
+def _layers(surveys: list[Survey]) -> dict[int, tuple[Any, Remembered | None]]:
+    """question id -> (lineage, its two layers when remembered), one query with the options."""
+    questions = Question.objects.filter(survey__in=surveys).select_related("survey__series").prefetch_related(
+        "options")
+    return {question.pk: (question.lineage, question.remembered()) for question in questions}
+
+
+def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPlan], counted: dict[int, Any],
+           layers: dict[int, tuple[Any, Remembered | None]], waves: list[Wave], first: int | None,
+           second: int | None, confidence: float) -> Trend:
+    lineage, _remembered = layers[question.id]
+    points, missing = [], []
+    own = None
+    for wave in waves:
+        asked = next((q for q in plans.get(wave.number, ()) if layers[q.id][0] == lineage), None)
+        if asked is None or asked.options != question.options:
+            missing.append(wave.number)
+            continue
+        remembered = layers[asked.id][1]
+        counts, n = counted[wave.number][asked.id]
+        source = remembered if remembered is not None else asked.mechanism
+        estimate = source.estimate(np.asarray(counts), n, confidence=confidence)
+        mechanism = instantaneous(asked.mechanism)  # the plan's is both layers composed when remembered
+        design = Design.of(mechanism, remembered)
+        if wave.number == here:
+            own = design
+        points.append(Point(wave.number, estimate, mechanism, remembered, design, same=True))
+    points = [Point(p.wave, p.estimate, p.mechanism, p.remembered, p.design, same=p.design == own) for p in points]
+    return Trend(question, points, _change(points, waves, first, second, confidence), first or 0, second or 0,
+                 tuple(missing))
+
+
+def _change(points: list[Point], waves: list[Wave], first: int | None, second: int | None,
+            confidence: float) -> Change | None:
+    found = {point.wave: point for point in points}
+    if first not in found or second not in found or not found[first].n or not found[second].n:
+        return None
+    one, two = found[first], found[second]
+    later = next(wave for wave in waves if wave.number == max(first, second))
+    return wave_pairs.between(one.estimate, two.estimate, one.design, two.design, later.repeated, confidence)
+
+
+def correlation_words(change: Change, first: int, second: int) -> str:
+    """The difference's assumption about respondents in both waves, in words."""
+    later, earlier = max(first, second), min(first, second)
+    if change.correlation == wave_pairs.INDEPENDENT:
+        return _("No respondent of wave %(later)s said they had answered an earlier wave: the two waves are taken "
+                 "as independent.") % {"later": later}
+    if change.correlation == wave_pairs.UNKNOWN:
+        return _("The two waves remember different permanent layers, so how the reports of respondents who "
+                 "answered both go together is not known: the interval allows for the largest variance any "
+                 "correlation gives.")
+    return _("%(shared)s respondents of wave %(later)s said they had answered an earlier wave; the interval takes "
+             "them as having answered wave %(earlier)s too, and as few of them as these estimates allow as having "
+             "changed their answer (their reports are never linked, so neither is observed).") % {
+                 "shared": change.shared, "later": later, "earlier": earlier}

@@ -1,0 +1,43 @@
+"""A series: the same survey run again and again, each run a wave (a `Survey` with `series` and `wave`).
+
+A series may remember each respondent's randomization across its waves (`remembered`, on by default): the
+respondent's browser keeps a permanent randomized response per question and true answer and sends a fresh
+randomization of it in every wave (`ldp.waves`), so repeating an unchanged answer reveals no more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from .frozen import FrozenMechanism
+
+
+class Series(models.Model):
+    title = models.CharField(max_length=200)
+    remembered = models.BooleanField(
+        _("remembered randomization"), default=True,
+        help_text=_("Each respondent's browser remembers a permanent randomized answer per question and answer, and "
+                    "every wave sends a fresh randomization of it: answering the same in every wave reveals no more "
+                    "than the permanent layer. Off: every wave is randomized afresh and cannot be linked by its "
+                    "pattern, but each wave adds to what a repeated respondent reveals."))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = _("series")
+
+    def __str__(self) -> str:
+        return self.title
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # How reports were made is frozen once a wave has any: they are debiased through it.
+        old = Series.objects.filter(pk=self.pk).first() if self.pk is not None else None
+        if old is not None and old.remembered != self.remembered and self.has_reports():
+            raise FrozenMechanism("A wave of this series has reports; remembered randomization can no longer change.")
+        super().save(*args, **kwargs)
+
+    def has_reports(self) -> bool:
+        return self.pk is not None and self.waves.filter(responses__isnull=False).exists()

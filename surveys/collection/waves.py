@@ -1,0 +1,92 @@
+"""Waves: running a survey again as the next wave of its series.
+
+A new wave is a draft copy of the survey's definition (questions, mechanisms, options, texts, languages,
+consent, researchers), with its own link and dates and nothing of the reports. A survey not yet in a series
+starts one, as its wave 1. The copy keeps each question's lineage (the same question in every wave), and in a
+series that remembers randomization gives each question that can remember one a permanent layer: its own, or
+the question's own parameter, so that all waves together with an unchanged answer cost what one wave cost before.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import TypeVar
+
+from django.db import models, transaction
+from django.db.models import Max
+
+from .models import Question, Series, Survey
+from .models.conditions import REMEMBERED_BY
+
+M = TypeVar("M", bound=models.Model)
+
+SLUG_LENGTH = Survey._meta.get_field("slug").max_length or 50
+
+
+@transaction.atomic
+def run_again(given: Survey) -> Survey:
+    """The next wave of `given`'s series, a draft (one transaction: all of it or nothing)."""
+    survey = Survey.objects.select_for_update().get(pk=given.pk)
+    if survey.series is None:
+        survey.series = Series.objects.create(title=survey.title)
+        survey.wave = 1
+        survey.save(update_fields=["series", "wave"])
+    waves = Survey.objects.select_for_update().filter(series=survey.series)
+    number = (waves.aggregate(last=Max("wave"))["last"] or 0) + 1
+    wave = _copy(survey, slug=_free_slug(survey.slug, number), wave=number, status=Survey.Status.DRAFT,
+                 opens_at=None, closes_at=None)
+    wave.researchers.set(survey.researchers.all())
+    for row in survey.translations.all():
+        _copy(row, survey=wave)
+    for question in survey.questions.prefetch_related("translations", "options__translations"):
+        _copy_question(question, wave, survey.series.remembered)
+    given.series, given.wave = survey.series, survey.wave
+    return wave
+
+
+def _copy_question(question: Question, wave: Survey, remembered: bool) -> None:
+    new = _copy(question, survey=wave, **_permanent_layer(question, remembered))
+    for text in question.translations.all():
+        _copy(text, question=new)
+    for option in question.options.all():
+        new_option = _copy(option, question=new)
+        for label in option.translations.all():
+            _copy(label, option=new_option)
+
+
+def _permanent_layer(question: Question, remembered: bool) -> dict[str, object]:
+    """The question's permanent layer as it is, or its own parameter when it can remember one and has none."""
+    if not remembered or question.has_permanent_layer():
+        return {}
+    if question.mechanism_name in REMEMBERED_BY["q"]:
+        return {"permanent_q": question.q}
+    if question.mechanism_name in REMEMBERED_BY["epsilon"]:
+        return {"permanent_epsilon": question.epsilon}
+    return {}
+
+
+def _copy(row: M, **changes: object) -> M:
+    """A new row with every field of `row` (so a field added later is copied too) but its key and `changes`."""
+    new = copy.copy(row)
+    new.pk = None
+    new._state = copy.copy(row._state)
+    new._state.adding = True
+    new._state.fields_cache = {}
+    for name, value in changes.items():
+        setattr(new, name, value)
+    new.save(force_insert=True)
+    return new
+
+
+def _free_slug(slug: str, number: int) -> str:
+    """`<slug>-wave-<n>` (a wave's own slug loses its number first), shortened to fit, made unique."""
+    base = re.sub(r"-wave-\d+$", "", slug)
+    suffix = f"-wave-{number}"
+    found = base[:SLUG_LENGTH - len(suffix)] + suffix
+    extra = 1
+    while Survey.objects.filter(slug=found).exists():
+        extra += 1
+        tail = f"{suffix}-{extra}"
+        found = base[:SLUG_LENGTH - len(tail)] + tail
+    return found
