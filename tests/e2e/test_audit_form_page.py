@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 MECHANISMS = [("yes_no", "qrr", Decimal("0.5"), 2), ("single_choice", "krr", 1.0, 3),
               ("single_choice", "oue", 1.0, 4)]
-RANDOMIZE = "reports[String(question.id)] = randomizeAnswer(question.sampler, answers[i], nextWord);"
+RANDOMIZE = "reports[String(question.id)] = await reportOf(question, answers[i]);"
 SKIP = (RANDOMIZE, "reports[String(question.id)] = answers[i];")
 FORMS = 96  # enough for every question to catch a page sending the truth (72 is not, as the power line says)
 
