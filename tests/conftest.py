@@ -37,8 +37,23 @@ DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "dja
 
 def pytest_addoption(parser):
     parser.addoption("--database-only", action="store_true",
-                     help="run only the tests that use the database or are marked `engine`: the second engine's run "
-                          "(make test), since the others (statistics, scripts, the client code) cannot depend on it")
+                     help="run only the tests that use the database or are marked `engine`, less SAME_ON_EVERY_ENGINE: "
+                          "the second engine's run (make test), since the others cannot depend on it")
+
+
+# Modules that use the database but whose subject does not depend on its engine, left out of the second
+# engine's run (make test). Each proves what it proves through views and the ORM's plainest queries, which
+# the modules kept there exercise on both engines: who may see what (every URL, every role), the headers,
+# and the analysis scripts reading an export the export tests check on both engines. Together they cost
+# about a sixth of the PostgreSQL run.
+SAME_ON_EVERY_ENGINE = {
+    "tests/test_authorization.py",
+    "tests/test_csp.py",
+    "tests/aggregation/test_analysis_scripts.py",
+    "tests/aggregation/test_analysis_scripts_anytime.py",
+    "tests/aggregation/test_analysis_scripts_every_question.py",
+    "tests/aggregation/test_analysis_scripts_weighted.py",
+}
 
 
 # The modules that take longest (a minute or more of a core each: page loads by the hundred, fuzzing, servers
@@ -47,9 +62,8 @@ LONGEST_FIRST = [
     "tests/e2e/test_relating_answers_in_the_browser.py",
     "tests/fuzz/test_api_schema_fuzz.py",
     "tests/e2e/test_audit_production.py",
-    "tests/e2e/test_estimates_of_ticks_and_numbers_through_the_page.py",
+    "tests/e2e/test_every_kind_through_the_page.py",
     "tests/e2e/test_audit_form_page.py",
-    "tests/e2e/test_conformity_through_the_form.py",
     "tests/test_exports_under_a_worker_timeout.py",
     "tests/e2e/test_accessibility_states.py",
     "tests/ldp/test_joint_statistics.py",
@@ -62,7 +76,8 @@ def pytest_collection_modifyitems(config, items):
     if config.getoption("--database-only"):
         kept, left_out = [], []
         for item in items:
-            (kept if uses_the_database(item) else left_out).append(item)
+            engine_matters = uses_the_database(item) and module_of(item) not in SAME_ON_EVERY_ENGINE
+            (kept if engine_matters else left_out).append(item)
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
     items.sort(key=longest_first)
@@ -72,10 +87,14 @@ def longest_first(item) -> tuple[int, int]:
     """The longest modules first, then the other `slow` ones, then the rest, each in collection order (the
     sort is stable). pytest-xdist (make test: --dist loadscope --no-loadscope-reorder) hands modules out
     in this order, so a long module never starts last and leaves one worker running alone at the end."""
-    path = item.path.relative_to(item.config.rootpath).as_posix()
+    path = module_of(item)
     if path in LONGEST_FIRST:
         return 0, LONGEST_FIRST.index(path)
     return (1 if item.get_closest_marker("slow") else 2), 0
+
+
+def module_of(item) -> str:
+    return item.path.relative_to(item.config.rootpath).as_posix()
 
 
 def uses_the_database(item) -> bool:

@@ -53,8 +53,10 @@ def test_the_variance_is_v_cov_v_of_the_debiased_fractions(m, table):
     assert mean_score_variance(m, pi, 100, SCORES) == pytest.approx(expected, rel=1e-9, abs=1e-15)
 
 
+# n = 10 (the smallest, where the interval's clipping to [1, 5] and the estimates' skew matter most) and 300;
+# each case costs ~0.7 CPU-s (2000 calls of mean_score), so no n in between.
 @pytest.fixture(scope="module", params=[(m, table, n) for eps in (0.5, 2.0, 5.0) for m in mechanisms(eps)
-                                        for table in TABLES for n in (10, 20, 300)],
+                                        for table in TABLES for n in (10, 300)],
                 ids=lambda p: f"{p[0].name}-{p[0].epsilon:g}-{p[1]}-n{p[2]}")
 def simulated(request):
     m, table, n = request.param
