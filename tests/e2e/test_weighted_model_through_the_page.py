@@ -2,7 +2,8 @@
 a survey in Chromium (a yes/no question randomized in their browsers, their age band, sex and age in years sent as
 given), the survey has census margins for age band and sex, and the owner's dashboard, read as text, shows a weighted
 estimate whose interval holds the planted population's share, an unweighted one whose interval misses it, and
-models (weighted and not) whose intervals hold the planted coefficients.
+models (weighted and not) whose intervals hold the planted coefficients, and a cross-tab of age band against the
+answer that holds the respondents' own table and finds them related.
 
 The design, and why it can tell. The population's bands 18-34 / 35-54 / 55-84 are 28 / 34 / 38% and it is 51%
 female; the sample (a quota sample, the shares exact) is 60 / 25 / 15% and 65% female, so it over-represents the
@@ -47,6 +48,7 @@ from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.e2e.answering import submit_many
+from tests.e2e.conftest import axe_violations
 from tests.e2e.test_accessibility import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -143,6 +145,24 @@ def expected_weights(sample) -> str:
             f"{summary['effective_n']:.0f} of these {N} responses.")
 
 
+def assert_the_cross_tab_holds_the_respondents_own_table(found, sample):
+    """Each cell's interval holds the respondents' own joint fraction of (band, yes), which only the browsers'
+    randomization hides (the intervals, made for a sample from a population, are conservative for it: 6 cells at
+    99.9% fail together with probability below 0.6%, Bonferroni); the association (P(yes) ~0.07 among the young
+    against ~0.85 among the oldest) is beyond doubt, and the young said yes least."""
+    own = np.zeros((3, 2))
+    np.add.at(own, (sample["band"], sample["yes"]), 1 / N)
+    joint = found["joint"]
+    assert found["n"] == N
+    for row in range(3):
+        for column in (0, 1):
+            assert joint["ci_low"][row][column] <= own[row][column] <= joint["ci_high"][row][column], (
+                row, column, own, joint)
+    assert found["independence"]["related"] and found["independence"]["p_value"] < 1e-3
+    yes_given_band = [row[1] for row in found["b_given_a"]["estimate"]]
+    assert yes_given_band[0] < yes_given_band[1] < yes_given_band[2]
+
+
 def test_the_weighted_estimate_and_model_recover_the_planted_population(live_server, browser, page, owner):
     survey = builder.create_survey("planted", "Planted", QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=5)
     survey.researchers.add(owner)
@@ -164,9 +184,15 @@ def test_the_weighted_estimate_and_model_recover_the_planted_population(live_ser
     assert said[: said.index(" responses.") + len(" responses.")] == expected_weights(sample)
     weighted_yes, weighted_model = estimate_of_yes(page, 1), model_rows(page)
 
-    page.goto(f"{live_server.url}/results/{survey.slug}/?{urlencode(model)}")
+    relating = {"a": ids[2], "b": ids[1], "confidence": CONFIDENCE}  # age band against the outcome
+    page.goto(f"{live_server.url}/results/{survey.slug}/?{urlencode({**model, **relating})}")
     assert page.locator("#weights").count() == 0
+    assert "18 to 34" in page.locator("#relating").inner_text()
+    assert axe_violations(page) == []  # estimates, a cross-tab and a model together
     unweighted_yes, unweighted_model = estimate_of_yes(page, 1), model_rows(page)
+    assert_the_cross_tab_holds_the_respondents_own_table(
+        page.request.get(f"{live_server.url}/api/v1/surveys/{survey.slug}/crosstab/?{urlencode(relating)}").json(),
+        sample)
 
     truth = population_share()
     assert math.isclose(truth, 0.4048, abs_tol=5e-5)
