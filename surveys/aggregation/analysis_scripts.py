@@ -15,7 +15,9 @@ Under /results/<slug>/export/:
 Both also give the dashboard's intervals valid at any time (--interval anytime: the planning size and each
 question's respondents needed at the dashboard's defaults travel in the script) and, for a survey with
 population margins, its weighted figures (--weighted: analysis.py rakes by itself, analysis.R with R's survey
-package, the only package a script asks for).
+package, the only package a script asks for). And both fit the dashboard's models (--model, or fit_model in a
+session: surveys.aggregation.modelling's logistic and linear models, weighted or not), each its own implementation
+(Newton's method and raking in base R; numpy), printing the models API's table.
 
 The templates are templates/aggregation/scripts/. Every survey text enters a script as a literal
 from surveys.aggregation.script_literals, never as raw text. Nothing else about the responses is

@@ -93,6 +93,8 @@ def _r_question(column: Column) -> str:
     names = [f"{question.key}_{j}" for j in range(mechanism.k)] if mechanism.unary else [question.key]
     fields: dict[str, Any] = {
         "key": r_string(question.key),
+        "id": f"{question.id}L",  # the app's question id and order: a model's outcome_id and its terms' labels
+        "order": f"{question.order}L",
         "text": r_string(question.text),
         "kind": r_string(question.kind),
         "options": r_strings(question.options),
