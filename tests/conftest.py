@@ -42,10 +42,10 @@ def pytest_addoption(parser):
 
 
 # Modules that use the database but whose subject does not depend on its engine, left out of the second
-# engine's run (make test). Each proves what it proves through views and the ORM's plainest queries, which
-# the modules kept there exercise on both engines: who may see what (every URL, every role), the headers,
-# and the analysis scripts reading an export the export tests check on both engines. Together they cost
-# about a sixth of the PostgreSQL run.
+# engine's run (make test). Each proves what it proves from figures, rows or refusals that the modules kept there
+# compute on both engines: who may see what (every URL, every role) and the headers; the analysis scripts reading an
+# export; the charts' geometry and the labelled files' layout; the refusals made before or after the same queries.
+# Together they took a third of the PostgreSQL run (measured with tests/cpu_profile.py).
 SAME_ON_EVERY_ENGINE = {
     "tests/test_authorization.py",
     "tests/test_csp.py",
@@ -54,6 +54,14 @@ SAME_ON_EVERY_ENGINE = {
     "tests/aggregation/test_analysis_scripts_every_question.py",
     "tests/aggregation/test_analysis_scripts_models.py",
     "tests/aggregation/test_analysis_scripts_weighted.py",
+    "tests/aggregation/test_charts.py",
+    "tests/aggregation/test_dashboard_charts_of_means_and_ticks.py",
+    "tests/aggregation/test_model_charts.py",
+    "tests/aggregation/test_numeric_charts.py",
+    "tests/aggregation/test_stata_spss.py",
+    "tests/aggregation/test_stata_spss_value_labels.py",
+    "tests/aggregation/test_model_refusals.py",
+    "tests/aggregation/test_refusing.py",
 }
 
 
