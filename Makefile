@@ -56,7 +56,7 @@ lint: test-deps
 # use the database again on PostgreSQL (.ci/postgres installs and starts a local server with apt-get if
 # needed, then prints its URL); ruff and mypy; the JavaScript tests. --database-only (tests/conftest.py)
 # leaves out of the second run what cannot depend on the engine: the statistics, the generated scripts,
-# the client code. The browser tests (tests/e2e) test what the page does; every server path they go
+# the client code, and the modules SAME_ON_EVERY_ENGINE names (every URL's access, headers, charts). The browser tests (tests/e2e) test what the page does; every server path they go
 # through is tested on both engines by the view, API and service tests, and running them twice would add
 # minutes to every run. pytest runs in pytest-xdist workers, each with its own test database
 # (pytest-django adds the worker's name, gw0, gw1..., to it).
