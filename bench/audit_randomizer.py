@@ -2,6 +2,7 @@
 
     python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ [--forms N] [--alpha A] [--tabs T]
     python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ --draws N [--alpha A]
+    python bench/audit_randomizer.py https://survey.example.org/s/<wave-1>/ --next-wave <wave-2 URL> [--forms N]
 
 By default (end to end, bench/audit_form.py) it fills the page's real form N times (default 400) with known
 true answers, each question's audited truths in turn, presses the real send button, intercepts the POST and
@@ -11,7 +12,10 @@ forms each truth got, about how far a cell's frequency must move to be caught (a
 whether a page that sent the true answers would fail; the summary times the forms. With `--draws N` it
 instead draws N reports per true answer from the randomizer module the page loaded (its hashed name in
 production), with the page's Web Crypto: fast and powerful for the sampler itself, but it never runs
-respond.js, so a page that skips randomizing passes it.
+respond.js, so a page that skips randomizing passes it. With `--next-wave URL` (a later wave of the same series)
+each of the N rounds is a browser new to the series answering both waves with the same truth (bench/audit_waves.py):
+each remembered question's two reports must agree as often as its two published layers say, each wave's reports
+must follow the layers composed.
 
 Either way the reports are tested against the published probabilities (`ldp.audit`: exact binomial tests,
 family-wise false-alarm rate alpha, 10^-3 end to end and 10^-6 with --draws) and the empirical epsilon is
