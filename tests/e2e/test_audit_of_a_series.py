@@ -3,15 +3,18 @@ series answer two waves with the same truth; each remembered question's two repo
 layers say. The honest pages pass (and nothing is stored); a page that re-draws the permanent response each wave, and
 one that sends it without the instantaneous layer, fail.
 
-Power, from the integers (ldp.wave_agreement), sets the number of browsers: 8, so 16 loads of a page per audit and
-three audits. Two groups of six 8-option questions make the two wrong pages visible. Group A (a weak permanent layer,
-eps 0.5, under a strong instantaneous one, eps 6) agrees with probability 0.9853 when the permanent response is kept
-and 0.1299 when it is re-drawn: at the family's level (alpha 10^-3 over 1,548 cells) a question is flagged at 2 or
-fewer agreements of 8, which a re-drawing page gives with probability 0.926 per question, so all six miss it with
-probability 1.6e-7 (at 6 browsers 3e-5). Group B (a strong permanent layer, eps 5, under a weak instantaneous one, eps
-0.5) agrees with probability 0.1299: 8 agreements of 8, what a page sending the permanent response alone always
-gives, is flagged for every question; 6 browsers could not flag it (the interval for 6 of 6 reaches down to 0.09).
-The honest pages pass but for a false alarm at rate at most alpha.
+Power, from the integers (ldp.wave_agreement), sets the number of browsers: 8, so 16 page loads per audit, and two
+audits: the honest pages through the command, and one planted page wrong in both ways, each on its own group of
+questions (each question's verdict depends on its own reports alone). Two groups of six 8-option questions make the
+two wrong pages visible. Group A (a weak permanent layer, eps 0.5, under a strong instantaneous one, eps 6) agrees
+with probability 0.9662 when the permanent response is kept and 0.1297 when it is re-drawn: at the family's level
+(alpha 10^-3 over 1,548 cells) a question is flagged at 2 or fewer agreements of 8, which a re-drawing page gives
+with probability 0.926 per question, so all six miss it with probability 1.6e-7 (at 6 browsers 3e-5). Group B (a
+strong permanent layer, eps 5, under a weak instantaneous one, eps 0.5) agrees with probability 0.1299: 8 agreements
+of 8, what a page sending the permanent response alone always gives, is flagged for every question; 6 browsers could
+not flag it (the interval for 6 of 6 reaches down to 0.083). The honest pages pass but for a false alarm at rate at
+most alpha. Measured: about 22 CPU-s for the command's audit and 28 for the planted one (1.2 to 1.5 CPU-s a load:
+twelve questions, each derived through HMAC-DRBG, and every request routed through Playwright).
 """
 
 import pytest
@@ -31,10 +34,14 @@ OPTIONS = [f"Option {j}" for j in range(8)]
 GROUP_A = [QuestionSpec(f"A {i}?", "krr", epsilon=6.0, options=OPTIONS) for i in range(6)]
 GROUP_B = [QuestionSpec(f"B {i}?", "krr", epsilon=0.5, options=OPTIONS) for i in range(6)]
 PERMANENT = {"A": 0.5, "B": 5.0}
-# The two wrong pages, each one line of the honest code swapped.
-REDRAWN = ("const seed = personalization(series, lineage, value, sampler);",
-           "const seed = personalization(series, lineage, `${value}|${Math.random()}`, sampler);")
-ALONE = ("return instantly(question.sampler, permanent, nextWord);", "return permanent;")
+# The two wrong pages in one (the audit's per-question verdicts are independent, so one run shows both): group A's
+# permanent response re-drawn in every wave (a seed that is new each time), group B's sent without the instantaneous
+# layer.
+HONEST = "  return instantly(question.sampler, permanent, nextWord);"
+WRONG = (HONEST, """  if (question.order > 6) return permanent;
+  const redrawn = await permanentResponse(secret, `${series.id}|${Math.random()}`, question.remembered.lineage, answer,
+    question.remembered.sampler);
+  return instantly(question.sampler, redrawn, nextWord);""")
 
 
 @pytest.fixture
@@ -96,39 +103,26 @@ def test_the_command_passes_the_honest_waves_and_says_what_it_would_catch(live_s
                                 "through both waves in ")
 
 
-def planted(swap, script):
+def test_a_page_re_drawing_the_permanent_response_or_sending_it_alone_fails(live_server, two_waves, page):
     def plant(tab):
-        serve_modified(tab, f"static/js/{script}", swap)
-    return plant
+        serve_modified(tab, "static/js/respond.js", WRONG)
 
-
-def run_planted(live_server, two_waves, page, swap, script):
-    plant = planted(swap, script)
     first, second = urls(live_server, two_waves)
     plant(page)
     page.goto(first)
-    assert swap[1] in served_text(page, f"/static/js/{script}")  # the swap took
+    assert WRONG[1] in served_text(page, "/static/js/respond.js")  # the swap took
     found = audit_series(page, (first, second), BROWSERS, alpha=1e-3, tabs=2, watch=plant)
     assert Response.objects.count() == 0 and not found.passed
-    return found, [group for group, _, _ in published(two_waves[0])]
-
-
-def test_a_page_re_drawing_the_permanent_response_each_wave_fails(live_server, two_waves, page):
-    found, groups = run_planted(live_server, two_waves, page, REDRAWN, "remember.js")
-    # Each wave on its own is a browser new to the series, as published: only the agreement shows the re-draw.
-    assert all(item.result.passed for wave in found.waves for item in wave) and found.problems == ()
+    groups = [group for group, _, _ in published(two_waves[0])]
     verdicts = {group: [a.passed for a, g in zip(found.agreements, groups, strict=True) if g == group]
                 for group in "AB"}
-    assert verdicts["B"] == [True] * 6 and not all(verdicts["A"])
-
-
-def test_a_page_sending_the_permanent_response_alone_fails(live_server, two_waves, page):
-    found, groups = run_planted(live_server, two_waves, page, ALONE, "respond.js")
-    failed = [(g, a.failures) for a, g in zip(found.agreements, groups, strict=True) if not a.passed]
+    # Group A: each wave on its own is a browser new to the series, as published; only the agreement shows the re-draw.
+    assert all(item.result.passed for wave in found.waves for item in wave[:6]) and found.problems == ()
+    assert not all(verdicts["A"])
+    # Group B: the permanent response, the same in both waves, agreed every time.
     agree = published(two_waves[0])[6][1]
-    assert failed == [("B", (f"the two waves' reports agreed in 8 of 8 browsers (1.00000), published "
-                             f"{float(agree):.5f}",))] * 6
-    assert [a.agreed for a in found.agreements][6:] == [BROWSERS] * 6
+    assert [a.failures for a in found.agreements[6:]] == [(f"the two waves' reports agreed in 8 of 8 browsers "
+                                                           f"(1.00000), published {float(agree):.5f}",)] * 6
 
 
 def test_it_refuses_a_next_wave_with_module_draws():
