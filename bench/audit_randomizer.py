@@ -15,7 +15,7 @@ production), with the page's Web Crypto: fast and powerful for the sampler itsel
 respond.js, so a page that skips randomizing passes it. With `--next-wave URL` (a later wave of the same series)
 each of the N rounds is a browser new to the series answering both waves with the same truth (bench/audit_waves.py):
 each remembered question's two reports must agree as often as its two published layers say, each wave's reports
-must follow the layers composed.
+must follow the layers composed; `--changed ID,...` gives those questions a different answer in the second wave.
 
 Either way the reports are tested against the published probabilities (`ldp.audit`: exact binomial tests,
 family-wise false-alarm rate alpha, 10^-3 end to end and 10^-6 with --draws) and the empirical epsilon is
@@ -140,7 +140,8 @@ def audit_page(page: Page, draws: int = 100_000, alpha: float = 1e-6) -> list[Qu
 
 def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6, scripts: dict[str, set[str]] | None = None,
               forms: int | None = None, tabs: int = 4,
-              next_wave: str | None = None) -> tuple[list[QuestionAudit], FormRun | SeriesAudit | None]:
+              next_wave: str | None = None,
+              changed: frozenset[int] = frozenset()) -> tuple[list[QuestionAudit], FormRun | SeriesAudit | None]:
     """Audit the page at `url` through `forms` filled forms (bench/audit_form.py), or without `forms` by `draws`
     draws per truth from its randomizer module, or with `next_wave` (a later wave's page) through `forms` browsers
     answering both waves (bench/audit_waves.py: the questions are both waves'); `scripts`, if given, receives
@@ -165,7 +166,7 @@ def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6, scripts: dict
             if forms is None:
                 return audit_page(page, draws, alpha), None
             if next_wave is not None:
-                series = audit_series(page, (url, next_wave), forms, alpha, tabs, watch)
+                series = audit_series(page, (url, next_wave), forms, alpha, tabs, watch, changed)
                 return [QuestionAudit(a.question["id"], a.question["sampler"], a.result, a.note)
                         for wave in series.waves for a in wave], series
             found, run = audit_forms(page, url, forms, alpha, tabs, watch)
@@ -252,6 +253,8 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument("--next-wave", metavar="URL", help="a later wave of the same series: each of the --forms "
                         "rounds is a browser new to the series answering both waves with the same truth, and each "
                         "remembered question's two reports must agree as its two published layers say")
+    parser.add_argument("--changed", default="", metavar="ID,ID", help="with --next-wave: first-wave ids of "
+                        "remembered questions whose answer changes in the second wave (a new permanent response)")
     parser.add_argument("--expect", action="append", default=[], metavar="NAME=SHA256",
                         help="a script the page must load with this SHA-256 (hex), e.g. randomizer.js=<hash> from "
                              "a reviewed release; repeatable. The manifest's hash in a served name is ignored")
@@ -262,9 +265,16 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         parser.error("--forms and --draws must be at least 1")
     if args.next_wave and forms is None:
         parser.error("--next-wave audits end to end: not with --draws")
+    try:
+        changed = frozenset(int(item) for item in args.changed.split(",") if item.strip())
+    except ValueError:
+        parser.error("--changed takes question ids separated by commas")
+    if changed and not args.next_wave:
+        parser.error("--changed needs --next-wave")
     scripts: dict[str, set[str]] = {}
     try:
-        audits, run = audit_url(args.url, args.draws or 0, alpha, scripts, forms, max(1, args.tabs), args.next_wave)
+        audits, run = audit_url(args.url, args.draws or 0, alpha, scripts, forms, max(1, args.tabs), args.next_wave,
+                                changed)
     except RuntimeError as error:
         out.write(f"error: {error}\n")
         return 2

@@ -15,7 +15,10 @@ Three tests, at family-wise false-alarm rate alpha over all their cells (Bonferr
   wave), by an exact binomial test (the Clopper-Pearson interval at the family's level must hold it). A page that
   re-draws the permanent response every wave agrees as two independent reports do (`independent_agreement`), less
   often; one that sends the permanent response without the instantaneous layer agrees every time. Each line says
-  whether either would be caught at its expected agreement;
+  whether either would be caught at its expected agreement. With `changed` (`--changed ID,...`, first-wave question
+  ids) those questions get the next audited answer in the second wave: a new answer's permanent response is a new
+  draw, so the two reports agree as independent ones for two answers do, and a page that reuses the old permanent
+  response agrees as often as for an unchanged answer;
 * the payloads' word on the series: the first wave's says it answered no earlier wave, the second's that it did.
 """
 
@@ -61,8 +64,10 @@ class Pair:
 
     first: dict[str, Any]
     second: dict[str, Any]
-    published: Fraction  # one permanent response, randomized afresh in each wave
+    published: Fraction  # the same answer: one permanent response, randomized afresh in each wave
     redrawn: Fraction  # two independent permanent responses (a page re-drawing it every wave)
+    changed: bool = False  # the answer changes: then `published` is of independent permanent responses to two
+    # answers, and `redrawn` stands for a page that reuses the old permanent response (one, randomized twice)
 
 
 @dataclass
@@ -103,8 +108,9 @@ class SeriesAudit:
             and all(item.result.passed for wave in self.waves for item in wave)
 
 
-def pairs_of(first: dict[str, Any], second: dict[str, Any]) -> list[Pair]:
-    """The questions that remember in both waves' configs, matched by lineage, with their agreements."""
+def pairs_of(first: dict[str, Any], second: dict[str, Any], changed: frozenset[int] = frozenset()) -> list[Pair]:
+    """The questions that remember in both waves' configs, matched by lineage, with their agreements; the answers
+    of those whose first-wave id is in `changed` change between the waves."""
     later = {q["remembered"]["lineage"]: q for q in second["questions"] if remembers(second, q)}
     found = []
     for q in first["questions"]:
@@ -114,8 +120,11 @@ def pairs_of(first: dict[str, Any], second: dict[str, Any]) -> list[Pair]:
         if other["remembered"]["sampler"] != q["remembered"]["sampler"]:
             continue  # a changed permanent layer starts afresh (remember.js): the waves share nothing
         composed = [composed_sampler(question["remembered"]["sampler"], question["sampler"]) for question in (q, other)]
-        found.append(Pair(q, other, remembered_agreement(q["remembered"]["sampler"], q["sampler"], other["sampler"]),
-                          independent_agreement(composed[0], composed[1], 0, 0)))
+        kept = remembered_agreement(q["remembered"]["sampler"], q["sampler"], other["sampler"])
+        if q["id"] in changed:  # the same for every two different answers (the channels are symmetric)
+            found.append(Pair(q, other, independent_agreement(composed[0], composed[1], 0, 1), kept, changed=True))
+        else:
+            found.append(Pair(q, other, kept, independent_agreement(composed[0], composed[1], 0, 0)))
     return found
 
 
@@ -144,6 +153,7 @@ def run_pairs(tabs: list[Page], urls: tuple[str, str], configs: tuple[dict[str, 
     questions = tuple(audited_questions(config) for config in configs)
     truths = {q["id"]: audit_truths(q["sampler"]) for wave in questions for q in wave}
     partner = {pair.second["id"]: pair.first["id"] for pair in pairs}
+    shift = {pair.second["id"]: int(pair.changed) for pair in pairs}  # a changed answer: the next audited truth
     run = PairRun(tuple(FormRun({q["id"]: {x: {} for x in truths[q["id"]]} for q in wave},  # type: ignore[arg-type]
                                 {q["id"]: dict.fromkeys(truths[q["id"]], 0) for q in wave},
                                 {q["id"]: [] for q in wave}, 0.0, rounds) for wave in questions),
@@ -155,8 +165,9 @@ def run_pairs(tabs: list[Page], urls: tuple[str, str], configs: tuple[dict[str, 
     for start in range(0, rounds, len(tabs)):
         batch = list(zip(range(start, min(start + len(tabs), rounds)), tabs, posts, strict=False))
         first = {r: {q["id"]: truths[q["id"]][r % len(truths[q["id"]])] for q in questions[0]} for r, _, _ in batch}
-        chosen = [first, {r: {q["id"]: first[r][partner[q["id"]]] if q["id"] in partner else
-                              truths[q["id"]][r % len(truths[q["id"]])] for q in questions[1]} for r, _, _ in batch}]
+        chosen = [first, {r: {q["id"]: _second_truth(truths[q["id"]], first[r][partner[q["id"]]], shift[q["id"]])
+                              if q["id"] in partner else truths[q["id"]][r % len(truths[q["id"]])]
+                              for q in questions[1]} for r, _, _ in batch}]
         sent: dict[int, list[dict[str, Any]]] = {r: [] for r, _, _ in batch}
         for wave in (0, 1):
             for _, page, _ in batch:
@@ -182,6 +193,11 @@ def run_pairs(tabs: list[Page], urls: tuple[str, str], configs: tuple[dict[str, 
                 run.agreed[pair.first["id"]] += reports[0] == reports[1]
     run.seconds = time.perf_counter() - started
     return run
+
+
+def _second_truth(truths: list[int], first: int, shift: int) -> int:
+    """The second wave's answer: the first's, or with `shift` the audited truth after it."""
+    return truths[(truths.index(first) + shift) % len(truths)]
 
 
 def _wait_for_receipt(page: Page) -> None:
@@ -214,16 +230,22 @@ def agreement_audit(pair: Pair, pairs: int, agreed: int, alpha: float, family: i
     def verdict(rate: Fraction) -> str:
         return "caught" if pairs and _caught(round(rate * pairs), pairs, published, level) else "NOT caught"
 
-    note = (f"{agreed} of {pairs} agreed, published {float(published):.4f} (binomial SE {se:.4f}); a page "
-            f"re-drawing the permanent response each wave ({float(pair.redrawn):.4f}): {verdict(pair.redrawn)}; "
-            f"sending it without the instantaneous layer (1): {verdict(Fraction(1))}")
+    if pair.changed:
+        note = (f"a changed answer: {agreed} of {pairs} agreed, published {float(published):.4f} (binomial SE "
+                f"{se:.4f}); a page reusing the old permanent response ({float(pair.redrawn):.4f}): "
+                f"{verdict(pair.redrawn)}")
+    else:
+        note = (f"{agreed} of {pairs} agreed, published {float(published):.4f} (binomial SE {se:.4f}); a page "
+                f"re-drawing the permanent response each wave ({float(pair.redrawn):.4f}): {verdict(pair.redrawn)}; "
+                f"sending it without the instantaneous layer (1): {verdict(Fraction(1))}")
     return AgreementAudit(pair, pairs, agreed, failures, note)
 
 
 def audit_series(page: Page, urls: tuple[str, str], rounds: int, alpha: float, tabs: int = 4,
-                 watch: Callable[[Page], None] | None = None) -> SeriesAudit:
+                 watch: Callable[[Page], None] | None = None, changed: frozenset[int] = frozenset()) -> SeriesAudit:
     """Audit two waves of a series (`page` has the first loaded) through `rounds` browsers new to the series, `tabs`
-    at a time in browser contexts of their own; `watch` is called with each new page (to record scripts)."""
+    at a time in browser contexts of their own; `watch` is called with each new page (to record scripts). The
+    remembered questions whose first-wave ids are in `changed` get a different answer in the second wave."""
     configs: list[dict[str, Any]] = [page_config(page)]
     browser = page.context.browser
     assert browser is not None
@@ -240,7 +262,10 @@ def audit_series(page: Page, urls: tuple[str, str], rounds: int, alpha: float, t
         series = [config.get("series") or {} for config in configs]
         if not series[0] or series[0].get("id") != series[1].get("id") or not series[0]["wave"] < series[1]["wave"]:
             raise RuntimeError("the two pages are not two waves of one series, the earlier one first")
-        pairs = pairs_of(configs[0], configs[1])
+        pairs = pairs_of(configs[0], configs[1], changed)
+        unknown = changed - {pair.first["id"] for pair in pairs}
+        if unknown:
+            raise RuntimeError(f"--changed names no remembered question of both waves: {sorted(unknown)}")
         run = run_pairs(pages, urls, (configs[0], configs[1]), endpoints, pairs, rounds)
     finally:
         for context in contexts:
