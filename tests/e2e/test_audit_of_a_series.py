@@ -16,9 +16,9 @@ strong permanent layer, eps 5, under a weak instantaneous one, eps 0.5; the same
 browsers could not flag it (the interval for 6 of 6 reaches down to 0.083). Group C (eps 5 and 5; the answer changes)
 agrees with probability 0.0238 when the new answer gets a new permanent response and 0.9122 when the old one is
 reused: flagged at 6 or more of 8, probability 0.973 per question, all six missing it 3.9e-10. The honest pages pass
-but for a false alarm at rate at most alpha. Measured: about 22 to 24 CPU-s for the command's audit and 28 to 35 for the planted
-one (1.2 to 1.5 CPU-s a load: the questions are each derived through HMAC-DRBG, and every request is routed through
-Playwright).
+but for a false alarm at rate at most alpha. Measured: about 22 to 24 CPU-s for the command's audit and 28 to 35
+for the planted one (1.2 to 2 CPU-s a load: the questions are each derived through HMAC-DRBG, and every request is
+routed through Playwright).
 """
 
 import pytest
