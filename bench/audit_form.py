@@ -10,6 +10,11 @@ randomizing again. Round r gives question q its audited truth `audit_truths(samp
 truth gets forms / len(truths) payloads; the payloads are tested with `ldp.audit` against the published
 probabilities, whatever code (respond.js, the randomizer, anything they import) produced them.
 
+A question that remembers its randomization across the waves of a series is audited against its two layers
+composed: every round's storage is fresh, so every form is a browser new to the series, whose report is a fresh
+randomization of a new permanent response (ldp.wave_agreement; `--next-wave` in bench/audit_waves.py tests what one
+browser sends in two waves).
+
 Power is small next to the module-draw mode's 10^5 draws per truth: each question's line says about how
 far a cell's frequency must move to be flagged, and whether a page that sent the true answers would fail.
 """
@@ -28,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from ldp.audit import AuditResult, audit, audit_truths, report_probabilities, tabulate
+from ldp.wave_agreement import composed_sampler
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -213,6 +219,26 @@ def audit_rows(question: dict[str, Any], run: FormRun) -> dict[int, list[int]]:
             if run.forms[question["id"]][x]}
 
 
+def page_config(page: Page) -> dict[str, Any]:
+    """The loaded survey page's data for respond.js; RuntimeError if it has nowhere to send to."""
+    config = page.evaluate("JSON.parse(document.getElementById('survey-data').textContent)")
+    if config.get("preview") or not config.get("endpoint"):
+        raise RuntimeError("the page has nowhere to send to (a preview, or a closed survey)")
+    return dict(config)
+
+
+def remembers(config: dict[str, Any], question: dict[str, Any]) -> bool:
+    """Whether the page answers `question` through a remembered permanent layer (respond.js's rule)."""
+    return bool(config.get("series") and config["series"].get("remembered") and question.get("remembered"))
+
+
+def audited_questions(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The page's questions, each with the sampler its reports follow for a browser new to the series: a remembered
+    question's two layers composed (ldp.wave_agreement), any other question's own sampler."""
+    return [{**q, "sampler": composed_sampler(q["remembered"]["sampler"], q["sampler"])} if remembers(config, q)
+            else q for q in config["questions"]]
+
+
 @dataclass(frozen=True)
 class FormAudit:
     question: dict[str, Any]
@@ -224,10 +250,8 @@ def audit_forms(page: Page, url: str, forms: int, alpha: float, tabs: int = 4,
                 watch: Callable[[Page], None] | None = None) -> tuple[list[FormAudit], FormRun]:
     """Audit the page at `url` (loaded once in `page`) through `forms` filled and sent forms, `tabs` at a time in
     browser contexts of their own (no shared storage); `watch` is called with each new page (to record scripts)."""
-    config = page.evaluate("JSON.parse(document.getElementById('survey-data').textContent)")
-    questions = config["questions"]
-    if config.get("preview") or not config.get("endpoint"):
-        raise RuntimeError("the page has nowhere to send to (a preview, or a closed survey)")
+    config = page_config(page)
+    questions = audited_questions(config)
     browser = page.context.browser
     assert browser is not None
     contexts = [browser.new_context() for _ in range(max(1, min(tabs, forms)))]
@@ -241,7 +265,11 @@ def audit_forms(page: Page, url: str, forms: int, alpha: float, tabs: int = 4,
     finally:
         for context in contexts:
             context.close()
-    family = family_size(questions)
+    return form_audits(questions, run, alpha, family_size(questions)), run
+
+
+def form_audits(questions: list[dict[str, Any]], run: FormRun, alpha: float, family: int) -> list[FormAudit]:
+    """Each question's reports in `run` tested against its (audited) sampler, Bonferroni over `family` cells."""
     found = []
     for q in questions:
         counted = {x: n for x, n in run.forms[q["id"]].items() if n}
@@ -253,4 +281,4 @@ def audit_forms(page: Page, url: str, forms: int, alpha: float, tabs: int = 4,
                 f"off by {width:.3f} is caught about half the time; a page sending the truth: {truth}")
         found.append(FormAudit(q, AuditResult(result.claimed_epsilon, result.epsilon_lower_bound,
                                               result.failures + problems), note))
-    return found, run
+    return found

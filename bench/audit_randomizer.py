@@ -2,6 +2,7 @@
 
     python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ [--forms N] [--alpha A] [--tabs T]
     python bench/audit_randomizer.py https://survey.example.org/s/<slug>/ --draws N [--alpha A]
+    python bench/audit_randomizer.py https://survey.example.org/s/<wave-1>/ --next-wave <wave-2 URL> [--forms N]
 
 By default (end to end, bench/audit_form.py) it fills the page's real form N times (default 400) with known
 true answers, each question's audited truths in turn, presses the real send button, intercepts the POST and
@@ -11,7 +12,10 @@ forms each truth got, about how far a cell's frequency must move to be caught (a
 whether a page that sent the true answers would fail; the summary times the forms. With `--draws N` it
 instead draws N reports per true answer from the randomizer module the page loaded (its hashed name in
 production), with the page's Web Crypto: fast and powerful for the sampler itself, but it never runs
-respond.js, so a page that skips randomizing passes it.
+respond.js, so a page that skips randomizing passes it. With `--next-wave URL` (a later wave of the same series)
+each of the N rounds is a browser new to the series answering both waves with the same truth (bench/audit_waves.py):
+each remembered question's two reports must agree as often as its two published layers say, each wave's reports
+must follow the layers composed; `--changed ID,...` gives those questions a different answer in the second wave.
 
 Either way the reports are tested against the published probabilities (`ldp.audit`: exact binomial tests,
 family-wise false-alarm rate alpha, 10^-3 end to end and 10^-6 with --draws) and the empirical epsilon is
@@ -44,6 +48,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the project, 
 sys.path.insert(1, str(Path(__file__).resolve().parent))  # bench/, for `audit_form` when imported as bench.*
 
 from audit_form import FormRun, audit_forms  # noqa: E402
+from audit_waves import SeriesAudit, audit_series  # noqa: E402
 
 from ldp.audit import AuditResult, audit, audit_truths, tabulate  # noqa: E402
 
@@ -134,10 +139,13 @@ def audit_page(page: Page, draws: int = 100_000, alpha: float = 1e-6) -> list[Qu
 
 
 def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6, scripts: dict[str, set[str]] | None = None,
-              forms: int | None = None, tabs: int = 4) -> tuple[list[QuestionAudit], FormRun | None]:
+              forms: int | None = None, tabs: int = 4,
+              next_wave: str | None = None,
+              changed: frozenset[int] = frozenset()) -> tuple[list[QuestionAudit], FormRun | SeriesAudit | None]:
     """Audit the page at `url` through `forms` filled forms (bench/audit_form.py), or without `forms` by `draws`
-    draws per truth from its randomizer module; `scripts`, if given, receives {URL: SHA-256 hex digests} of
-    every script it loaded, each time it loaded it."""
+    draws per truth from its randomizer module, or with `next_wave` (a later wave's page) through `forms` browsers
+    answering both waves (bench/audit_waves.py: the questions are both waves'); `scripts`, if given, receives
+    {URL: SHA-256 hex digests} of every script it loaded, each time it loaded it."""
     from playwright.sync_api import sync_playwright
 
     loaded = scripts if scripts is not None else {}
@@ -157,6 +165,10 @@ def audit_url(url: str, draws: int = 100_000, alpha: float = 1e-6, scripts: dict
             page.wait_for_load_state("networkidle")
             if forms is None:
                 return audit_page(page, draws, alpha), None
+            if next_wave is not None:
+                series = audit_series(page, (url, next_wave), forms, alpha, tabs, watch, changed)
+                return [QuestionAudit(a.question["id"], a.question["sampler"], a.result, a.note)
+                        for wave in series.waves for a in wave], series
             found, run = audit_forms(page, url, forms, alpha, tabs, watch)
             return [QuestionAudit(a.question["id"], a.question["sampler"], a.result, a.note) for a in found], run
         finally:
@@ -212,6 +224,20 @@ def report(audits: list[QuestionAudit], draws: int, alpha: float, out: TextIO, h
     return 1 if failed else 0
 
 
+def report_series(series: SeriesAudit, out: TextIO) -> int:
+    """Print each remembered question's agreement across the two waves (and its note) and the series' problems;
+    0 if all pass, else 1."""
+    out.write(f"{'question':>8}  {'in wave':>8}  {'browsers':>8}  {'agreed':>6}  {'published':>9}  result\n")
+    for item in series.agreements:
+        out.write(f"{item.pair.first['id']:>8}  {item.pair.second['id']:>8}  {item.pairs:>8}  {item.agreed:>6}  "
+                  f"{float(item.pair.published):>9.4f}  {'pass' if item.passed else 'FAIL'}\n")
+        for line in (item.note, *item.failures):
+            out.write(f"{'':>10}{line}\n")
+    for problem in series.problems:
+        out.write(f"FAIL {problem}\n")
+    return 0 if series.passed else 1
+
+
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("url", help="a respondent page, e.g. https://survey.example.org/s/demo/")
@@ -224,6 +250,11 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
                         f"{FORMS_ALPHA:g} end to end, {DRAWS_ALPHA:g} with --draws)")
     parser.add_argument("--tabs", type=int, default=4, help="end to end: forms in flight at a time, each in a "
                         "browser context of its own (default 4)")
+    parser.add_argument("--next-wave", metavar="URL", help="a later wave of the same series: each of the --forms "
+                        "rounds is a browser new to the series answering both waves with the same truth, and each "
+                        "remembered question's two reports must agree as its two published layers say")
+    parser.add_argument("--changed", default="", metavar="ID,ID", help="with --next-wave: first-wave ids of "
+                        "remembered questions whose answer changes in the second wave (a new permanent response)")
     parser.add_argument("--expect", action="append", default=[], metavar="NAME=SHA256",
                         help="a script the page must load with this SHA-256 (hex), e.g. randomizer.js=<hash> from "
                              "a reviewed release; repeatable. The manifest's hash in a served name is ignored")
@@ -232,21 +263,44 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     alpha = args.alpha if args.alpha is not None else DRAWS_ALPHA if forms is None else FORMS_ALPHA
     if (forms is not None and forms < 1) or (args.draws is not None and args.draws < 1):
         parser.error("--forms and --draws must be at least 1")
+    if args.next_wave and forms is None:
+        parser.error("--next-wave audits end to end: not with --draws")
+    try:
+        changed = frozenset(int(item) for item in args.changed.split(",") if item.strip())
+    except ValueError:
+        parser.error("--changed takes question ids separated by commas")
+    if changed and not args.next_wave:
+        parser.error("--changed needs --next-wave")
     scripts: dict[str, set[str]] = {}
     try:
-        audits, run = audit_url(args.url, args.draws or 0, alpha, scripts, forms, max(1, args.tabs))
+        audits, run = audit_url(args.url, args.draws or 0, alpha, scripts, forms, max(1, args.tabs), args.next_wave,
+                                changed)
     except RuntimeError as error:
         out.write(f"error: {error}\n")
         return 2
-    how = f"{run.rounds:,} forms through the page in {run.seconds:.1f} s, {1000 * run.seconds / run.rounds:.0f} " \
-          "ms per form" if run else ""
     table = io.StringIO()
-    verdict = report(audits, args.draws or 0, alpha, table, how)
+    verdict = report(audits, args.draws or 0, alpha, table, how_forms(run))
     *rows, summary = table.getvalue().splitlines(keepends=True)
-    out.writelines(rows)  # the questions, then the scripts, then the one-line summary
+    out.writelines(rows)  # the questions (with --next-wave their agreement), the scripts, the one-line summary
+    if isinstance(run, SeriesAudit):
+        verdict = max(verdict, report_series(run, out))
+        agreeing = sum(item.passed for item in run.agreements)
+        summary = summary.replace(" pass (", f" pass, {agreeing} of {len(run.agreements)} agree across the waves (", 1)
     pinned = check_scripts(scripts, args.expect, out)
     out.write(summary)
     return max(verdict, pinned)
+
+
+def how_forms(run: FormRun | SeriesAudit | None) -> str:
+    """How the reports were made, for the summary line ('' for module draws)."""
+    if isinstance(run, SeriesAudit):
+        rounds, seconds = run.run.waves[0].rounds, run.run.seconds
+        return f"{rounds:,} browsers through both waves in {seconds:.1f} s, {1000 * seconds / rounds:.0f} ms per " \
+               "browser"
+    if run is None:
+        return ""
+    return f"{run.rounds:,} forms through the page in {run.seconds:.1f} s, {1000 * run.seconds / run.rounds:.0f} " \
+           "ms per form"
 
 
 if __name__ == "__main__":

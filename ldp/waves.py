@@ -51,6 +51,15 @@ def channel(mechanism: Mechanism) -> tuple[Fraction, Fraction]:
     return Fraction(a, modulus), Fraction(b, modulus)
 
 
+def compose(permanent: tuple[Fraction, Fraction], instant: tuple[Fraction, Fraction], k: int,
+            unary: bool) -> tuple[Fraction, Fraction]:
+    """(p, q_other) of `instant` applied to the output of `permanent`, both given as (p, q_other) (module docstring)."""
+    (p1, q1), (p2, q2) = permanent, instant
+    if unary:
+        return p1 * p2 + (1 - p1) * q2, q1 * p2 + (1 - q1) * q2
+    return p1 * p2 + (k - 1) * q1 * q2, p1 * q2 + q1 * p2 + (k - 2) * q1 * q2
+
+
 @dataclass(frozen=True)
 class Remembered:
     """A permanent layer and an instantaneous one of the same family and k; immutable, like a mechanism."""
@@ -76,11 +85,7 @@ class Remembered:
 
     def exact_channel(self) -> tuple[Fraction, Fraction]:
         """(p, q_other) of the composed channel, exact (module docstring)."""
-        (p1, q1), (p2, q2) = channel(self.permanent), channel(self.instant)
-        if self.unary:
-            return p1 * p2 + (1 - p1) * q2, q1 * p2 + (1 - q1) * q2
-        k = self.k
-        return p1 * p2 + (k - 1) * q1 * q2, p1 * q2 + q1 * p2 + (k - 2) * q1 * q2
+        return compose(channel(self.permanent), channel(self.instant), self.k, self.unary)
 
     @property
     def wave_epsilon(self) -> float:
