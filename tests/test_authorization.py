@@ -119,6 +119,7 @@ MATRIX = {
     ("aggregation:api-models", "GET", "link"):                      (403,        403,        409,        404,        404,        404,        409),
     ("aggregation:export-model", "GET", "link"):                    (LOGIN,      LOGIN,      409,        404,        404,        404,        409),
     ("aggregation:api-waves", "GET", "link"):                       (403,        403,        200,        404,        404,        404,        200),
+    ("aggregation:export-waves", "GET", "link"):                    (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:api-schema", "GET", None):                        (200,        200,        200,        200,        200,        200,        200),
 
     # The admin: staff only; model pages by model permission.
