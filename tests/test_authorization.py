@@ -47,6 +47,7 @@ TO_RESULTS = "302 /results/"  # already logged in: the login page sends you on
 LOGGED_OUT = "302 /accounts/login/"  # LOGOUT_REDIRECT_URL
 TO_CHANGE = "302 {url}change/"  # the admin's old object URL
 BACK_TO_CHANGE = "302 {parent}change/"  # from .../<id>/open/ back to .../<id>/change/
+TO_WAVE = "302 /s/health/"  # a series' stable link, to its open wave
 
 CASES = cases()
 
@@ -94,6 +95,9 @@ MATRIX = {
     ("collection:api-responses", "POST", "ended"):                  (410,        410,        410,        410,        410,        410,        410),
     ("collection:api-responses", "POST", "draft"):                  (404,        404,        404,        404,        404,        404,        404),
     ("collection:api-responses", "POST", "unknown"):                (404,        404,        404,        404,        404,        404,        404),
+    # A series' stable link: to its current wave's page, for everybody (tests/collection/test_series_link.py has
+    # each state of its waves).
+    ("collection:current-wave", "GET", None):                       (TO_WAVE,    TO_WAVE,    TO_WAVE,    TO_WAVE,    TO_WAVE,    TO_WAVE,    TO_WAVE),
 
     # Results: assigned researchers and superusers; anybody else logged in gets 404 (the slug
     # reveals nothing), anonymous visitors are sent to log in (the API answers 403).
@@ -115,6 +119,7 @@ MATRIX = {
     ("aggregation:api-models", "GET", "link"):                      (403,        403,        409,        404,        404,        404,        409),
     ("aggregation:export-model", "GET", "link"):                    (LOGIN,      LOGIN,      409,        404,        404,        404,        409),
     ("aggregation:api-waves", "GET", "link"):                       (403,        403,        200,        404,        404,        404,        200),
+    ("aggregation:export-waves", "GET", "link"):                    (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:api-schema", "GET", None):                        (200,        200,        200,        200,        200,        200,        200),
 
     # The admin: staff only; model pages by model permission.

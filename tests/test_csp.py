@@ -12,8 +12,8 @@ with errors and the admin actions' intermediate pages. For each response:
   writes them, are not scripts), no script from another origin, no inline
   event handler attribute (on...=) and no javascript: URL;
 - the respondent's page /s/<slug>/ and its staff preview /s/<slug>/preview/, in every state of
-  its survey (open, by invitation, closed, not yet open, ended, draft, unknown), send
-  Referrer-Policy: no-referrer.
+  its survey (open, by invitation, closed, not yet open, ended, draft, unknown), and a series'
+  stable link /w/<slug>/ send Referrer-Policy: no-referrer.
 """
 
 import re
@@ -30,7 +30,7 @@ from tests.factories import valid_payload
 from tests.urls_under_test import ROLES, World, action_rows, cases, label
 
 CASES = cases()
-SURVEY_PAGES = {"collection:respond", "collection:preview"}
+SURVEY_PAGES = {"collection:respond", "collection:preview", "collection:current-wave"}
 MUST_BE_NONE = ("object-src", "base-uri", "frame-ancestors")
 DATA_BLOCK_TYPES = {"application/json"}
 URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data"}
@@ -246,3 +246,11 @@ def test_the_pages_of_the_new_kinds_have_a_strict_policy_and_no_inline_script(db
     body = responses["survey page"].body.decode()
     assert 'type="number"' in body and 'type="checkbox"' in body
     assert "chart mean" in responses["dashboard with charts"].body.decode()
+
+
+def test_a_series_link_whose_waves_are_all_closed(world):
+    """The stable link's closed page (the walk above sees it redirect to the open wave)."""
+    Survey.objects.filter(pk=world.surveys["link"].pk).update(status=Survey.Status.CLOSED)
+    response = world.get("anonymous", f"/w/{world.surveys['link'].series.slug}/")
+    assert response.status_code == 410
+    assert_clean({"anonymous": response}, survey_page=True)

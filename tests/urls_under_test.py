@@ -295,6 +295,8 @@ class World:
         def value(name: str) -> str:
             if name == "slug":
                 return self.slug(case.subject)
+            if name == "series":  # collection:current-wave, the stable link of the "link" survey's series
+                return self.surveys["link"].series.slug
             if name == "app_label":
                 return case.subject
             if name == "url":

@@ -3,6 +3,8 @@
 Under /results/<slug>/export/:
 
 - estimates.csv and crosstab.csv: the dashboard's figures as tables (surveys.aggregation.figure_tables).
+- waves.csv, for a wave of a series: the results across its waves, each question's estimate per wave and the
+  change between two waves, with the wave column and the waves' dates (surveys.aggregation.wave_tables).
 - reports.csv: one row per response. Columns: response_id, submitted_on (a day),
   mechanism_version, then per question in order: an index question (q-RR, bit flip, k-RR)
   has one column `q<order>` with the reported option index (0-based, in the codebook's
@@ -22,6 +24,8 @@ Under /results/<slug>/export/:
   and effective epsilon, the sampler and its rule; the options and the report encoding. A question of a
   wave that remembers randomization gives its composed channel (both layers, exact) and one wave's loss,
   the instantaneous layer's sampler, and the permanent layer's own description under "permanent".
+  A wave of a series says which in "wave": its number, the series' title and stable link (/w/<slug>/), whether
+  the series remembers randomization, and the wave's configured opens_at and closes_at (ISO 8601, UTC, or null).
   Debiasing: pi_hat_j = (c_j / n - q_other) / (p - q_other),
   Var = lambda_j (1 - lambda_j) / (n (p - q_other)^2).
   A direct question (not randomized, its answer sent as given) says "randomized": false, its
@@ -52,6 +56,8 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from django.urls import reverse
 
 import ldp
 from ldp import mean_sequences, sequences
@@ -100,7 +106,20 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
         "reports_csv_columns": report_columns(current, weights is not None),
         "questions": [_question_entry(q) for q in current],
         **({"weights": weights} if weights is not None else {}),
+        **({"wave": wave} if (wave := wave_of(survey)) is not None else {}),
     }
+
+
+def wave_of(survey: Survey) -> dict[str, Any] | None:
+    """Which wave of which series these reports belong to (None for a survey in no series): its number, the
+    series' title and stable link, whether it remembers randomization, and the wave's dates as configured."""
+    if survey.series is None or survey.wave is None:
+        return None
+    return {"number": survey.wave, "series": survey.series.title,
+            "series_link": reverse("collection:current-wave", args=[survey.series.slug]),
+            "remembered": survey.series.remembered,
+            "opens_at": None if survey.opens_at is None else survey.opens_at.isoformat(),
+            "closes_at": None if survey.closes_at is None else survey.closes_at.isoformat()}
 
 
 def report_columns(current: SurveyPlan, weighted: bool) -> list[str]:

@@ -155,8 +155,10 @@ def stata_notes(survey: Survey, current: SurveyPlan, cols: list[Column]) -> dict
 
 
 def _preamble(survey: Survey, current: SurveyPlan) -> list[str]:
+    wave = exports.wave_of(survey)
     return [
         f"Randomized reports of the survey {survey.title!r} ({survey.slug}), mechanism version {current.version}.",
+        *([f"Wave {wave['number']} of the series {wave['series']!r} (the codebook's \"wave\")."] if wave else []),
         "Each report column holds what a respondent's browser sent after randomizing the answer: "
         "do not tabulate it as answers. Debias counts with pi_hat_j = (c_j / n - q_other) / (p - q_other); "
         "a numeric mean and an ordinal mean score as the codebook's formulas say; the analysis scripts do it all.",

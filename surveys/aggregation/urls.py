@@ -25,6 +25,7 @@ urlpatterns = [
     path("results/<slug:slug>/export/analysis.py", download_views.export_script, {"name": "analysis.py"},
          name="export-analysis-py"),
     path("results/<slug:slug>/export/model.csv", views.export_model, name="export-model"),
+    path("results/<slug:slug>/export/waves.csv", views.export_waves, name="export-waves"),
     path("api/v1/surveys/<slug:slug>/models/", api.model, name="api-models"),
     path("api/v1/surveys/<slug:slug>/estimates/", api.estimates, name="api-estimates"),
     path("api/v1/surveys/<slug:slug>/crosstab/", api.crosstab, name="api-crosstab"),

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.cache import never_cache
@@ -40,7 +40,9 @@ from . import (
     refusing,
     relating,
     results,
+    wave_tables,
     wave_views,
+    waves,
     weighting,
 )
 
@@ -109,6 +111,19 @@ def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
     response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
                            f"crosstab-{table.a.key}-{table.b.key}.csv")
     csv.writer(response).writerows(figure_tables.spreadsheet_safe(figure_tables.crosstab_rows(table)))
+    return response
+
+
+@researchers_only
+@refusing.answered
+def export_waves(request: HttpRequest, slug: str) -> HttpResponse:
+    """The results across waves (the waves API's numbers) as a table; 404 for a survey in no series."""
+    survey = access.survey_for(request.user, slug)
+    found = waves.series_results(survey, request.user, params.parse(request.GET, params.WAVE_FIELDS))
+    if found is None:
+        raise Http404("This survey is no wave of a series.")
+    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, "waves.csv")
+    csv.writer(response).writerows(figure_tables.spreadsheet_safe(wave_tables.rows(found)))
     return response
 
 

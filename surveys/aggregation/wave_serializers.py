@@ -21,6 +21,14 @@ class WaveSerializer(serializers.Serializer):
     slug = serializers.SlugField(source="survey.slug")
     title = serializers.CharField(source="survey.title")
     status = serializers.ChoiceField(source="survey.status", choices=["draft", "open", "closed"])
+    opens_at = serializers.DateTimeField(source="survey.opens_at", allow_null=True, help_text=(
+        "When it opens for responses, as configured (null: when an admin opens it)."))
+    closes_at = serializers.DateTimeField(source="survey.closes_at", allow_null=True, help_text=(
+        "When it stops accepting responses, as configured (null: when an admin closes it)."))
+    first_response_on = serializers.DateField(source="first_day", allow_null=True, help_text=(
+        "The day of its first response (a response keeps its day only); null without responses."))
+    last_response_on = serializers.DateField(source="last_day", allow_null=True, help_text=(
+        "The day of its last response; null without responses."))
     responses = serializers.IntegerField()
     answered_an_earlier_wave = serializers.IntegerField(source="repeated", help_text=(
         "Responses whose browser said it had answered an earlier wave of the series (it links nothing)."))

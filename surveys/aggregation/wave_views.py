@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.http import Http404
+from django.utils.http import urlencode
 from django.views.decorators.cache import never_cache
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import api_view, permission_classes
@@ -75,7 +76,13 @@ def context(user: Any, survey: Survey, options: params.ResultOptions) -> dict[st
     trends = [(trend, trend_charts.trend_chart(trend), change_rows(trend),
                waves.correlation_words(trend.change, trend.first, trend.second) if trend.change else "")
               for trend in found.trends]
-    return {"series": found, "trends": trends, "wave_problem": problem}
+    return {"series": found, "trends": trends, "wave_problem": problem, "waves_query": query(found)}
+
+
+def query(found: waves.SeriesResults) -> str:
+    """The parameters of the figures shown, for the CSV and API links that give the same numbers."""
+    pair = [] if found.first is None else [("first", found.first), ("second", found.second or 0)]
+    return urlencode([("confidence", f"{found.confidence:g}"), *pair])
 
 
 WAVE_PARAMETERS = [

@@ -17,10 +17,11 @@ ordinal levels, numeric bins, asked directly or randomized) are compared; the ot
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Min, Q
 from django.utils.translation import gettext as _
 
 import ldp
@@ -44,6 +45,8 @@ class Wave:
     responses: int
     repeated: int  # responses whose browser said it had answered an earlier wave of the series
     unavailable: str | None = None  # why its figures cannot be read (its configuration), else None
+    first_day: date | None = None  # the days of its first and last responses (a response keeps its day only)
+    last_day: date | None = None
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,8 @@ def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesR
     if survey.series is None or survey.wave is None:
         return None
     surveys = list(Survey.objects.visible_to(user).filter(series=survey.series).select_related("series")
-                   .annotate(repeated=Count("responses", filter=Q(responses__earlier_wave=True)))
+                   .annotate(repeated=Count("responses", filter=Q(responses__earlier_wave=True)),
+                             first_day=Min("responses__submitted_on"), last_day=Max("responses__submitted_on"))
                    .order_by("wave"))
     numbers = [wave.wave for wave in surveys]
     first, second = _pair(numbers, options)
@@ -130,10 +134,10 @@ def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesR
             if wave.pk == survey.pk:
                 raise
             plans.pop(wave.wave, None)
-            waves.append(Wave(wave.wave, wave, 0, 0, refusal.reason))
+            waves.append(Wave(wave.wave, wave, 0, 0, refusal.reason, wave.first_day, wave.last_day))
             continue
         waves.append(Wave(wave.wave, wave, max((n for _, n in counted[wave.wave].values()), default=0),
-                          wave.repeated))
+                          wave.repeated, None, wave.first_day, wave.last_day))
     layers = _layers(surveys)
     current = plans[survey.wave]
     trends, not_compared = [], []

@@ -1,7 +1,7 @@
-"""The respondent's page, and its staff-only preview. It renders the questions; respond.js
-randomizes and posts (never in a preview)."""
+"""The respondent's page, its staff-only preview, and a series' stable link. The page renders the questions;
+respond.js randomizes and posts (never in a preview)."""
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -11,8 +11,8 @@ from django.views.decorators.cache import never_cache
 from surveys.accounts import two_factor
 from surveys.headers import no_referrer
 
-from . import integrity, languages, page
-from .models import Survey
+from . import integrity, languages, page, waves
+from .models import Series, Survey
 from .plan import Unavailable
 
 
@@ -25,6 +25,22 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
                    and timezone.now() < survey.opens_at)
         return render(request, "collection/closed.html", {"survey": survey, "not_yet": not_yet}, status=410)
     return _page(request, survey, preview=False)
+
+
+@never_cache  # the current wave changes as waves open and close
+@no_referrer
+def current_wave(request: HttpRequest, series: str) -> HttpResponse:
+    """A series' stable link: to its current wave's page (its query string kept: ?lang=), or, with no wave
+    accepting responses, the closed page a wave's own link shows (410); 404 while no wave is published."""
+    found = waves.current(get_object_or_404(Series, slug=series))
+    if found is None:
+        raise Http404
+    if not found.accepting:
+        return render(request, "collection/closed.html", {"survey": found.survey, "not_yet": found.not_yet},
+                      status=410)
+    query = request.GET.urlencode()
+    url = reverse("collection:respond", args=[found.survey.slug])
+    return HttpResponseRedirect(f"{url}?{query}" if query else url)
 
 
 @never_cache

@@ -5,19 +5,28 @@ consent, researchers), with its own link and dates and nothing of the reports. A
 starts one, as its wave 1. The copy keeps each question's lineage (the same question in every wave), and in a
 series that remembers randomization gives each question that can remember one a permanent layer: its own, or
 the question's own parameter, so that all waves together with an unchanged answer cost what one wave cost before.
+
+The series' stable link opens its current wave (`current`): the wave accepting responses now with the highest
+number (waves are numbered in the order they are made, so the newest of those open). With none accepting, the
+link says so as a closed survey's link does: the open wave that opens soonest ("not yet"), else the newest wave
+published; a series with no published wave is not found, as a draft's link is not.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TypeVar
 
 from django.db import models, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from .models import Question, Series, Survey
 from .models.conditions import REMEMBERED_BY
+from .models.series import free_slug
 
 M = TypeVar("M", bound=models.Model)
 
@@ -29,7 +38,7 @@ def run_again(given: Survey) -> Survey:
     """The next wave of `given`'s series, a draft (one transaction: all of it or nothing)."""
     survey = Survey.objects.select_for_update().get(pk=given.pk)
     if survey.series is None:
-        survey.series = Series.objects.create(title=survey.title)
+        survey.series = Series.objects.create(title=survey.title, slug=free_slug(_base(survey.slug)))
         survey.wave = 1
         survey.save(update_fields=["series", "wave"])
     waves = Survey.objects.select_for_update().filter(series=survey.series)
@@ -81,7 +90,7 @@ def _copy(row: M, **changes: object) -> M:
 
 def _free_slug(slug: str, number: int) -> str:
     """`<slug>-wave-<n>` (a wave's own slug loses its number first), shortened to fit, made unique."""
-    base = re.sub(r"-wave-\d+$", "", slug)
+    base = _base(slug)
     suffix = f"-wave-{number}"
     found = base[:SLUG_LENGTH - len(suffix)] + suffix
     extra = 1
@@ -90,3 +99,31 @@ def _free_slug(slug: str, number: int) -> str:
         tail = f"{suffix}-{extra}"
         found = base[:SLUG_LENGTH - len(tail)] + tail
     return found
+
+
+def _base(slug: str) -> str:
+    return re.sub(r"-wave-\d+$", "", slug)
+
+
+@dataclass(frozen=True)
+class Current:
+    """Where a series' stable link leads: `survey` is accepting responses when `accepting`; else it is the wave
+    whose closed page is shown (`not_yet`: open, but its opening date is still to come)."""
+
+    survey: Survey
+    accepting: bool
+    not_yet: bool = False
+
+
+def current(series: Series, now: datetime | None = None) -> Current | None:
+    """The series' current wave (see the module's docstring); None when no wave is published."""
+    now = now or timezone.now()
+    published = list(Survey.objects.published().filter(series=series).order_by("-wave"))
+    accepting = next((wave for wave in published if wave.is_accepting(now)), None)
+    if accepting is not None:
+        return Current(accepting, accepting=True)
+    coming = sorted((wave for wave in published if wave.status == Survey.Status.OPEN and wave.opens_at is not None
+                     and now < wave.opens_at), key=lambda wave: (wave.opens_at, -(wave.wave or 0)))
+    if coming:
+        return Current(coming[0], accepting=False, not_yet=True)
+    return Current(published[0], accepting=False) if published else None

@@ -102,7 +102,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         context = {**(extra_context or {}), **self.page_context(request)}
         survey = self.get_object(request, unquote(object_id))
         if survey is not None:
-            context.update(sharing.context(request, survey))
+            context.update(sharing.context(request, survey), **sharing.series_context(request, survey))
             context["can_transition"] = self.has_change_permission(request, survey)
             context["can_run_again"] = context["can_transition"] and self.has_add_permission(request)
         return super().change_view(request, object_id, form_url, context)
@@ -236,10 +236,16 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
 
 @admin.register(Series)
 class SeriesAdmin(admin.ModelAdmin):
-    """A series' title and whether it remembers randomization (frozen once a wave has reports)."""
+    """A series' title, the slug of its stable link, and whether it remembers randomization (frozen once a wave has
+    reports)."""
 
-    list_display = ("title", "remembered", "created_at")
-    fields = ("title", "remembered")
+    list_display = ("title", "slug", "remembered", "created_at")
+    fields = ("title", "slug", "link", "remembered")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return ("remembered",) if obj is not None and obj.has_reports() else ()
+        return ("link", "remembered") if obj is not None and obj.has_reports() else ("link",)
+
+    @admin.display(description=gettext_lazy("Link to the current wave"))
+    def link(self, series: Series) -> str:
+        """Shown, not linked: a draft series' link is answered 404 until a wave is published."""
+        return reverse("collection:current-wave", args=[series.slug]) if series.pk else "-"

@@ -3,6 +3,10 @@
 A series may remember each respondent's randomization across its waves (`remembered`, on by default): the
 respondent's browser keeps a permanent randomized response per question and true answer and sends a fresh
 randomization of it in every wave (`ldp.waves`), so repeating an unchanged answer reveals no more.
+
+A series has one stable link, /w/<slug>/, that opens its current wave (`surveys.collection.waves.current`).
+Its slug is made from the first wave's slug (as guessable as the waves' own links, which are made from it), never
+from the title: a title may be guessed where an admin chose a slug nobody can guess.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import models
+from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
 from .frozen import FrozenMechanism
@@ -17,6 +22,10 @@ from .frozen import FrozenMechanism
 
 class Series(models.Model):
     title = models.CharField(max_length=200)
+    slug = models.SlugField(
+        unique=True, help_text=_("The series' own link, /w/<slug>/, always opens its current wave: the newest wave "
+                                 "accepting responses. Anyone with it reaches that wave, whatever the wave's own "
+                                 "link; if the questions are sensitive, choose a slug nobody can guess."))
     remembered = models.BooleanField(
         _("remembered randomization"), default=True,
         help_text=_("Each respondent's browser remembers a permanent randomized answer per question and answer, and "
@@ -37,7 +46,19 @@ class Series(models.Model):
         old = Series.objects.filter(pk=self.pk).first() if self.pk is not None else None
         if old is not None and old.remembered != self.remembered and self.has_reports():
             raise FrozenMechanism("A wave of this series has reports; remembered randomization can no longer change.")
+        if not self.slug:  # made in code without one (the admin asks for it, a new wave gives its own)
+            self.slug = free_slug(slugify(self.title) or "series")
         super().save(*args, **kwargs)
 
     def has_reports(self) -> bool:
         return self.pk is not None and self.waves.filter(responses__isnull=False).exists()
+
+
+def free_slug(wanted: str) -> str:
+    """`wanted` (a slug), or with -2, -3, ... when another series has it, shortened to fit."""
+    length = Series._meta.get_field("slug").max_length or 50
+    found, extra = wanted[:length], 1
+    while Series.objects.filter(slug=found).exists():
+        extra += 1
+        found = f"{wanted[:length - len(str(extra)) - 1]}-{extra}"
+    return found
