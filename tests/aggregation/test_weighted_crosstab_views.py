@@ -5,13 +5,23 @@ import csv
 import io
 import re
 
+import pytest
 from django.urls import reverse
 
 from surveys.aggregation import figure_tables
 from surveys.aggregation.templatetags.results_format import percent
-from tests.aggregation.test_weighted_crosstab import AGE, REGION, answered, enter, ids, survey  # noqa: F401
+from tests.aggregation.support import add_responses
+from tests.aggregation.weighting_support import AGE, REGION, answer, enter, ids, make_survey
 
-__all__ = ["answered", "survey"]  # fixtures shared with the API's tests
+
+@pytest.fixture
+def survey(db, owner):
+    return make_survey(owner)
+
+
+@pytest.fixture
+def answered(survey):
+    return answer(survey)
 
 
 def page(client, survey, query):
@@ -111,8 +121,6 @@ def test_a_weighted_table_without_margins_is_refused_on_the_page_and_in_the_csv(
 
 
 def test_a_weighted_csv_the_responses_cannot_be_raked_for_is_a_409(owner_client, survey):
-    from tests.aggregation.support import add_responses
-
     add_responses(survey, 60, seed=3, truth={2: [0.5, 0.5, 0.0]})
     enter(survey, 2, AGE)
     q = ids(survey)
