@@ -220,9 +220,11 @@ def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyP
 
 
 def weighted(survey: Survey, a: PlannedQuestion, b: PlannedQuestion, options: ResultOptions,
-             found: weighting.Weights) -> CrossTab:
-    """The cross-tab under the weights, from both questions' reports of the weighted responses."""
-    reports = weighting.relating_reports(a, found), weighting.relating_reports(b, found)
+             found: weighting.Weights, a_reports: Any = None) -> CrossTab:
+    """The cross-tab under the weights, from both questions' reports of the weighted responses (A's read here unless
+    given: a break-down reads its grouping question's once)."""
+    reports = (weighting.relating_reports(a, found) if a_reports is None else a_reports,
+               weighting.relating_reports(b, found))
     counts = ldp.JointCounts.from_reports(a.relating, reports[0], b.relating, reports[1])
     needed = ldp.joint_respondents_needed(a.relating, b.relating, options.margin, options.confidence)
     return CrossTab(survey=survey, a=a, b=b, options=options, counts=counts, needed=needed, weights=found,
@@ -269,6 +271,7 @@ def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | Non
     others = [other for other in current if other.id != by.id and other.relatable]
     if options.weighted:
         found = weighting.weights(survey, {q.id: q for q in current})
-        return BreakDown(by=by, tables=[weighted(survey, by, other, options, found) for other in others])
+        groups = weighting.relating_reports(by, found)
+        return BreakDown(by=by, tables=[weighted(survey, by, other, options, found, groups) for other in others])
     pair_counting.ensure(survey, [(by, other) for other in others])  # or pair_counting.Counting
     return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in others])
