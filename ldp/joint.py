@@ -108,15 +108,21 @@ class _Moments:
     cov_a: FloatArray  # Cov(s_a s_b, s_a)
     c0: FloatArray  # V(pi) = c0 + c1 pi - pi^2
     c1: float
-    delta: float
+    delta: float | FloatArray  # an array for weighted cells (each its effective n)
 
 
 def _moments(a: Mechanism, b: Mechanism, counts: JointCounts) -> _Moments:
     n = counts.n
+    return rate_moments(a, b, counts.pairs / n, counts.a_counts / n, counts.b_counts / n, n)
+
+
+def rate_moments(a: Mechanism, b: Mechanism, lab: FloatArray, la_: FloatArray, lb_: FloatArray,
+                 n: float | FloatArray) -> _Moments:
+    """The moments from report rates (l_ab, l_a, l_b): counts over n, or weighted rates (`ldp.weighted_joint`,
+    whose n is each cell's effective sample size, an array)."""
     qa, ga, qb, gb = a.q_other, a.p - a.q_other, b.q_other, b.p - b.q_other
-    la = (counts.a_counts / n)[:, None]
-    lb = (counts.b_counts / n)[None, :]
-    lab = counts.pairs / n
+    la = np.asarray(la_, dtype=float)[:, None]
+    lb = np.asarray(lb_, dtype=float)[None, :]
     ua, ub = 1.0 - 2.0 * qa, 1.0 - 2.0 * qb
     pi = (lab - qb * la - qa * lb + qa * qb) / (ga * gb)
     pi_a = (la - qa) / ga
@@ -143,14 +149,14 @@ def estimate_joint(a: Mechanism, b: Mechanism, counts: JointCounts, *, confidenc
     """
     check_confidence(confidence)
     m = _moments(a, b, counts)
-    low, high = _score_interval(m, counts.n, z_value(confidence))
+    low, high = score_interval(m, counts.n, z_value(confidence))
     return JointEstimate(
         n=counts.n, estimate=_table(m.pi), std_error=_table(np.sqrt(m.var / counts.n)),
         ci_low=_table(low), ci_high=_table(high), row_sums=_floats(m.pi.sum(axis=1)),
         column_sums=_floats(m.pi.sum(axis=0)), confidence=confidence)
 
 
-def _score_interval(m: _Moments, n: int, z: float) -> tuple[FloatArray, FloatArray]:
+def score_interval(m: _Moments, n: float | FloatArray, z: float) -> tuple[FloatArray, FloatArray]:
     z2 = z * z
     wald = z * np.sqrt(m.var / n)
     ends = []
@@ -212,9 +218,17 @@ def estimate_conditional(a: Mechanism, b: Mechanism, counts: JointCounts, *, giv
     if given == "b":
         a, b, counts = b, a, counts.transposed()
     m = _moments(a, b, counts)
-    z2, n = z_value(confidence) ** 2, counts.n
-    num, den = m.pi, np.broadcast_to(m.pi_a, m.pi.shape)
-    v_num, v_den, cov = m.var / n, np.broadcast_to(m.var_a / n, m.pi.shape), m.cov_a / n
+    n = counts.n
+    return fieller(given, m.pi, m.pi_a, m.var / n, m.var_a / n, m.cov_a / n, confidence)
+
+
+def fieller(given: str, num: FloatArray, den_: FloatArray, v_num: FloatArray, v_den_: FloatArray, cov: FloatArray,
+            confidence: float) -> Conditional:
+    """The ratios num / den (den one per row, (k, 1)) with delta-method SEs and Fieller's intervals, from the
+    (co)variances of the estimates: the plug-in ones (`estimate_conditional`) or the weighted ones
+    (`ldp.weighted_joint`)."""
+    z2 = z_value(confidence) ** 2
+    den, v_den = np.broadcast_to(den_, num.shape), np.broadcast_to(v_den_, num.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(den != 0.0, num / den, np.nan)
         se = np.sqrt(np.maximum(v_num - 2 * ratio * cov + ratio**2 * v_den, 0.0)) / np.abs(den)

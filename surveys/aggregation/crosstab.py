@@ -17,22 +17,32 @@ so they show one set of numbers. A question that is not the survey's (or a == b)
 the parameter (params.BadParameter), and so is a numeric question asked for its randomized mean, which has
 no answers to put in a table; every other kind relates (multi-select options as their bits, ordinal levels
 and numeric bins as options, a direct number in its bins). A break-down leaves randomized means out.
+
+Weighted (options.weighted): the responses raked to the survey's population margins (surveys.aggregation.weighting,
+the weighted estimates' weights), and the joint and conditional fractions under them (`ldp.weighted_joint`: the
+weighted means of the score products, their variance by the same linearization through the raking). They read
+each question's reports of the weighted responses, not the pair's running counts, so no pair is counted in the
+background; the counts, n and the independence test are those reports' own, unweighted. Refusals as the weighted
+estimates': no margins is a 400 naming `weighted`, responses that cannot be raked (or a question a weighted
+response did not answer) a 409.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from django.utils.translation import gettext as _
 
 import ldp
+from ldp.weighted_joint import weighted_conditional, weighted_joint
 from surveys.collection import pair_tallies, plan
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.localized import point
 
-from . import pair_counting, versions
+from . import pair_counting, versions, weighting
 from . import too_few as rule
 from .params import DEFAULTS, BadParameter, ResultOptions
 from .templatetags.results_format import level, points
@@ -74,6 +84,8 @@ class CrossTab:
     options: ResultOptions
     counts: ldp.JointCounts | None  # None when n = 0
     needed: int  # respondents for a joint cell's margin, worst case
+    weights: weighting.Weights | None = None  # weighted figures: the weights, and each question's reports under them
+    reports: tuple[Any, Any] | None = None  # A's and B's reports (`weighting.relating_reports`), weighted only
 
     @property
     def n(self) -> int:
@@ -108,6 +120,9 @@ class CrossTab:
     def joint(self) -> ldp.JointEstimate | None:
         if self.counts is None:
             return None
+        if self.weights is not None and self.reports is not None:
+            return weighted_joint(self.a.relating, self.reports[0], self.b.relating, self.reports[1],
+                                  self.weights.design, confidence=self.confidence)
         return ldp.estimate_joint(self.a.relating, self.b.relating, self.counts, confidence=self.confidence)
 
     @cached_property
@@ -152,6 +167,9 @@ class CrossTab:
     def _conditional(self, given: str) -> ldp.Conditional | None:
         if self.counts is None:
             return None
+        if self.weights is not None and self.reports is not None:
+            return weighted_conditional(self.a.relating, self.reports[0], self.b.relating, self.reports[1],
+                                        self.weights.design, given=given, confidence=self.confidence)
         return ldp.estimate_conditional(self.a.relating, self.b.relating, self.counts, given=given,
                                         confidence=self.confidence)
 
@@ -195,8 +213,22 @@ def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyP
     a, b = question(current, options.a, "a"), question(current, options.b, "b")
     if a.id == b.id:
         raise BadParameter("b", "must be a different question from a")
+    if options.weighted:
+        return weighted(survey, a, b, options, weighting.weights(survey, {q.id: q for q in current}))
     pair_counting.ensure(survey, [(a, b)])  # pair_counting.Counting: being counted in the background
     return of_questions(survey, a, b, options)
+
+
+def weighted(survey: Survey, a: PlannedQuestion, b: PlannedQuestion, options: ResultOptions,
+             found: weighting.Weights, a_reports: Any = None) -> CrossTab:
+    """The cross-tab under the weights, from both questions' reports of the weighted responses (A's read here unless
+    given: a break-down reads its grouping question's once)."""
+    reports = (weighting.relating_reports(a, found) if a_reports is None else a_reports,
+               weighting.relating_reports(b, found))
+    counts = ldp.JointCounts.from_reports(a.relating, reports[0], b.relating, reports[1])
+    needed = ldp.joint_respondents_needed(a.relating, b.relating, options.margin, options.confidence)
+    return CrossTab(survey=survey, a=a, b=b, options=options, counts=counts, needed=needed, weights=found,
+                    reports=reports)
 
 
 def of_questions(survey: Survey, a: PlannedQuestion, b: PlannedQuestion,
@@ -237,5 +269,9 @@ def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | Non
     versions.check(survey, current)
     by = question(current, options.by, "by")
     others = [other for other in current if other.id != by.id and other.relatable]
+    if options.weighted:
+        found = weighting.weights(survey, {q.id: q for q in current})
+        groups = weighting.relating_reports(by, found)
+        return BreakDown(by=by, tables=[weighted(survey, by, other, options, found, groups) for other in others])
     pair_counting.ensure(survey, [(by, other) for other in others])  # or pair_counting.Counting
     return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in others])

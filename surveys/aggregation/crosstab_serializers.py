@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from surveys.collection.serializers import KINDS, MechanismSerializer
 
-from .serializers import FiniteFloatField
+from .serializers import FiniteFloatField, WeightsSerializer
 
 
 def _table(help_text: str) -> serializers.ListField:
@@ -42,7 +42,8 @@ class PairCountsSerializer(serializers.Serializer):
 class JointSerializer(serializers.Serializer):
     estimate = _table("Unbiased joint fractions P(A = a and B = b); may lie outside [0, 1].")
     std_error = _table("Standard errors.")
-    ci_low = _table("Score interval with continuity correction, clipped to [0, 1].")
+    ci_low = _table("Score interval with continuity correction, clipped to [0, 1] (weighted: at each cell's "
+                    "effective sample size).")
     ci_high = _table("Upper ends of the same intervals.")
     row_sums = _floats("Sums over B's options: A's own estimate when B is index-encoded.")
     column_sums = _floats("Sums over A's options: B's own estimate when A is index-encoded.")
@@ -59,7 +60,8 @@ class ConditionalSerializer(serializers.Serializer):
 
 class IndependenceSerializer(serializers.Serializer):
     p_value = serializers.FloatField(source="test.p_value", help_text=(
-        "Pearson's chi-square on the reports (Bonferroni over bit tables for unary questions)."))
+        "Pearson's chi-square on the reports (Bonferroni over bit tables for unary questions); never weighted: "
+        "with weighted=true it tests the weighted responses' unweighted reports."))
     statistic = serializers.FloatField(source="test.statistic")
     df = serializers.IntegerField(source="test.df")
     tables = serializers.IntegerField(source="test.tables")
@@ -85,7 +87,13 @@ class CrossTabSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     a = CrossTabQuestionSerializer()
     b = CrossTabQuestionSerializer()
-    n = serializers.IntegerField(help_text="Responses with a report to both questions.")
+    n = serializers.IntegerField(help_text="Responses with a report to both questions (weighted=true: the weighted "
+                                           "responses).")
+    weights = WeightsSerializer(allow_null=True, help_text=(
+        "With weighted=true: the population margins the responses were raked to and what the weights cost (the "
+        "estimates' weights); joint and conditional fractions are then weighted, with linearization standard "
+        "errors through the raking; counts and independence stay those of the unweighted reports. Null for "
+        "unweighted figures."))
     counts = PairCountsSerializer(allow_null=True)
     joint = JointSerializer(allow_null=True)
     b_given_a = ConditionalSerializer(allow_null=True, help_text="P(B = b | A = a); rows: A's options.")

@@ -9,7 +9,8 @@
   numbers (surveys.aggregation.crosstab): the count of report pairs, the joint estimate with its
   standard error and interval, P(B = b | A = a) and P(A = a | B = b) with theirs and whether the
   conditioning answer's interval stays above 0 (bounded), then the table's respondents_needed, too_few
-  and warning; header only when no response has both.
+  and warning; header only when no response has both. With weighted=on the estimates are weighted (the counts
+  stay the reports' own) and weights_n and effective_n are filled in, as in estimates.csv.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ CROSSTAB_COLUMNS = [
     "estimate", "std_error", "ci_low", "ci_high",
     "b_given_a", "b_given_a_std_error", "b_given_a_ci_low", "b_given_a_ci_high", "b_given_a_bounded",
     "a_given_b", "a_given_b_std_error", "a_given_b_ci_low", "a_given_b_ci_high", "a_given_b_bounded",
-    "respondents_needed", "too_few", "warning",
+    "respondents_needed", "too_few", "warning", "weights_n", "effective_n",
 ]
 
 
@@ -94,11 +95,13 @@ def crosstab_rows(table: CrossTab) -> Iterator[list[Any]]:
     """Header, then one row per cell; undefined numbers (a denominator of 0) are empty."""
     yield CROSSTAB_COLUMNS
     too_few = [table.needed, str(table.too_few).lower(), table.warning or ""]
+    summary = table.weights.summary() if table.weights is not None else {"n": "", "effective_n": ""}
+    weights = [summary["n"], summary["effective_n"]]
     for c in table.cells:
         yield [table.a.id, table.a.key, table.b.id, table.b.key, table.n, table.confidence,
                c.a_index, c.a_label, c.b_index, c.b_label, c.count, *map(cell, c.joint),
                *map(cell, c.b_given_a[:4]), str(c.b_given_a[4]).lower(),
-               *map(cell, c.a_given_b[:4]), str(c.a_given_b[4]).lower(), *too_few]
+               *map(cell, c.a_given_b[:4]), str(c.a_given_b[4]).lower(), *too_few, *weights]
 
 
 def cell(x: float | None) -> float | str:

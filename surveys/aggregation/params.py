@@ -73,13 +73,14 @@ class ResultOptions:
 
     def crosstab_query(self) -> str:
         """The cross-tab's parameters as a query string (its export and API take these only)."""
+        weighted = {"weighted": "on"} if self.weighted else {}
         return urlencode({"a": self.a, "b": self.b, "confidence": f"{self.confidence:g}",
-                          "margin": f"{self.margin:g}"})
+                          "margin": f"{self.margin:g}", **weighted})
 
 
 DEFAULTS = ResultOptions()
 FIELDS = ("confidence", "interval", "simultaneous", "margin", "weighted")  # the estimates API and export
-CROSSTAB_FIELDS = ("a", "b", "confidence", "margin")  # the cross-tab API and export
+CROSSTAB_FIELDS = ("a", "b", "confidence", "margin", "weighted")  # the cross-tab API and export
 DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by", "first", "second")
 WAVE_FIELDS = ("confidence", "first", "second")  # the waves API
 

@@ -125,6 +125,24 @@ def _answers(question_id: int) -> dict[Any, int]:
 
 def _reports(question: PlannedQuestion, found: Weights) -> npt.NDArray[Any]:
     """The question's reports as sent, in the weights' order."""
+    stored = _stored(question, found)
+    mechanism = question.mechanism
+    if mechanism.unary:
+        return (stored[:, None] >> np.arange(mechanism.k)) & 1
+    return np.fromiter((mechanism.decode(int(v)) for v in stored), dtype=np.int64, count=stored.size)
+
+
+def relating_reports(question: PlannedQuestion, found: Weights) -> npt.NDArray[Any]:
+    """The question's reports as a cross-tab reads them (`PlannedQuestion.relating`), in the weights' order: a
+    unary report's bits, or the option (a direct number's bin) an index-coded one counts for."""
+    stored = _stored(question, found)
+    if question.relating.unary:
+        return (stored[:, None] >> np.arange(question.relating.k)) & 1
+    return np.fromiter((question.cell(int(v)) for v in stored), dtype=np.int64, count=stored.size)
+
+
+def _stored(question: PlannedQuestion, found: Weights) -> npt.NDArray[np.int64]:
+    """The question's stored values in the weights' order; a refusal if a weighted response has none."""
     rows, values = [], []
     for response, value in Report.objects.filter(question_id=question.id).order_by().values_list("response_id",
                                                                                                   "value"):
@@ -135,11 +153,7 @@ def _reports(question: PlannedQuestion, found: Weights) -> npt.NDArray[Any]:
     if len(rows) != found.design.n:  # every response has one report per question (submission enforces it)
         raise Unweightable(_("Question %(question)s was not answered by every weighted response.")
                            % {"question": question.order})
-    stored = np.asarray(values, dtype=np.int64)[np.argsort(rows)]
-    mechanism = question.mechanism
-    if mechanism.unary:
-        return (stored[:, None] >> np.arange(mechanism.k)) & 1
-    return np.fromiter((mechanism.decode(int(v)) for v in stored), dtype=np.int64, count=stored.size)
+    return np.asarray(values, dtype=np.int64)[np.argsort(rows)]
 
 
 def weigh(question: PlannedQuestion, unweighted: Estimate | None, found: Weights,
