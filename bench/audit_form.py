@@ -25,7 +25,8 @@ import functools
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from statistics import NormalDist
@@ -252,20 +253,28 @@ def audit_forms(page: Page, url: str, forms: int, alpha: float, tabs: int = 4,
     browser contexts of their own (no shared storage); `watch` is called with each new page (to record scripts)."""
     config = page_config(page)
     questions = audited_questions(config)
+    with new_tabs(page, max(1, min(tabs, forms)), watch) as pages:
+        run = run_forms(pages, url, questions, urljoin(page.url, config["endpoint"]), forms)
+    return form_audits(questions, run, alpha, family_size(questions)), run
+
+
+@contextmanager
+def new_tabs(page: Page, count: int, watch: Callable[[Page], None] | None) -> Iterator[list[Page]]:
+    """`count` tabs, each in a browser context of its own (no shared storage) in `page`'s browser, `watch` called
+    with each; closed afterwards."""
     browser = page.context.browser
     assert browser is not None
-    contexts = [browser.new_context() for _ in range(max(1, min(tabs, forms)))]
+    contexts = [browser.new_context() for _ in range(count)]
     try:
         pages = [context.new_page() for context in contexts]
         for tab in pages:
             tab.set_default_timeout(30_000)
             if watch is not None:
                 watch(tab)
-        run = run_forms(pages, url, questions, urljoin(page.url, config["endpoint"]), forms)
+        yield pages
     finally:
         for context in contexts:
             context.close()
-    return form_audits(questions, run, alpha, family_size(questions)), run
 
 
 def form_audits(questions: list[dict[str, Any]], run: FormRun, alpha: float, family: int) -> list[FormAudit]:

@@ -44,6 +44,7 @@ from audit_form import (
     family_size,
     form_answer,
     form_audits,
+    new_tabs,
     page_config,
     remembers,
     report_value,
@@ -247,15 +248,7 @@ def audit_series(page: Page, urls: tuple[str, str], rounds: int, alpha: float, t
     at a time in browser contexts of their own; `watch` is called with each new page (to record scripts). The
     remembered questions whose first-wave ids are in `changed` get a different answer in the second wave."""
     configs: list[dict[str, Any]] = [page_config(page)]
-    browser = page.context.browser
-    assert browser is not None
-    contexts = [browser.new_context() for _ in range(max(1, min(tabs, rounds)))]
-    try:
-        pages = [context.new_page() for context in contexts]
-        for tab in pages:
-            tab.set_default_timeout(30_000)
-            if watch is not None:
-                watch(tab)
+    with new_tabs(page, max(1, min(tabs, rounds)), watch) as pages:
         pages[0].goto(urls[1])
         configs.append(page_config(pages[0]))
         endpoints = (urljoin(urls[0], configs[0]["endpoint"]), urljoin(urls[1], configs[1]["endpoint"]))
@@ -267,9 +260,6 @@ def audit_series(page: Page, urls: tuple[str, str], rounds: int, alpha: float, t
         if unknown:
             raise RuntimeError(f"--changed names no remembered question of both waves: {sorted(unknown)}")
         run = run_pairs(pages, urls, (configs[0], configs[1]), endpoints, pairs, rounds)
-    finally:
-        for context in contexts:
-            context.close()
     questions = [audited_questions(config) for config in configs]
     family = family_size(questions[0]) + family_size(questions[1]) + len(pairs)
     agreements = [agreement_audit(pair, run.both[pair.first["id"]], run.agreed[pair.first["id"]], alpha, family)

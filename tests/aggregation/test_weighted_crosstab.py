@@ -15,11 +15,8 @@ from django.urls import reverse
 from ldp import Direct
 from ldp.raking import margin, rake
 from ldp.weighted_joint import weighted_conditional, weighted_joint
-from surveys.collection import builder
-from surveys.collection.builder import QuestionSpec
-from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
-from tests.aggregation.weighting_support import AGE, REGION, N, answer, enter, ids, make_survey
+from tests.aggregation.weighting_support import AGE, REGION, N, answer, enter, ids, make_ages_survey, make_survey
 
 
 @pytest.fixture
@@ -106,12 +103,7 @@ def test_the_weighted_sample_has_the_population_margins_in_a_table_of_two_margin
 
 
 def test_a_direct_number_is_related_weighted_in_its_bins(owner_client, owner):
-    made = builder.create_survey("ages-xtab", "Ages", [
-        QuestionSpec("Age band?", "direct", options=list(AGE)),
-        QuestionSpec("Age in years?", "direct_number", kind="numeric", scale=("18", "99", "1"),
-                     options=["18 to 34", "35 to 64", "65 to 99"], edges=["18", "35", "65"]),
-    ], status=Survey.Status.OPEN, epsilon_budget=20.0)
-    made.researchers.add(owner)
+    made = make_ages_survey(owner, "ages-xtab")
     answered = {q.order: v for q, v in add_responses(made, N, seed=5, truth={1: [0.5, 0.3, 0.2]}).items()}
     enter(made, 1, AGE)
     q = ids(made)

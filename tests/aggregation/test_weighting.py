@@ -19,6 +19,7 @@ from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
+from tests.aggregation.weighting_support import make_ages_survey
 
 N = 600
 AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
@@ -162,12 +163,7 @@ def test_the_weighted_dashboard_says_to_what_and_at_what_cost(owner_client, surv
 
 def test_a_number_asked_directly_is_weighted_as_the_answers_themselves(owner_client, owner):
     """A direct number's per-report value is its answer, lo + step * i (no noise to take out)."""
-    made = builder.create_survey("ages", "Ages", [
-        QuestionSpec("Age band?", "direct", options=list(AGE)),
-        QuestionSpec("Age in years?", "direct_number", kind="numeric", scale=("18", "99", "1"),
-                     options=["18 to 34", "35 to 64", "65 to 99"], edges=["18", "35", "65"]),
-    ], status=Survey.Status.OPEN, epsilon_budget=20.0)
-    made.researchers.add(owner)
+    made = make_ages_survey(owner, "ages")
     answered = {q.order: values for q, values in add_responses(made, N, seed=4, truth={1: [0.5, 0.3, 0.2]}).items()}
     enter(made, 1, AGE)
     status, body = estimates(owner_client, made, "?weighted=true")

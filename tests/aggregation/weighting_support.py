@@ -1,4 +1,4 @@
-"""A survey with population margins to weight to, shared by the weighted cross-tab's tests (API, dashboard, CSV)."""
+"""Surveys with population margins to weight to, shared by the weighted estimates' and cross-tab's tests."""
 
 from surveys.aggregation.models import MarginShare, PopulationMargin
 from surveys.collection import builder
@@ -20,6 +20,17 @@ def make_survey(owner):
         QuestionSpec("How often?", "krr", epsilon=1.5, options=["Never", "Sometimes", "Often"]),
         QuestionSpec("Colour?", "sue", epsilon=1.5, options=["Red", "Green", "Blue"]),
         QuestionSpec("Hours online?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "10", "1")),
+    ], status=Survey.Status.OPEN, epsilon_budget=20.0)
+    made.researchers.add(owner)
+    return made
+
+
+def make_ages_survey(owner, slug):
+    """1 direct age band (AGE's options), 2 a direct number (age in years, 18..99) with three bins."""
+    made = builder.create_survey(slug, "Ages", [
+        QuestionSpec("Age band?", "direct", options=list(AGE)),
+        QuestionSpec("Age in years?", "direct_number", kind="numeric", scale=("18", "99", "1"),
+                     options=["18 to 34", "35 to 64", "65 to 99"], edges=["18", "35", "65"]),
     ], status=Survey.Status.OPEN, epsilon_budget=20.0)
     made.researchers.add(owner)
     return made
