@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from surveys.localized import point
 
-from .charts import LABEL_CHARS, WIDTH, percent
+from .charts import LABEL_CHARS, WIDTH, Frame, Tick, percent
 from .waves import Trend
 
 LEFT, RIGHT = 44, 388  # the plot; the percent labels sit left of it
@@ -49,24 +49,9 @@ class Strip:
 
 
 @dataclass(frozen=True)
-class WaveTick:
-    x: float
-    text: str
-
-
-@dataclass(frozen=True)
-class TrendChart:
-    id: str
-    title: str
-    description: str
-    width: int
-    height: int
-    left: int
-    right: int
+class TrendChart(Frame):  # its ticks name the waves
     label_x: int
-    axis_y: int
     strips: list[Strip]
-    ticks: list[WaveTick]
 
 
 def _y(top: int, fraction: float) -> float:
@@ -104,5 +89,5 @@ def trend_chart(trend: Trend) -> TrendChart | None:
                       "marks, a wave whose randomization differed. ") % {"level": level}
         + ". ".join(words) + ".",
         width=WIDTH, height=axis_y + AXIS, left=LEFT, right=RIGHT, label_x=LABEL_X, axis_y=axis_y,
-        strips=strips, ticks=[WaveTick(xs[wave], _("wave %(wave)s") % {"wave": wave}) for wave in waves],
+        strips=strips, ticks=[Tick(xs[wave], _("wave %(wave)s") % {"wave": wave}, "middle") for wave in waves],
     )

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import ldp
 from ldp.wave_pairs import Design
-from surveys.aggregation.trend_charts import Level, Mark, Strip, TrendChart, WaveTick, trend_chart
+from surveys.aggregation.charts import Tick
+from surveys.aggregation.trend_charts import Level, Mark, Strip, TrendChart, trend_chart
 from surveys.aggregation.waves import Point, Trend
 from surveys.collection.plan import PlannedQuestion
 
@@ -45,7 +46,7 @@ def test_it_draws_a_strip_per_option_and_a_mark_per_wave_with_reports():
         description=("Marks show each wave's estimate clipped to 0–100%, bars its 95% interval; hollow marks, a wave "
                      f"whose randomization differed. No: {words(0)}. Yes: {words(1)}."),
         width=400, height=224, left=44, right=388, label_x=40, axis_y=200, strips=strips,
-        ticks=[WaveTick(xs[w], f"wave {w}") for w in (1, 2, 3)])
+        ticks=[Tick(xs[w], f"wave {w}", "middle") for w in (1, 2, 3)])
     assert three.clipped[0] == 1.0 and three.estimate[0] > 1.0  # the mark is clipped, the figure unbiased
 
 
