@@ -9,7 +9,7 @@ be read, a bad query parameter) are answered by surveys.aggregation.refusing.
 """
 
 import csv
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -95,9 +95,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 def export_estimates(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     found = results.survey_results(survey, params.parse(request.GET))
-    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, "estimates.csv")
-    csv.writer(response).writerows(figure_tables.spreadsheet_safe(figure_tables.estimate_rows(found)))
-    return response
+    return _csv(survey, "estimates.csv", figure_tables.estimate_rows(found))
 
 
 @researchers_only
@@ -108,10 +106,7 @@ def export_crosstab(request: HttpRequest, slug: str) -> HttpResponse:
         table = crosstab.crosstab(survey, params.parse(request.GET, params.CROSSTAB_FIELDS))
     except pair_counting.Counting as counting:
         return _counting(request, survey, counting)
-    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
-                           f"crosstab-{table.a.key}-{table.b.key}.csv")
-    csv.writer(response).writerows(figure_tables.spreadsheet_safe(figure_tables.crosstab_rows(table)))
-    return response
+    return _csv(survey, f"crosstab-{table.a.key}-{table.b.key}.csv", figure_tables.crosstab_rows(table))
 
 
 @researchers_only
@@ -122,9 +117,7 @@ def export_waves(request: HttpRequest, slug: str) -> HttpResponse:
     found = waves.series_results(survey, request.user, params.parse(request.GET, params.WAVE_FIELDS))
     if found is None:
         raise Http404("This survey is no wave of a series.")
-    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, "waves.csv")
-    csv.writer(response).writerows(figure_tables.spreadsheet_safe(wave_tables.rows(found)))
-    return response
+    return _csv(survey, "waves.csv", wave_tables.rows(found))
 
 
 @researchers_only
@@ -132,9 +125,14 @@ def export_waves(request: HttpRequest, slug: str) -> HttpResponse:
 def export_model(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     found = modelling.fit(survey, model_params.parse(request.GET))
-    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey,
-                           f"model-{found.outcome.key}" + ("" if found.level is None else f"-{found.level}") + ".csv")
-    csv.writer(response).writerows(figure_tables.spreadsheet_safe(model_page.rows(found)))
+    level = "" if found.level is None else f"-{found.level}"
+    return _csv(survey, f"model-{found.outcome.key}{level}.csv", model_page.rows(found))
+
+
+def _csv(survey: Survey, name: str, rows: Iterable[list[Any]]) -> HttpResponse:
+    """A figures table as a CSV attachment, made whole before it is sent (a refusal is raised before any row)."""
+    response = _attachment(HttpResponse(content_type="text/csv; charset=utf-8"), survey, name)
+    csv.writer(response).writerows(figure_tables.spreadsheet_safe(rows))
     return response
 
 
