@@ -14,7 +14,7 @@ from typing import cast
 
 import numpy as np
 import numpy.typing as npt
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Field
 
 from surveys.collection.models import Report
@@ -42,7 +42,9 @@ def grouped(questions: list[int]) -> Rows:
     marks = ", ".join("%s" for _ in questions)
     keys = ", ".join(f"c{j}" for j in range(len(questions)))
     # A response has at most one report per question (a unique constraint): COUNT(*) = k means all k.
-    with connection.cursor() as cursor:  # only quoted names are interpolated; the ids are parameters
+    with transaction.atomic(), connection.cursor() as cursor:  # only quoted names are interpolated
+        if connection.vendor == "postgresql":  # its JIT compiles for seconds (measured 3.9 s at 10^6), saving none
+            cursor.execute("SET LOCAL jit = off")
         cursor.execute(f"SELECT {keys}, COUNT(*) FROM (SELECT {picks} FROM {table} WHERE {question} IN ({marks}) "
                        f"GROUP BY {response} HAVING COUNT(*) = %s) AS used GROUP BY {keys} ORDER BY {keys}",
                        [*questions, *questions, len(questions)])
