@@ -11,6 +11,10 @@ noise is heteroskedastic (it depends on the true value), so the standard errors 
 k the number of terms; intervals from Student's t with n - k degrees of freedom. A weighted fit solves
 the weighted least squares and takes the sandwich (X'WX)^-1 B (X'WX)^-1 with B = n / (n - 1)
 sum w_i^2 r_i r_i', r_i the residuals of e_i x_i on the design's margins (`Design.residuals`).
+
+Grouped rows (`counts`, as in `ldp.logistic`): a row stands for that many respondents with the same
+covariates and the same value; every sum above is over respondents, so the fit is that of the rows
+written out (n the total count).
 """
 
 from __future__ import annotations
@@ -71,8 +75,9 @@ def per_report_values(mechanism: Mechanism, reports: npt.ArrayLike) -> FloatArra
 
 
 def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None = None,
-        design: Design | None = None, confidence: float = 0.95) -> LinearFit:
-    """OLS (or WLS under a design) of the per-report values on x (which includes the intercept column).
+        design: Design | None = None, confidence: float = 0.95, counts: npt.ArrayLike | None = None) -> LinearFit:
+    """OLS (or WLS under a design) of the per-report values on x (which includes the intercept column);
+    `counts`: the respondents each row stands for (a design's own `counts` must be the same).
 
     >>> x = np.column_stack([np.ones(4), [0.0, 1.0, 2.0, 3.0]])
     >>> found = fit([1.0, 3.0, 2.0, 5.0], x, terms=["(Intercept)", "t"])
@@ -82,13 +87,20 @@ def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None 
     check_confidence(confidence)
     v = np.asarray(values, dtype=float).reshape(-1)
     xx = np.asarray(x, dtype=float)
-    n, k = xx.shape
-    if v.size != n:
+    rows, k = xx.shape
+    if v.size != rows:
         raise ValueError("x must have one row per value")
     names = tuple(terms) if terms is not None else tuple(f"x{j}" for j in range(k))
     if len(names) != k:
         raise ValueError("one term name per column of x")
-    w = np.ones(n) if design is None else design.weights
+    m = None if counts is None else np.asarray(counts, dtype=float).reshape(-1)
+    if m is not None and (m.shape != (rows,) or not np.all(np.isfinite(m)) or np.any(m < 1) or np.any(m % 1)):
+        raise ValueError("counts must be whole numbers of at least 1, one per row")
+    if design is not None and (design.weights.size != rows or not (
+            design.counts is m or (design.counts is not None and m is not None and np.array_equal(design.counts, m)))):
+        raise ValueError("the design must have one weight per value (and the same counts)")
+    n = rows if m is None else int(m.sum())
+    w = (np.ones(rows) if m is None else m) if design is None else design.mass
     gram = (xx * w[:, None]).T @ xx
     if n <= k or np.linalg.matrix_rank(gram) < k:
         raise ValueError("the covariates are collinear or constant (or there are fewer reports than terms)")
@@ -96,11 +108,11 @@ def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None 
     b = bread @ (xx.T @ (w * v))
     e = v - xx @ b
     if design is None:
-        meat = (xx * (e**2)[:, None]).T @ xx * (n / (n - k))
+        meat = (xx * (e**2 if m is None else m * e**2)[:, None]).T @ xx * (n / (n - k))
         kind = "HC1"
     else:
         r = design.residuals(e[:, None] * xx)
-        meat = (r * (w**2)[:, None]).T @ r * (n / (n - 1))
+        meat = (r * (design.weights * w)[:, None]).T @ r * (n / (n - 1))
         kind = "sandwich"
     covariance = bread @ meat @ bread
     std = np.sqrt(np.diag(covariance))

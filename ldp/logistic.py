@@ -31,6 +31,13 @@ the intercept-only model, whose maximum is closed-form: P = ybar clipped to [q, 
 LR = 2 (l - l0) ~ chi-square(covariates) (unweighted fits only: a pseudo-likelihood ratio has no
 chi-square law; weighted fits give the Wald test b' V^-1 b on the slopes instead).
 
+**Grouped rows** (`counts`): a row may stand for several respondents with the same covariates and the
+same report (and, weighted, the same weight and margin categories: `Design.counts`). The likelihood,
+its derivatives, the outer product of scores and the sandwich are sums over respondents, so each is the
+sum over rows of count times the row's term: the same fit as the rows written out, exactly (up to the
+order the sums are added in), at the cost of the distinct rows. A survey's single-choice covariates
+take few distinct values, so a model of 10^6 responses is a fit of a few thousand rows.
+
 The likelihood and its derivatives: `ldp.channel_likelihood`; power: `ldp.logistic_power`.
 """
 
@@ -95,8 +102,10 @@ class LogisticFit:
 
 
 def fit(y: npt.ArrayLike, x: npt.ArrayLike, p: float, q: float, *, terms: Sequence[str] | None = None,
-        design: Design | None = None, se: str = "observed", confidence: float = 0.95) -> LogisticFit:
-    """Maximum likelihood for P(y = 1 | x) = q + (p - q) s(x'b); `x` includes the intercept column.
+        design: Design | None = None, se: str = "observed", confidence: float = 0.95,
+        counts: npt.ArrayLike | None = None) -> LogisticFit:
+    """Maximum likelihood for P(y = 1 | x) = q + (p - q) s(x'b); `x` includes the intercept column; `counts`:
+    the respondents each row stands for (a design's own `counts` must be the same).
 
     >>> rng = np.random.default_rng(3)
     >>> age = rng.normal(size=4000)
@@ -120,18 +129,33 @@ def fit(y: npt.ArrayLike, x: npt.ArrayLike, p: float, q: float, *, terms: Sequen
     names = tuple(terms) if terms is not None else tuple(f"x{j}" for j in range(xx.shape[1]))
     if len(names) != xx.shape[1]:
         raise ValueError("one term name per column of x")
-    if design is not None and design.n != yy.size:
-        raise ValueError("the design must have one weight per report")
+    m = _counts(counts, yy.size)
+    if design is not None and (design.weights.size != yy.size or not _same(design.counts, m)):
+        raise ValueError("the design must have one weight per report (and the same counts)")
     xtx = xx.T @ xx
-    if yy.size <= xx.shape[1] or np.linalg.matrix_rank(xtx) < xx.shape[1]:
+    n = yy.size if m is None else float(m.sum())
+    if n <= xx.shape[1] or np.linalg.matrix_rank(xtx) < xx.shape[1]:
         raise ValueError("the covariates are collinear or constant (or there are fewer reports than terms)")
-    weights = None if design is None else design.weights
+    weights = m if design is None else design.mass
     model = Model(yy, xx, p, q, weights)
     starts = _starts(yy, xx, p, q, weights)
     tries = [(name, _newton(model, b)) for name, b in starts]
     # The higher maximum; a start that settled beats one that did not.
     start, best = max(tries, key=lambda item: (item[1][2], item[1][0].loglik))
-    return _result(model, best, start, names, design, se, confidence)
+    return _result(model, best, start, names, design, se, confidence, m)
+
+
+def _counts(counts: npt.ArrayLike | None, rows: int) -> FloatArray | None:
+    if counts is None:
+        return None
+    m = np.asarray(counts, dtype=float).reshape(-1)
+    if m.shape != (rows,) or not np.all(np.isfinite(m)) or np.any(m < 1) or np.any(m % 1):
+        raise ValueError("counts must be whole numbers of at least 1, one per row")
+    return m
+
+
+def _same(a: FloatArray | None, b: FloatArray | None) -> bool:
+    return a is b or (a is not None and b is not None and np.array_equal(a, b))
 
 
 def _starts(y: FloatArray, x: FloatArray, p: float, q: float, w: FloatArray | None) -> list[tuple[str, FloatArray]]:
@@ -228,7 +252,7 @@ def _debiased_start(y: FloatArray, x: FloatArray, p: float, q: float, w: FloatAr
 
 
 def _result(model: Model, found: tuple[Point, int, bool], start: str, names: tuple[str, ...],
-            design: Design | None, se: str, confidence: float) -> LogisticFit:
+            design: Design | None, se: str, confidence: float, counts: FloatArray | None) -> LogisticFit:
     point, iterations, converged = found
     messages = []
     if not converged:
@@ -244,13 +268,13 @@ def _result(model: Model, found: tuple[Point, int, bool], start: str, names: tup
         observed = np.full_like(point.observed, math.nan)
     opg = None
     if design is None:
-        opg = _inverse(gram(model.x, point.score**2))
+        opg = _inverse(gram(model.x, point.score**2 if counts is None else counts * point.score**2))
         covariance = observed if se == "observed" else opg
         kind = se
     else:
         residual = design.residuals(point.score[:, None] * model.x)
         n = design.n
-        meat = n / (n - 1) * gram(residual, design.weights**2)
+        meat = n / (n - 1) * gram(residual, design.weights * design.mass)
         covariance = observed @ meat @ observed
         kind = "sandwich"
     if covariance is None:
@@ -270,7 +294,8 @@ def _result(model: Model, found: tuple[Point, int, bool], start: str, names: tup
     return LogisticFit(
         terms=names, estimate=_floats(b), std_error=_floats(std), ci_low=_floats(b - z * std),
         ci_high=_floats(b + z * std), odds_ratio=_floats(odds[0]), odds_ratio_low=_floats(odds[1]),
-        odds_ratio_high=_floats(odds[2]), n=int(model.y.size), log_likelihood=point.loglik,
+        odds_ratio_high=_floats(odds[2]), n=int(model.y.size if counts is None else counts.sum()),
+        log_likelihood=point.loglik,
         null_log_likelihood=null, test=test, statistic=statistic, df=slopes,
         p_value=chi2_sf(statistic, slopes) if math.isfinite(statistic) else math.nan, se=kind,
         confidence=confidence, converged=converged and not messages, iterations=iterations, start=start,

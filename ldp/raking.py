@@ -26,6 +26,13 @@ With fixed weights (no margins) the regression is on the intercept alone and e_i
 w_i = 1 this is s^2 / n, the sample variance over n. R's survey package gives the same number from
 calibrate(..., calfun = "raking") on the raked weights (its greg_calibration residuals); its rake()
 iterates unweighted residuals instead, a different (also consistent) approximation.
+
+**Grouped rows**: `counts` says how many identical respondents each row stands for (the same category
+on every margin, and whatever else the caller groups by). Every sum above is then a sum over rows of
+count times the row's term, the median is the median of the rows repeated (`median`), and n is the
+total count: the weights, their summary and the variances are those of the rows written out, with
+sums added in another order. A model of millions of responses in a few thousand distinct rows is
+raked and fitted at the cost of those rows.
 """
 
 from __future__ import annotations
@@ -76,6 +83,7 @@ class Design:
     cap_met: bool = True
     cap_rounds: int = 0
     messages: tuple[str, ...] = field(default=())
+    counts: FloatArray | None = None  # how many respondents each row stands for (None: one each)
 
     @classmethod
     def fixed(cls, weights: npt.ArrayLike) -> Design:
@@ -90,24 +98,29 @@ class Design:
 
     @property
     def n(self) -> int:
-        return int(self.weights.size)
+        """Respondents: the rows, or the sum of their counts."""
+        return int(self.weights.size if self.counts is None else self.counts.sum())
+
+    @property
+    def mass(self) -> FloatArray:
+        """Each row's weight times the respondents it stands for: what a weighted sum over respondents adds."""
+        return self.weights if self.counts is None else self.weights * self.counts
 
     @property
     def design_effect(self) -> float:
         """Kish: n sum w^2 / (sum w)^2."""
         w = self.weights
-        return float(self.n * np.dot(w, w) / w.sum() ** 2)
+        return float(self.n * np.dot(self.mass, w) / self.mass.sum() ** 2)
 
     @property
     def effective_n(self) -> float:
         """(sum w)^2 / sum w^2 = n / deff."""
-        w = self.weights
-        return float(w.sum() ** 2 / np.dot(w, w))
+        return float(self.mass.sum() ** 2 / np.dot(self.mass, self.weights))
 
     def summary(self) -> dict[str, Any]:
         """The weights' range (also as multiples of their median), Kish's design effect and effective n."""
         w = self.weights
-        median = float(np.median(w))
+        median = float(median_of(w, self.counts))
         return {"n": self.n, "min": float(w.min()), "max": float(w.max()), "median": median,
                 "max_over_median": float(w.max() / median), "design_effect": self.design_effect,
                 "effective_n": self.effective_n, "iterations": self.iterations, "converged": self.converged,
@@ -119,7 +132,7 @@ class Design:
         u = np.asarray(values, dtype=float)
         column = u.ndim == 1
         u = u.reshape(u.shape[0], -1)
-        w = self.weights
+        w = self.mass
         if not self.margins:
             e = np.asarray(u - (w @ u) / w.sum(), dtype=float)
             return e[:, 0] if column else e
@@ -148,12 +161,15 @@ class Design:
         (0.5, 0.083333)
         """
         u = np.asarray(values, dtype=float)
-        w = self.weights
-        total = w.sum()
-        mean = (w @ u.reshape(u.shape[0], -1)) / total
+        w, mass = self.weights, self.mass
+        total = mass.sum()
+        mean = (mass @ u.reshape(u.shape[0], -1)) / total
         e = self.residuals(u).reshape(u.shape[0], -1)
         n = self.n
-        variance = n / max(n - 1, 1) * ((w[:, None] * e) ** 2).sum(axis=0) / total**2
+        spread = (w[:, None] * e) ** 2
+        if self.counts is not None:
+            spread = spread * self.counts[:, None]
+        variance = n / max(n - 1, 1) * spread.sum(axis=0) / total**2
         shape = () if u.ndim == 1 else (-1,)
         return mean.reshape(shape), variance.reshape(shape)
 
@@ -213,8 +229,10 @@ def _checked(name: str, codes: IntArray, labels: tuple[str, ...], values: FloatA
 
 
 def rake(margins: Sequence[Margin], base: npt.ArrayLike | None = None, *, cap: float | None = 5.0,
-         tolerance: float = TOLERANCE, max_iterations: int = MAX_ITERATIONS) -> Design:
-    """Weights whose weighted sample shares equal every margin's population shares (module docstring).
+         tolerance: float = TOLERANCE, max_iterations: int = MAX_ITERATIONS,
+         counts: npt.ArrayLike | None = None) -> Design:
+    """Weights whose weighted sample shares equal every margin's population shares (module docstring);
+    `counts`: the respondents each row stands for (grouped rows).
 
     >>> m = margin("g", ["a", "a", "a", "b"], {"a": 0.5, "b": 0.5})
     >>> d = rake([m], cap=None)
@@ -226,48 +244,74 @@ def rake(margins: Sequence[Margin], base: npt.ArrayLike | None = None, *, cap: f
     sizes = {m.codes.size for m in margins}
     if len(sizes) != 1:
         raise RakingError("every margin must have one category per row")
-    n = sizes.pop()
+    rows = sizes.pop()
     if cap is not None and not cap > 1.0:
         raise RakingError("the cap is a multiple of the median weight and must exceed 1")
-    w = np.ones(n) if base is None else np.asarray(base, dtype=float).copy()
-    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+    m = None if counts is None else np.asarray(counts, dtype=float).reshape(-1)
+    if m is not None and (m.shape != (rows,) or not np.all(np.isfinite(m)) or np.any(m < 1) or np.any(m % 1)):
+        raise RakingError("counts must be whole numbers of at least 1, one per row")
+    n = rows if m is None else float(m.sum())
+    w = np.ones(rows) if base is None else np.asarray(base, dtype=float).copy()
+    if w.shape != (rows,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
         raise RakingError("base weights must be positive finite numbers, one per row")
-    w, iterations, converged = _ipf(margins, w * (n / w.sum()), tolerance, max_iterations)
+    w, iterations, converged = _ipf(margins, w * (n / _mass(w, m).sum()), tolerance, max_iterations, m)
     messages = [] if converged else [f"raking did not converge in {max_iterations} iterations"]
     rounds, cap_met = 0, True
     if cap is not None:
-        best = _excess(w, cap)
+        best = _excess(w, cap, m)
         while best > 1e-9 and rounds < CAP_ROUNDS and converged:
             rounds += 1
-            capped = np.minimum(w, cap * np.median(w))
-            w_next, more, converged = _ipf(margins, capped * (n / capped.sum()), tolerance, max_iterations)
+            capped = np.minimum(w, cap * median_of(w, m))
+            w_next, more, converged = _ipf(margins, capped * (n / _mass(capped, m).sum()), tolerance,
+                                           max_iterations, m)
             iterations += more
-            excess = _excess(w_next, cap)
+            excess = _excess(w_next, cap, m)
             w = w_next
             if excess > best * (1 - 1e-6):  # no progress: the cap and the margins do not hold together
                 break
             best = excess
-        cap_met = _excess(w, cap) <= 1e-9
+        cap_met = _excess(w, cap, m) <= 1e-9
         if not cap_met:
             messages.append(f"the weights could not be capped at {cap:g} times their median while meeting the "
-                            f"margins (largest: {w.max() / np.median(w):.3g} times the median)")
+                            f"margins (largest: {w.max() / median_of(w, m):.3g} times the median)")
     return Design(weights=w, margins=tuple(margins), iterations=iterations, converged=converged, cap=cap,
-                  cap_met=cap_met, cap_rounds=rounds, messages=tuple(messages))
+                  cap_met=cap_met, cap_rounds=rounds, messages=tuple(messages), counts=m)
 
 
-def _excess(w: FloatArray, cap: float) -> float:
-    return float(max(0.0, w.max() / np.median(w) / cap - 1.0))
+def median_of(values: FloatArray, counts: FloatArray | None = None) -> float:
+    """The median of `values`, each repeated `counts` times (np.median of the rows written out).
+
+    >>> median_of(np.array([3.0, 1.0, 2.0]), np.array([1.0, 2.0, 1.0])), float(np.median([3.0, 1.0, 1.0, 2.0]))
+    (1.5, 1.5)
+    """
+    if counts is None:
+        return float(np.median(values))
+    order = np.argsort(values, kind="stable")
+    ends = np.cumsum(counts[order])  # the sorted rows written out: row j ends before position ends[j]
+    n = int(ends[-1])
+    low, high = (values[order][np.searchsorted(ends, k, side="right")] for k in ((n - 1) // 2, n // 2))
+    return float(np.mean([low, high]))
 
 
-def _ipf(margins: Sequence[Margin], w: FloatArray, tolerance: float, max_iterations: int
-         ) -> tuple[FloatArray, int, bool]:
-    n = w.size
+def _mass(w: FloatArray, counts: FloatArray | None) -> FloatArray:
+    return w if counts is None else w * counts
+
+
+def _excess(w: FloatArray, cap: float, counts: FloatArray | None = None) -> float:
+    return float(max(0.0, w.max() / median_of(w, counts) / cap - 1.0))
+
+
+def _ipf(margins: Sequence[Margin], w: FloatArray, tolerance: float, max_iterations: int,
+         counts: FloatArray | None = None) -> tuple[FloatArray, int, bool]:
+    n = w.size if counts is None else counts.sum()
     for iteration in range(1, max_iterations + 1):
         for m in margins:
-            share = np.bincount(m.codes, weights=w, minlength=m.shares.size) / w.sum()
+            mass = _mass(w, counts)
+            share = np.bincount(m.codes, weights=mass, minlength=m.shares.size) / mass.sum()
             w = w * (m.shares / share)[m.codes]
-        w = w * (n / w.sum())
-        gap = max(float(np.abs(np.bincount(m.codes, weights=w, minlength=m.shares.size) / n - m.shares).max())
+        w = w * (n / _mass(w, counts).sum())
+        mass = _mass(w, counts)
+        gap = max(float(np.abs(np.bincount(m.codes, weights=mass, minlength=m.shares.size) / n - m.shares).max())
                   for m in margins)
         if gap <= tolerance:
             return w, iteration, True

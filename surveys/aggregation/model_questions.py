@@ -143,7 +143,10 @@ def decoded(question: PlannedQuestion, stored: npt.NDArray[np.int64]) -> npt.NDA
 
 def design_matrix(covariates: list[Covariate], stored: dict[int, npt.NDArray[np.int64]],
                    n: int) -> tuple[npt.NDArray[np.float64], list[Term]]:
-    columns, terms = [np.ones(n)], [Term(INTERCEPT, _("Intercept"))]
+    """The columns of the covariates' terms for the rows of `stored` (grouped rows: one per distinct combination
+    of answers), an intercept first; `n`: the responses they stand for."""
+    rows = len(next(iter(stored.values())))
+    columns, terms = [np.ones(rows)], [Term(INTERCEPT, _("Intercept"))]
     for c in covariates:
         q = c.question
         reports = decoded(q, stored[q.id])

@@ -11,9 +11,11 @@
   indicators against a reference option (its first unless chosen), a direct number as a number, optionally
   with its square. What a question is, is asked of its mechanism (`randomized`, `one_of_k`, `estimates_mean`).
 
-The rows are the responses with a report for every question used (the others are counted in `dropped`).
-Weighted, they are raked to the survey's population margins (`weighting.weights` over those rows) and the
-fit takes the sandwich variance through the raking. No model on too few respondents: the early-results rule
+The rows are the responses with a report for every question used (the others are counted in `dropped`),
+read grouped by their stored values (`model_rows`): each distinct combination once, with its count, which the
+fits and the raking take as such (exact: their sums are over responses). Weighted, the rows are also those
+with an answer to every margin question, raked to the survey's population margins (`weighting.raked`), and
+the fit takes the sandwich variance through the raking. No model on too few respondents: the early-results rule
 of the outcome's own estimates (`too_few`). A fit that does not converge, or whose data separate, is refused
 with the reason, as are covariates that are collinear or an option nobody in the rows chose.
 """
@@ -22,21 +24,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from django.db import connection
-from django.db.models import Field
 from django.utils.translation import gettext as _
 
 from ldp import linear_model, logistic
 from ldp.logistic_power import respondents_for_odds_ratio
 from surveys.collection import plan
-from surveys.collection.models import Report, Response, Survey
+from surveys.collection.models import Response, Survey
 from surveys.collection.plan import PlannedQuestion
 
-from . import model_questions, results, too_few, versions, weighting
+from . import model_questions, model_rows, results, too_few, versions, weighting
 from .model_params import ModelQuery
 from .model_questions import LINEAR, LOGISTIC, NotModelled, Term
 from .params import ResultOptions
@@ -127,14 +127,10 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
     outcome, kind, level = model_questions.outcome(questions, query)
     covariates = model_questions.covariates(questions, query, outcome)
     used = [outcome.id, *(c.question.id for c in covariates)]
-    responses, table = _complete(used)
-    found = None
-    if query.weighted:  # the rows in the weights' order; those outside them (no answer to a margin) left out
-        keys = [Response._meta.pk.to_python(r) for r in responses]
-        found = weighting.weights(survey, questions, among=set(keys))
-        at = np.fromiter((found.responses.get(key, -1) for key in keys), dtype=np.int64, count=len(keys))
-        table = table[at >= 0][np.argsort(at[at >= 0])]
-    n, total = len(table), Response.objects.filter(survey=survey).count()
+    margins = weighting.required_margins(survey) if query.weighted else []
+    rows = model_rows.grouped(used + [m.question_id for m in margins if m.question_id not in used])
+    found = None if not query.weighted else _weights(margins, questions, rows)
+    n, total = rows.n, Response.objects.filter(survey=survey).count()
     options = ResultOptions(confidence=query.confidence, margin=query.margin).resolved(
         survey.status == Survey.Status.OPEN)
     needed = results.needed(outcome, options)
@@ -143,33 +139,26 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
             "Too few respondents for a model: %(n)s responses answer every question used, of the %(needed)s "
             "needed before the estimates of question %(order)s are shown. The randomization would dominate.")
             % {"n": n, "needed": needed, "order": outcome.order})
-    stored = {q: table[:, j] for j, q in enumerate(used)}
+    stored = {q: rows.column(q) for q in used}
     x, terms = model_questions.design_matrix(covariates, stored, n)
     design = None if found is None else found.design
     common = {"query": query, "outcome": outcome, "level": level, "terms": tuple(terms), "n": n,
               "dropped": total - n, "needed": needed, "weights": found,
               "references": tuple((c.question, c.question.options[c.reference]) for c in covariates if not c.numeric)}
+    counts = rows.counts.astype(float)
     if kind == LINEAR:
         values = linear_model.per_report_values(outcome.mechanism, model_questions.decoded(outcome, stored[outcome.id]))
-        return _linear(values, x, design, query, common)
+        return _linear(values, x, design, counts, query, common)
     y = _binary(outcome, stored[outcome.id], level)
-    return _logistic(y, x, design, query, common)
+    return _logistic(y, x, design, counts, query, common)
 
 
-def _complete(used: list[int]) -> tuple[list[Any], npt.NDArray[np.int64]]:
-    """The responses with a report for every question in `used`, in id order, and their stored values (a column
-    per question): one grouped query (a response has at most one report per question), no model instances."""
-    table = connection.ops.quote_name(Report._meta.db_table)
-    response, question, value = (connection.ops.quote_name(str(cast(Field, Report._meta.get_field(name)).column))
-                                 for name in ("response", "question", "value"))
-    picks = ", ".join(f"MAX(CASE WHEN {question} = %s THEN {value} END)" for _ in used)
-    marks = ", ".join("%s" for _ in used)
-    with connection.cursor() as cursor:  # only quoted names are interpolated; the ids are parameters
-        cursor.execute(f"SELECT {response}, {picks} FROM {table} WHERE {question} IN ({marks}) "
-                       f"GROUP BY {response} HAVING COUNT(*) = %s ORDER BY {response}", [*used, *used, len(used)])
-        rows = cursor.fetchall()
-    values = np.array([row[1:] for row in rows], dtype=np.int64).reshape(len(rows), len(used))
-    return [row[0] for row in rows], values
+def _weights(margins: list[Any], questions: dict[int, PlannedQuestion], rows: model_rows.Rows) -> weighting.Weights:
+    """The rows raked to the margins (every row answers each margin question); left out: the responses that
+    answer some margin question but are not among the rows."""
+    design, used = weighting.raked(margins, questions, {m.question_id: rows.column(m.question_id) for m in margins},
+                                   counts=rows.counts)
+    return weighting.Weights(design, {}, used, model_rows.answering_any([m.question_id for m in margins]) - rows.n)
 
 
 def _binary(outcome: PlannedQuestion, stored: npt.NDArray[np.int64], level: int | None) -> npt.NDArray[np.float64]:
@@ -191,13 +180,13 @@ def _separated() -> NotModelled:
         "covariates with few respondents."))
 
 
-def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: Any, query: ModelQuery,
-              common: dict[str, Any]) -> FittedModel:
+def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: Any,
+              counts: npt.NDArray[np.float64], query: ModelQuery, common: dict[str, Any]) -> FittedModel:
     mechanism = common["outcome"].mechanism
     p, q = mechanism.p, mechanism.q_other
     try:
         found = logistic.fit(y, x, p, q, terms=[t.key for t in common["terms"]], design=design, se=query.se,
-                             confidence=query.confidence)
+                             confidence=query.confidence, counts=counts)
     except ValueError:
         raise _collinear() from None
     if np.abs(x @ np.asarray(found.estimate)).max() > logistic.DIVERGED:
@@ -207,7 +196,7 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
             "The fit did not converge to a maximum with standard errors; the estimates would not mean anything. "
             "Try fewer covariates."))
     # Weighted: the population's prevalence, and as many more respondents as the weights' design effect costs.
-    rate = float(np.average(y, weights=design.weights)) if design is not None else float(y.mean())
+    rate = float(np.average(y, weights=counts if design is None else design.mass))
     baseline = float(np.clip((rate - q) / (p - q), 0.01, 0.99))
     needed = respondents_for_odds_ratio(query.odds_ratio, p, q, baseline=baseline, exposed=EXPOSED,
                                         alpha=1.0 - query.confidence, power=POWER)
@@ -222,11 +211,11 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
         p_value=found.p_value, se=found.se, confidence=found.confidence, power=power)
 
 
-def _linear(values: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: Any, query: ModelQuery,
-            common: dict[str, Any]) -> FittedModel:
+def _linear(values: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: Any,
+            counts: npt.NDArray[np.float64], query: ModelQuery, common: dict[str, Any]) -> FittedModel:
     try:
         found = linear_model.fit(values, x, terms=[t.key for t in common["terms"]], design=design,
-                                 confidence=query.confidence)
+                                 confidence=query.confidence, counts=counts)
     except ValueError:
         raise _collinear() from None
     return FittedModel(

@@ -52,7 +52,7 @@ class MarginUsed:
 @dataclass(frozen=True)
 class Weights:
     design: Design
-    responses: dict[Any, int]  # response id -> its row in the design's weights
+    responses: dict[Any, int]  # response id -> its row in the design's weights (empty for a model's grouped rows)
     margins: tuple[MarginUsed, ...]
     left_out: int  # responses without an answer to every margin question
 
@@ -74,11 +74,8 @@ def margins_of(survey: Survey) -> list[PopulationMargin]:
 
 def weights(survey: Survey, questions: dict[int, PlannedQuestion], among: set[Any] | None = None) -> Weights:
     """The survey's raked weights; a refusal when it has no margins or its responses cannot meet them.
-    `among`: only these responses are raked (a model's, which answer every question it uses)."""
-    found = margins_of(survey)
-    if not found:
-        raise BadParameter(FIELD, _("This survey has no population margins to weight to: an admin enters them for "
-                                    "its direct questions first."))
+    `among`: only these responses are raked."""
+    found = required_margins(survey)
     columns = {m.question_id: _answers(m.question_id) for m in found}
     complete = set.intersection(*(set(answers) for answers in columns.values()))
     if among is not None:
@@ -91,11 +88,22 @@ def weights(survey: Survey, questions: dict[int, PlannedQuestion], among: set[An
     return Weights(design, order, used, len(everyone - complete))
 
 
+def required_margins(survey: Survey) -> list[PopulationMargin]:
+    """The survey's margins; a refusal when it has none."""
+    found = margins_of(survey)
+    if not found:
+        raise BadParameter(FIELD, _("This survey has no population margins to weight to: an admin enters them for "
+                                    "its direct questions first."))
+    return found
+
+
 def raked(found: list[PopulationMargin], questions: dict[int, PlannedQuestion],
-          codes: dict[int, npt.NDArray[np.int64]]) -> tuple[Design, tuple[MarginUsed, ...]]:
+          codes: dict[int, npt.NDArray[np.int64]], counts: npt.NDArray[np.int64] | None = None
+          ) -> tuple[Design, tuple[MarginUsed, ...]]:
     """The weights of the responses that answer every margin question, from each one's stored answer (`codes`,
     per margin question, one entry per such response, in the order the weights come out): what the dashboard's
-    figures (`weights`) and the report exports' weight column (surveys.aggregation.export_weights) share."""
+    figures (`weights`), the report exports' weight column (surveys.aggregation.export_weights) and a model
+    share. `counts`: each entry stands for that many responses (a model's grouped rows)."""
     if not found or not len(codes[found[0].question_id]):
         raise Unweightable(_("No response answers every margin question yet."))
     used, margins = [], []
@@ -109,7 +117,7 @@ def raked(found: list[PopulationMargin], questions: dict[int, PlannedQuestion],
         except RakingError as error:
             raise Unweightable(str(error)) from None
         used.append(MarginUsed(m.question.text, m.source, shares))
-    return rake(margins, cap=CAP), tuple(used)
+    return rake(margins, cap=CAP, counts=counts), tuple(used)
 
 
 def shares_of(found: PopulationMargin, labels: npt.NDArray[Any]) -> dict[str, float]:
