@@ -33,12 +33,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 import ldp
 from ldp.weighted_joint import weighted_conditional, weighted_joint
 from surveys.collection import pair_tallies, plan
-from surveys.collection.models import Survey
+from surveys.collection.models import Response, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.localized import point
 
@@ -214,9 +215,22 @@ def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyP
     if a.id == b.id:
         raise BadParameter("b", "must be a different question from a")
     if options.weighted:
+        within_a_request(survey, tables=1)
         return weighted(survey, a, b, options, weighting.weights(survey, {q.id: q for q in current}))
     pair_counting.ensure(survey, [(a, b)])  # pair_counting.Counting: being counted in the background
     return of_questions(survey, a, b, options)
+
+
+def within_a_request(survey: Survey, tables: int) -> None:
+    """A weighted table is made from its questions' reports of every response within the request (the pairs'
+    running counts carry no weights, and nothing weighted is counted in the background): refused, as a 409
+    naming `weighted`, beyond the responses x questions read a request may count (RELATE_NOW_RESPONSES)."""
+    responses = Response.objects.filter(survey=survey).count()
+    if responses * (tables + 1) > settings.RELATE_NOW_RESPONSES:
+        raise weighting.Unweightable(_(
+            "%(responses)s responses are too many to weight %(tables)s table(s) within a request (at most "
+            "%(limit)s responses times the questions read); ask for it unweighted, or relate fewer questions.")
+            % {"responses": f"{responses:,}", "tables": tables, "limit": f"{settings.RELATE_NOW_RESPONSES:,}"})
 
 
 def weighted(survey: Survey, a: PlannedQuestion, b: PlannedQuestion, options: ResultOptions,
@@ -270,6 +284,7 @@ def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | Non
     by = question(current, options.by, "by")
     others = [other for other in current if other.id != by.id and other.relatable]
     if options.weighted:
+        within_a_request(survey, tables=len(others))
         found = weighting.weights(survey, {q.id: q for q in current})
         groups = weighting.relating_reports(by, found)
         return BreakDown(by=by, tables=[weighted(survey, by, other, options, found, groups) for other in others])

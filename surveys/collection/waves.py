@@ -1,10 +1,11 @@
 """Waves: running a survey again as the next wave of its series.
 
 A new wave is a draft copy of the survey's definition (questions, mechanisms, options, texts, languages,
-consent, researchers), with its own link and dates and nothing of the reports. A survey not yet in a series
-starts one, as its wave 1. The copy keeps each question's lineage (the same question in every wave), and in a
-series that remembers randomization gives each question that can remember one a permanent layer: its own, or
-the question's own parameter, so that all waves together with an unchanged answer cost what one wave cost before.
+consent, researchers, the population margins its weights are raked to), with its own link and dates and
+nothing of the reports. A survey not yet in a series starts one, as its wave 1. The copy keeps each question's
+lineage (the same question in every wave), and in a series that remembers randomization gives each question
+that can remember one a permanent layer: its own, or the question's own parameter, so that all waves together
+with an unchanged answer cost what one wave cost before.
 
 The series' stable link opens its current wave (`current`): the wave accepting responses now with the highest
 number (waves are numbered in the order they are made, so the newest of those open). With none accepting, the
@@ -24,7 +25,7 @@ from django.db import models, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from .models import Question, Series, Survey
+from .models import Option, Question, Series, Survey
 from .models.conditions import REMEMBERED_BY
 from .models.series import free_slug
 
@@ -58,10 +59,23 @@ def _copy_question(question: Question, wave: Survey, remembered: bool) -> None:
     new = _copy(question, survey=wave, **_permanent_layer(question, remembered))
     for text in question.translations.all():
         _copy(text, question=new)
+    options = {}
     for option in question.options.all():
-        new_option = _copy(option, question=new)
+        options[option.pk] = _copy(option, question=new)
         for label in option.translations.all():
-            _copy(label, option=new_option)
+            _copy(label, option=options[option.pk])
+    _copy_margin(question, new, options)
+
+
+def _copy_margin(question: Question, new: Question, options: dict[int, Option]) -> None:
+    """The population's shares a direct question is weighted to (a census table outlives a wave), so that each wave
+    is weighted as the one before it was until a researcher enters newer ones."""
+    from surveys.aggregation.models import PopulationMargin  # results depend on collection, not the other way round
+
+    for margin in PopulationMargin.objects.filter(question=question).prefetch_related("shares"):
+        copied = _copy(margin, question=new)
+        for share in margin.shares.all():
+            _copy(share, margin=copied, option=options[share.option_id])
 
 
 def _permanent_layer(question: Question, remembered: bool) -> dict[str, object]:

@@ -11,7 +11,7 @@ from django.urls import reverse
 from surveys.aggregation import figure_tables
 from surveys.aggregation.templatetags.results_format import percent
 from tests.aggregation.support import add_responses
-from tests.aggregation.weighting_support import AGE, REGION, answer, enter, ids, make_survey
+from tests.aggregation.weighting_support import AGE, REGION, N, answer, enter, ids, make_survey
 
 
 @pytest.fixture
@@ -126,3 +126,15 @@ def test_a_weighted_csv_the_responses_cannot_be_raked_for_is_a_409(owner_client,
     q = ids(survey)
     response = export(owner_client, survey, f"?a={q[1]}&b={q[4]}&weighted=on")
     assert response.status_code == 409 and "no respondents in the categories" in response.content.decode()
+
+
+def test_a_weighted_break_down_is_made_within_the_request_up_to_the_limit_and_refused_past_it(
+        owner_client, survey, answered, settings):
+    enter(survey, 2, AGE)
+    q = ids(survey)
+    settings.RELATE_NOW_RESPONSES = 5 * N  # by region: four other questions to relate, five read
+    assert page(owner_client, survey, f"?by={q[3]}&weighted=on").status_code == 200
+    settings.RELATE_NOW_RESPONSES = 5 * N - 1
+    refused = page(owner_client, survey, f"?by={q[3]}&weighted=on")
+    assert refused.status_code == 409
+    assert f"{N} responses are too many to weight 4 table(s) within a request" in refused.content.decode()

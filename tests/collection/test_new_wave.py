@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from django.db import models
 
+from surveys.aggregation.models import PopulationMargin
 from surveys.collection import builder, invitations, pair_tallies, plan, submission, waves
 from surveys.collection.builder import QuestionSpec, TranslationSpec
 from surveys.collection.models import (
@@ -24,6 +25,7 @@ from surveys.collection.models import (
     Tally,
 )
 from surveys.history.models import ConfigurationChange
+from tests.aggregation.weighting_support import enter
 from tests.factories import valid_payload
 
 SURVEYS = "/admin/collection/survey/"
@@ -56,6 +58,8 @@ def definition(survey: Survey) -> dict:
                          "translations": [row(t, {"option_id"}) for t in OptionTranslation.objects.filter(option=o)
                                           .order_by("language")]}
                         for o in Option.objects.filter(question=q).order_by("order")],
+            "margin": [(m.source, [(share.option.order, share.share) for share in m.shares.order_by("option__order")])
+                       for m in PopulationMargin.objects.filter(question=q)],
         } for q in Question.objects.filter(survey=survey).order_by("order")],
     }
 
@@ -63,7 +67,8 @@ def definition(survey: Survey) -> dict:
 @pytest.fixture
 def rich(db, owner, other_researcher):
     """An open survey with every kind and the things a definition holds: consent, a second language with
-    every text, researchers, exclusive options, scores, bins, a scale, an at-most limit, invitation access;
+    every text, researchers, exclusive options, scores, bins, a scale, an at-most limit, invitation access, a
+    population margin;
     one response, an invitation and a watched pair (the reports' side)."""
     survey = builder.create_survey("monthly", "Monthly", [
         QuestionSpec("Cheated?", "qrr", q="0.5"),
@@ -77,15 +82,17 @@ def rich(db, owner, other_researcher):
         QuestionSpec("Hours?", "dlaplace", epsilon=1.0, kind="numeric", scale=("0", "10", "1")),
         QuestionSpec("Income?", "krr", epsilon=1.0, kind="numeric", scale=("0", "100", "10"),
                      options=["low", "high"], edges=["0", "50"]),
+        QuestionSpec("Region?", "direct", options=["North", "South"]),
     ], status=Survey.Status.OPEN, epsilon_budget=20.0, description="Every month.", consent="I agree.",
         language="en", access=Survey.Access.INVITATION)
     builder.translate(survey, TranslationSpec(
         "es", "Mensual", ["¿Hizo trampa?", "¿Condujo ebrio?", "¿Drogas?", "¿Fiesta?", "¿Deportes?", "¿Ánimo?",
-                          "¿Horas?", "¿Ingresos?"],
+                          "¿Horas?", "¿Ingresos?", "¿Región?"],
         {3: ["Nunca", "A veces", "A menudo"], 4: ["A", "B", "C", "D"], 5: ["Correr", "Nadar", "Ninguno"],
-         6: ["Bajo", "Medio", "Alto", "Omitir"], 8: ["bajos", "altos"]},
+         6: ["Bajo", "Medio", "Alto", "Omitir"], 8: ["bajos", "altos"], 9: ["Norte", "Sur"]},
         description="Cada mes.", consent="Acepto."))
     survey.researchers.add(owner, other_researcher)
+    enter(survey, 9, {"North": Decimal("0.45"), "South": Decimal("0.55")}, source="Regional register")
     token, _unused = invitations.create(survey, 2)
     submission.submit(survey, {**valid_payload(survey), "invitation": token})
     questions = list(plan.of(survey))
@@ -103,7 +110,8 @@ def test_a_new_wave_copies_the_whole_definition_and_nothing_of_the_reports(rich)
         question.update(permanent_q=None, permanent_epsilon=None)
     assert copied == definition(rich) == before  # the source keeps its definition too
     assert permanent == [(Decimal("0.5"), None), (None, 1.0), (None, 1.0), (None, 1.0), (None, None), (None, 1.0),
-                         (None, None), (None, 1.0)]
+                         (None, None), (None, 1.0), (None, None)]
+    assert copied["questions"][8]["margin"] == [("Regional register", [(0, Decimal("0.45")), (1, Decimal("0.55"))])]
     assert (wave.series, wave.wave, wave.status, wave.opens_at, wave.closes_at) == (
         rich.series, 2, Survey.Status.DRAFT, None, None)
     assert rich.wave == 1 and rich.series.title == "Monthly" and wave.slug == "monthly-wave-2"
