@@ -31,7 +31,7 @@ from .dlaplace import DiscreteLaplace
 from .intervals import check_confidence, t_value
 from .mechanism_base import Mechanism
 from .onebit import OneBitMean
-from .raking import Design
+from .raking import Design, row_counts, same_counts
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -93,11 +93,8 @@ def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None 
     names = tuple(terms) if terms is not None else tuple(f"x{j}" for j in range(k))
     if len(names) != k:
         raise ValueError("one term name per column of x")
-    m = None if counts is None else np.asarray(counts, dtype=float).reshape(-1)
-    if m is not None and (m.shape != (rows,) or not np.all(np.isfinite(m)) or np.any(m < 1) or np.any(m % 1)):
-        raise ValueError("counts must be whole numbers of at least 1, one per row")
-    if design is not None and (design.weights.size != rows or not (
-            design.counts is m or (design.counts is not None and m is not None and np.array_equal(design.counts, m)))):
+    m = row_counts(counts, rows)
+    if design is not None and (design.weights.size != rows or not same_counts(design.counts, m)):
         raise ValueError("the design must have one weight per value (and the same counts)")
     n = rows if m is None else int(m.sum())
     w = (np.ones(rows) if m is None else m) if design is None else design.mass

@@ -54,7 +54,7 @@ import numpy.typing as npt
 from .association import chi2_sf
 from .channel_likelihood import Model, Point, gram
 from .intervals import check_confidence, z_value
-from .raking import Design
+from .raking import Design, row_counts, same_counts
 
 FloatArray = npt.NDArray[np.float64]
 SE_KINDS = ("observed", "opg")
@@ -129,8 +129,8 @@ def fit(y: npt.ArrayLike, x: npt.ArrayLike, p: float, q: float, *, terms: Sequen
     names = tuple(terms) if terms is not None else tuple(f"x{j}" for j in range(xx.shape[1]))
     if len(names) != xx.shape[1]:
         raise ValueError("one term name per column of x")
-    m = _counts(counts, yy.size)
-    if design is not None and (design.weights.size != yy.size or not _same(design.counts, m)):
+    m = row_counts(counts, yy.size)
+    if design is not None and (design.weights.size != yy.size or not same_counts(design.counts, m)):
         raise ValueError("the design must have one weight per report (and the same counts)")
     xtx = xx.T @ xx
     n = yy.size if m is None else float(m.sum())
@@ -143,19 +143,6 @@ def fit(y: npt.ArrayLike, x: npt.ArrayLike, p: float, q: float, *, terms: Sequen
     # The higher maximum; a start that settled beats one that did not.
     start, best = max(tries, key=lambda item: (item[1][2], item[1][0].loglik))
     return _result(model, best, start, names, design, se, confidence, m)
-
-
-def _counts(counts: npt.ArrayLike | None, rows: int) -> FloatArray | None:
-    if counts is None:
-        return None
-    m = np.asarray(counts, dtype=float).reshape(-1)
-    if m.shape != (rows,) or not np.all(np.isfinite(m)) or np.any(m < 1) or np.any(m % 1):
-        raise ValueError("counts must be whole numbers of at least 1, one per row")
-    return m
-
-
-def _same(a: FloatArray | None, b: FloatArray | None) -> bool:
-    return a is b or (a is not None and b is not None and np.array_equal(a, b))
 
 
 def _starts(y: FloatArray, x: FloatArray, p: float, q: float, w: FloatArray | None) -> list[tuple[str, FloatArray]]:

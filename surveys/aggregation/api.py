@@ -71,7 +71,14 @@ QUESTION_PARAMETERS = [
 @never_cache
 @extend_schema(
     operation_id="survey_crosstab", tags=["results"],
-    parameters=[*QUESTION_PARAMETERS, *(p for p in PARAMETERS if p.name in params.CROSSTAB_FIELDS)],
+    parameters=[*QUESTION_PARAMETERS,
+                *(p for p in PARAMETERS if p.name in params.CROSSTAB_FIELDS and p.name != "weighted"),
+                OpenApiParameter("weighted", OpenApiTypes.BOOL, description=(
+                    "Weight the table to the survey's population margins (raking; see weights in the answer); "
+                    "default false. Needs margins (else 400); past DJANGO_RELATE_NOW_RESPONSES responses times "
+                    "the questions read, 409. Joint cells have score intervals and conditional fractions Fieller "
+                    "intervals, each at its own effective sample size; n and the independence test stay those of "
+                    "the unweighted reports."))],
     summary="Two questions counted together: joint table, conditional fractions, independence test, planner "
             "(assigned researchers and superusers)",
     responses={200: CrossTabSerializer, 202: CountingSerializer,

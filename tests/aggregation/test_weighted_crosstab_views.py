@@ -76,7 +76,7 @@ def test_the_dashboard_shows_the_weighted_cross_tab_and_says_to_what(owner_clien
     assert re.findall(r'<td class="num">([^<]*)<br>', given_a) == [
         percent(body["b_given_a"]["estimate"][i][j]) for i in range(2) for j in range(3)]
     crosstab = re.search(r'<section class="crosstab".*?</section>', html, re.S).group(0)
-    assert ('<p class="note weighted-relating">Weighted to the population margins of <strong>Age band?</strong> '
+    assert ('<p class="note weighted-relating">Weighted to the population margins: <strong>Age band?</strong> '
             '(Census 2021), <strong>Region?</strong> (Regional register). The shares and their intervals are '
             "weighted") in crosstab
     assert "The cross-tabs and break-downs below are weighted too, with the same weights." in html
@@ -96,11 +96,13 @@ def test_the_dashboard_breaks_down_every_question_under_the_weights(owner_client
         body = api(owner_client, survey, f"?a={q[3]}&b={q[other]}&weighted=on")
         plain = api(owner_client, survey, f"?a={q[3]}&b={q[other]}")
         cond, k = body["b_given_a"], len(body["b"]["options"])
-        assert re.findall(r'<td class="num">([^<]*)<br>', words) == [
-            percent(cond["estimate"][i][j]) for j in range(k) for i in range(2)]
+        shown = re.findall(r'<td class="num">([^<]*)<br><span class="note">([^<]*)</span>', words)
+        assert shown == [(percent(cond["estimate"][i][j]),  # the estimate and its interval, as the API has them
+                          f'{percent(cond["ci_low"][i][j])} – {percent(cond["ci_high"][i][j])}'
+                          if cond["bounded"][i] else "not determined") for j in range(k) for i in range(2)]
         assert cond != plain["b_given_a"]
     section = re.search(r'<section class="break-down".*?</section>', html, re.S).group(0)
-    assert "Weighted to the population margins of <strong>Age band?</strong> (Census 2021)." in section
+    assert "Weighted to the population margins: <strong>Age band?</strong> (Census 2021)." in section
 
 
 def test_unweighted_tables_say_nothing_of_weights(owner_client, survey, answered):

@@ -5,8 +5,9 @@ respondent's browser keeps a permanent randomized response per question and true
 randomization of it in every wave (`ldp.waves`), so repeating an unchanged answer reveals no more.
 
 A series has one stable link, /w/<slug>/, that opens its current wave (`surveys.collection.waves.current`).
-Its slug is made from the first wave's slug (as guessable as the waves' own links, which are made from it), never
-from the title: a title may be guessed where an admin chose a slug nobody can guess.
+A new wave's series takes its slug from the first wave's slug (as guessable as the waves' own links, which are made
+from it), never from the title: a title may be guessed where an admin chose a slug nobody can guess. Only a series
+made in code without a slug (the tests') falls back to its title.
 """
 
 from __future__ import annotations
