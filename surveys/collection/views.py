@@ -5,7 +5,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import translation
 from django.views.decorators.cache import never_cache
 
 from surveys.accounts import two_factor
@@ -21,9 +21,7 @@ from .plan import Unavailable
 def respond(request: HttpRequest, slug: str) -> HttpResponse:
     survey = get_object_or_404(Survey.objects.published(), slug=slug)
     if not survey.is_accepting():
-        not_yet = (survey.status == Survey.Status.OPEN and survey.opens_at is not None
-                   and timezone.now() < survey.opens_at)
-        return render(request, "collection/closed.html", {"survey": survey, "not_yet": not_yet}, status=410)
+        return _closed(request, survey)
     return _page(request, survey, preview=False)
 
 
@@ -36,11 +34,15 @@ def current_wave(request: HttpRequest, series: str) -> HttpResponse:
     if found is None:
         raise Http404
     if not found.accepting:
-        return render(request, "collection/closed.html", {"survey": found.survey, "not_yet": found.not_yet},
-                      status=410)
+        return _closed(request, found.survey)
     query = request.GET.urlencode()
     url = reverse("collection:respond", args=[found.survey.slug])
     return HttpResponseRedirect(f"{url}?{query}" if query else url)
+
+
+def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
+    """A link to a survey that accepts no responses now: 410, saying when it opens if it opens later."""
+    return render(request, "collection/closed.html", {"survey": survey, "not_yet": survey.opens_later()}, status=410)
 
 
 @never_cache

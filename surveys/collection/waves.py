@@ -122,11 +122,10 @@ def _base(slug: str) -> str:
 @dataclass(frozen=True)
 class Current:
     """Where a series' stable link leads: `survey` is accepting responses when `accepting`; else it is the wave
-    whose closed page is shown (`not_yet`: open, but its opening date is still to come)."""
+    whose closed page is shown."""
 
     survey: Survey
     accepting: bool
-    not_yet: bool = False
 
 
 def current(series: Series, now: datetime | None = None) -> Current | None:
@@ -136,8 +135,8 @@ def current(series: Series, now: datetime | None = None) -> Current | None:
     accepting = next((wave for wave in published if wave.is_accepting(now)), None)
     if accepting is not None:
         return Current(accepting, accepting=True)
-    coming = sorted((wave for wave in published if wave.status == Survey.Status.OPEN and wave.opens_at is not None
-                     and now < wave.opens_at), key=lambda wave: (wave.opens_at, -(wave.wave or 0)))
+    coming = sorted((wave for wave in published if wave.opens_later(now)),
+                    key=lambda wave: (wave.opens_at, -(wave.wave or 0)))
     if coming:
-        return Current(coming[0], accepting=False, not_yet=True)
+        return Current(coming[0], accepting=False)
     return Current(published[0], accepting=False) if published else None

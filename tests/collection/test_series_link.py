@@ -106,7 +106,8 @@ def test_nobody_keeps_a_copy_and_no_referer_is_sent(db, client):
 def test_the_service_names_the_current_wave_at_a_given_time(db):
     series = series_of({"status": OPEN}, {"status": OPEN, "opens_at": TOMORROW})
     day_after = TOMORROW + timedelta(hours=1)
-    found = [(c.survey.wave, c.accepting, c.not_yet) for c in (waves.current(series), waves.current(series, day_after))]
+    found = [(c.survey.wave, c.accepting, c.survey.opens_later(now)) for now, c in (
+        (None, waves.current(series)), (day_after, waves.current(series, day_after)))]
     assert found == [(1, True, False), (2, True, False)]
 
 

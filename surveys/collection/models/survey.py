@@ -134,6 +134,10 @@ class Survey(models.Model):
             and (self.closes_at is None or now < self.closes_at)
         )
 
+    def opens_later(self, now: datetime | None = None) -> bool:
+        """Open, but its opening date is still to come (its link says when it opens)."""
+        return self.status == self.Status.OPEN and self.opens_at is not None and (now or timezone.now()) < self.opens_at
+
     def ordered_questions(self) -> models.QuerySet[Question]:
         return self.questions.order_by("order").prefetch_related("options")
 
