@@ -31,7 +31,8 @@ from .dlaplace import DiscreteLaplace
 from .intervals import check_confidence, t_value
 from .mechanism_base import Mechanism
 from .onebit import OneBitMean
-from .raking import Design, row_counts, same_counts
+from .raking import Design
+from .row_counts import row_counts, same_counts
 
 FloatArray = npt.NDArray[np.float64]
 

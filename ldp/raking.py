@@ -44,6 +44,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .row_counts import row_counts
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -54,22 +56,6 @@ MAX_ITERATIONS = 2000
 
 class RakingError(ValueError):
     """Margins that cannot be raked to (the message says which column and why)."""
-
-
-def row_counts(counts: npt.ArrayLike | None, rows: int) -> FloatArray | None:
-    """Grouped rows' counts (a row stands for that many identical respondents), checked: whole numbers of at least
-    1, one per row; None for rows that are one respondent each."""
-    if counts is None:
-        return None
-    m = np.asarray(counts, dtype=float).reshape(-1)
-    if m.shape != (rows,) or not np.all(np.isfinite(m)) or np.any(m < 1) or np.any(m % 1):
-        raise RakingError("counts must be whole numbers of at least 1, one per row")
-    return m
-
-
-def same_counts(a: FloatArray | None, b: FloatArray | None) -> bool:
-    """Whether a design and the rows fitted with it count the same respondents."""
-    return a is b or (a is not None and b is not None and np.array_equal(a, b))
 
 
 @dataclass(frozen=True)
@@ -263,7 +249,7 @@ def rake(margins: Sequence[Margin], base: npt.ArrayLike | None = None, *, cap: f
     rows = sizes.pop()
     if cap is not None and not cap > 1.0:
         raise RakingError("the cap is a multiple of the median weight and must exceed 1")
-    m = row_counts(counts, rows)
+    m = row_counts(counts, rows, RakingError)  # a raking's refusal, as its callers catch it
     n = rows if m is None else float(m.sum())
     w = np.ones(rows) if base is None else np.asarray(base, dtype=float).copy()
     if w.shape != (rows,) or not np.all(np.isfinite(w)) or np.any(w <= 0):

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 from django.utils.translation import gettext as _
 
-from ldp import linear_model, logistic
+from ldp import linear_model, logistic, logistic_maximum
 from ldp.logistic_power import respondents_for_odds_ratio
 from surveys.collection import plan
 from surveys.collection.models import Response, Survey
@@ -189,7 +189,7 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
                              confidence=query.confidence, counts=counts)
     except ValueError:
         raise _collinear() from None
-    if np.abs(x @ np.asarray(found.estimate)).max() > logistic.DIVERGED:
+    if np.abs(x @ np.asarray(found.estimate)).max() > logistic_maximum.DIVERGED:
         raise _separated()
     if not found.converged:
         raise NotModelled("outcome", _(

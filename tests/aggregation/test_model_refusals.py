@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from ldp import logistic
+from ldp import logistic_maximum
 from surveys.aggregation import results
 from surveys.aggregation.params import ResultOptions
 from surveys.collection import builder, plan
@@ -141,7 +141,7 @@ def test_it_refuses_data_that_separate(owner_client, survey, ids):
 
 def test_it_refuses_a_fit_that_does_not_converge(owner_client, survey, ids, monkeypatch):
     write(survey, *balanced(max(needed(survey), 40)))
-    monkeypatch.setattr(logistic, "MAX_ITERATIONS", 1)  # Newton's method stopped before it settles
+    monkeypatch.setattr(logistic_maximum, "MAX_ITERATIONS", 1)  # Newton's method stopped before it settles
     status, error = ask(owner_client, survey, f"outcome={ids[1]}&covariates={ids[2]},{ids[8]}")
     assert (status, error["field"]) == (409, "outcome") and error["reason"].startswith("The fit did not converge")
 

@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp import channel_likelihood, logistic, logistic_power
+from ldp import channel_likelihood, logistic, logistic_maximum, logistic_power
 from ldp.raking import Design
 
 BETA = np.array([-0.5, 0.8, -0.6])
@@ -135,8 +135,8 @@ def test_it_keeps_the_higher_of_the_two_starts():
     y = reports(rng, mechanism, x, BETA)
     fit = logistic.fit(y, x, mechanism.p, mechanism.q_other)
     model = channel_likelihood.Model(y, x, mechanism.p, mechanism.q_other, None)
-    for b in (np.zeros(3), logistic._debiased_start(y, x, mechanism.p, mechanism.q_other, None)):
-        assert model.loglik(logistic._newton(model, b)[0].b) <= fit.log_likelihood + 1e-9
+    for b in (np.zeros(3), logistic_maximum.debiased_start(y, x, mechanism.p, mechanism.q_other, None)):
+        assert model.loglik(logistic_maximum.newton(model, b)[0].b) <= fit.log_likelihood + 1e-9
     assert fit.start in ("zero", "debiased")
 
 
