@@ -6,6 +6,7 @@ cross-tab, a bad parameter); the 404 page. Each state is checked to be the one s
 
 import pytest
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from surveys.collection import builder, demo, plan
 from surveys.collection.models import Response, Survey
@@ -24,7 +25,8 @@ def in_language(page, language):
 
 
 def visible(page, selector):
-    assert page.locator(selector).is_visible(), selector
+    # Waits: a click that submits a form returns before the answer's page has loaded.
+    expect(page.locator(selector)).to_be_visible()
     return True
 
 
