@@ -45,14 +45,17 @@ from .mechanism_base import Mechanism
 class Independence:
     """The test's p-value, its statistic and degrees of freedom (of the most significant table
     when there are several), how many tables were tested, the debiased phi^2 (not clipped, so
-    it can be negative) and Cramer's V from it (clipped to [0, 1])."""
+    it can be negative) and Cramer's V from it (clipped to [0, 1]). The method: "pearson" (X^2 on
+    df) or "rao_scott" (`ldp.weighted_association`: F on df and denominator_df, not integers)."""
 
     p_value: float
     statistic: float
-    df: int
+    df: float
     tables: int
     phi_squared: float
     cramers_v: float
+    method: str = "pearson"
+    denominator_df: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -77,8 +77,8 @@ QUESTION_PARAMETERS = [
                     "Weight the table to the survey's population margins (raking; see weights in the answer); "
                     "default false. Needs margins (else 400); past DJANGO_RELATE_NOW_RESPONSES responses times "
                     "the questions read, 409. Joint cells have score intervals and conditional fractions Fieller "
-                    "intervals, each at its own effective sample size; n and the independence test stay those of "
-                    "the unweighted reports."))],
+                    "intervals, each at its own effective sample size; the independence test is Rao and Scott's F "
+                    "on the weighted reports; n and the effect size stay those of the unweighted reports."))],
     summary="Two questions counted together: joint table, conditional fractions, independence test, planner "
             "(assigned researchers and superusers)",
     responses={200: CrossTabSerializer, 202: CountingSerializer,

@@ -22,7 +22,8 @@ Weighted (options.weighted): the responses raked to the survey's population marg
 the weighted estimates' weights), and the joint and conditional fractions under them (`ldp.weighted_joint`: the
 weighted means of the score products, their variance by the same linearization through the raking). They read
 each question's reports of the weighted responses, not the pair's running counts, so no pair is counted in the
-background; the counts, n and the independence test are those reports' own, unweighted. Refusals as the weighted
+background; the independence test is Rao and Scott's F on the weighted reports (`ldp.weighted_association`); the
+counts, n and the effect size are those reports' own, unweighted. Refusals as the weighted
 estimates': no margins is a 400 naming `weighted`, responses that cannot be raked (or a question a weighted
 response did not answer) a 409.
 """
@@ -37,6 +38,7 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 
 import ldp
+from ldp.weighted_association import weighted_independence
 from ldp.weighted_joint import weighted_conditional, weighted_joint
 from surveys.collection import pair_tallies, plan
 from surveys.collection.models import Response, Survey
@@ -140,6 +142,9 @@ class CrossTab:
     def relation(self) -> Relation | None:
         if self.counts is None:
             return None
+        if self.weights is not None and self.reports is not None:
+            return Relation(weighted_independence(self.a.relating, self.reports[0], self.b.relating, self.reports[1],
+                                                  self.weights.design, self.counts))
         return Relation(ldp.independence(self.a.relating, self.b.relating, self.counts))
 
     @cached_property

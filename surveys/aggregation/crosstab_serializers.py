@@ -59,14 +59,20 @@ class ConditionalSerializer(serializers.Serializer):
 
 
 class IndependenceSerializer(serializers.Serializer):
-    p_value = serializers.FloatField(source="test.p_value", help_text=(
-        "Pearson's chi-square on the reports (Bonferroni over bit tables for unary questions); never weighted: "
-        "with weighted=true it tests the weighted responses' unweighted reports."))
-    statistic = serializers.FloatField(source="test.statistic")
-    df = serializers.IntegerField(source="test.df")
+    method = serializers.ChoiceField(source="test.method", choices=["pearson", "rao_scott"], help_text=(
+        "pearson: Pearson's chi-square on the reports; rao_scott (weighted=true): Rao and Scott's F on the weighted "
+        "reports, as R's survey::svychisq. Bonferroni over bit tables for unary questions."))
+    p_value = serializers.FloatField(source="test.p_value")
+    statistic = serializers.FloatField(source="test.statistic", help_text="X^2 (pearson) or F (rao_scott).")
+    df = serializers.FloatField(source="test.df", help_text="Degrees of freedom; rao_scott: the F's numerator's, "
+                                                             "not an integer.")
+    denominator_df = serializers.FloatField(source="test.denominator_df", allow_null=True, help_text=(
+        "rao_scott: the F's denominator degrees of freedom; null for pearson."))
     tables = serializers.IntegerField(source="test.tables")
-    phi_squared = serializers.FloatField(source="test.phi_squared", help_text="Debiased, not clipped.")
-    cramers_v = serializers.FloatField(source="test.cramers_v", help_text="Debiased effect size, clipped to [0, 1].")
+    phi_squared = serializers.FloatField(source="test.phi_squared", help_text="Debiased, not clipped; of the "
+                                                                               "unweighted reports.")
+    cramers_v = serializers.FloatField(source="test.cramers_v", help_text="Debiased effect size, clipped to [0, 1]; of "
+                                                                           "the unweighted reports.")
     alpha = serializers.FloatField()
     related = serializers.BooleanField(help_text="p_value < alpha.")
     statement = serializers.CharField(help_text="The test's result in words.")
@@ -92,8 +98,8 @@ class CrossTabSerializer(serializers.Serializer):
     weights = WeightsSerializer(allow_null=True, help_text=(
         "With weighted=true: the population margins the responses were raked to and what the weights cost (the "
         "estimates' weights); joint and conditional fractions are then weighted, with linearization standard "
-        "errors through the raking; counts and independence stay those of the unweighted reports. Null for "
-        "unweighted figures."))
+        "errors through the raking, and the independence test is Rao and Scott's; the counts and the effect size "
+        "stay those of the unweighted reports. Null for unweighted figures."))
     counts = PairCountsSerializer(allow_null=True)
     joint = JointSerializer(allow_null=True)
     b_given_a = ConditionalSerializer(allow_null=True, help_text="P(B = b | A = a); rows: A's options.")

@@ -58,7 +58,8 @@ def test_its_numbers_are_the_services(client, owner, survey):
         assert data[name]["bounded"] == list(getattr(table, name).bounded)
     test = table.relation.test
     assert data["independence"] == {
-        "p_value": test.p_value, "statistic": test.statistic, "df": test.df, "tables": test.tables,
+        "method": "pearson", "p_value": test.p_value, "statistic": test.statistic, "df": test.df,
+        "denominator_df": None, "tables": test.tables,
         "phi_squared": test.phi_squared, "cramers_v": test.cramers_v, "alpha": 0.05,
         "related": test.p_value < 0.05, "statement": table.relation.statement}
     assert data["planner"] == {"margin": 0.1, "respondents_needed": table.needed,

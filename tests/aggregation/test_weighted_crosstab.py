@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from ldp import Direct
+from ldp import Direct, JointCounts
 from ldp.raking import margin, rake
+from ldp.weighted_association import weighted_independence
 from ldp.weighted_joint import weighted_conditional, weighted_joint
 from tests.aggregation.support import add_responses
 from tests.aggregation.weighting_support import AGE, REGION, N, answer, enter, ids, make_ages_survey, make_survey
@@ -85,10 +86,20 @@ def test_a_weighted_cross_tab_is_every_fraction_under_the_raked_weights(owner_cl
     assert body["weights"]["margins"] == [{"question": "Age band?", "source": "Census 2021", "shares": AGE},
                                           {"question": "Region?", "source": "Regional register", "shares": REGION}]
     assert body["weights"]["effective_n"] == pytest.approx(design.effective_n, rel=1e-12)
-    # The counts are the reports' own, unweighted: what the unweighted cross-tab shows.
+    # The counts and the effect size are the reports' own, unweighted: what the unweighted cross-tab shows; the
+    # test is Rao and Scott's on the weighted reports.
     plain = api(owner_client, survey, f"?a={q[a]}&b={q[b]}&confidence=0.9")[1]
-    assert body["counts"] == plain["counts"] and body["independence"] == plain["independence"]
+    counts = JointCounts.from_counts(ma, mb, body["counts"]["pairs"], N, body["counts"]["a"],
+                                     body["counts"]["b"])
+    test = weighted_independence(ma, ra, mb, rb, design, counts)
+    close(body["independence"], {**{key: getattr(test, key) for key in (
+        "method", "p_value", "statistic", "df", "denominator_df", "tables", "phi_squared", "cramers_v")},
+        "alpha": 0.05, "related": test.p_value < 0.05, "statement": body["independence"]["statement"]})
+    assert body["counts"] == plain["counts"] and plain["independence"]["method"] == "pearson"
+    assert {k: v for k, v in body["independence"].items() if k in ("phi_squared", "cramers_v", "tables")} == {
+        k: v for k, v in plain["independence"].items() if k in ("phi_squared", "cramers_v", "tables")}
     assert plain["weights"] is None and plain["joint"] != body["joint"]
+    assert plain["independence"]["statistic"] != body["independence"]["statistic"]
 
 
 def test_the_weighted_sample_has_the_population_margins_in_a_table_of_two_margin_questions(

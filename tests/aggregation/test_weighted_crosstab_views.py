@@ -79,6 +79,10 @@ def test_the_dashboard_shows_the_weighted_cross_tab_and_says_to_what(owner_clien
     assert ('<p class="note weighted-relating">Weighted to the population margins: <strong>Age band?</strong> '
             '(Census 2021), <strong>Region?</strong> (Regional register). The shares and their intervals are '
             "weighted") in crosstab
+    test = body["independence"]
+    assert (f"(Rao–Scott F {test['statistic']:.2f} on {test['df']:.2f} and {test['denominator_df']:.0f} degrees of "
+            "freedom, on the weighted randomized reports; tables tested: 1)") in crosstab
+    assert "and so is the test of relation (Rao and Scott’s)" in crosstab
     assert "The cross-tabs and break-downs below are weighted too, with the same weights." in html
     # Its CSV and API links, and the pickers, keep the weighting.
     assert f'crosstab.csv?a={q[1]}&amp;b={q[4]}&amp;confidence=0.95&amp;margin=0.05&amp;weighted=on"' in html

@@ -304,7 +304,7 @@ def test_joint_results_serialize_to_plain_lists():
     cond = ldp.estimate_conditional(a, b, counts).to_dict()
     assert cond["given"] == "a" and isinstance(cond["bounded"], list)
     assert set(ldp.independence(a, b, counts).to_dict()) == {"p_value", "statistic", "df", "tables",
-                                                             "phi_squared", "cramers_v"}
+                                                             "phi_squared", "cramers_v", "method", "denominator_df"}
 
 
 def test_joint_answers_helper_draws_from_the_table():

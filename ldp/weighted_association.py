@@ -1,0 +1,162 @@
+"""Are two questions' answers related in the population? The independence test under weights (Rao and Scott).
+
+Unweighted, Pearson's X^2 on the table of report pairs tests independence (`ldp.association`). Under weights
+that test answers the wrong question: a sample selected on a third variable (age, say) can show a relation the
+population does not have, or hide one it has. Weighted, the hypothesis is about the population's reports
+(independent there if the true answers are: each report is randomized on its own), and the design's variance
+replaces the multinomial one, by Rao and Scott's second-order correction (Rao & Scott 1984; as R's
+`survey::svychisq`, statistic "F", computes it):
+
+- p_hat: the weighted means of the r x c cell indicators (one per report pair), V their linearization covariance
+  through the raking (`Design.residuals`, the same variance as `Design.mean`'s, with the covariances);
+- X^2 = Pearson's statistic on the weighted table scaled to n respondents;
+- C: the interaction contrasts, the r c columns of the saturated model's interaction terms less their projection
+  on the main effects; Delta = (C' D^-1 C / n)^-1 (C' D^-1 V D^-1 C), D = diag(p_hat): the generalized design
+  effects;
+- F = X^2 / tr(Delta), referred to the F distribution on d0 = tr(Delta)^2 / tr(Delta^2) and d0 (n - 1) degrees of
+  freedom (n - 1: each respondent is a primary unit of one stratum).
+
+Without weights and margins Delta is close to the identity and F (r - 1)(c - 1) close to X^2. Unary questions are
+tested bit by bit as unweighted, with Bonferroni's p-value over the tables; rows and columns empty in the weighted
+table are left out. The effect size (Cramer's V) stays the unweighted reports' (`ldp.association`).
+
+The F distribution's upper tail is the regularized incomplete beta function, by Lentz's continued fraction
+(Numerical Recipes' betacf), on the side where it converges.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from .association import Independence, independence
+from .joint import JointCounts
+from .mechanism_base import Mechanism
+from .raking import Design
+from .weighted import indicators
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def weighted_independence(a: Mechanism, reports_a: npt.ArrayLike, b: Mechanism, reports_b: npt.ArrayLike,
+                          design: Design, counts: JointCounts) -> Independence:
+    """Rao and Scott's F test of independence on the weighted reports (module docstring); the effect size from
+    `counts`, the same reports' unweighted pairs.
+
+    >>> from ldp import Direct
+    >>> d = Direct(2)
+    >>> ra, rb = [0, 0, 1, 1] * 25, [0, 1, 1, 1] * 25
+    >>> c = JointCounts.from_values(d, d, ra, rb)
+    >>> r = weighted_independence(d, ra, d, rb, Design.fixed([1.0, 2.0] * 50), c)
+    >>> r.method, r.tables, round(r.statistic, 4), round(r.df, 4), round(r.denominator_df, 4)
+    ('rao_scott', 1, 20.8532, 1.0, 99.0)
+    """
+    xa, xb = indicators(a, reports_a), indicators(b, reports_b)
+    if xa.shape[0] != design.n or xb.shape[0] != design.n:
+        raise ValueError("one report of each question per weight")
+    best = (math.inf, 0.0, 0.0, 0.0)
+    tables = [(rows, columns) for rows in _sides(xa, a.unary) for columns in _sides(xb, b.unary)]
+    for rows, columns in tables:
+        f, d0, nu = rao_scott(design, rows, columns)
+        best = min(best, (f_sf(f, d0, d0 * nu), f, d0, d0 * nu))
+    unweighted = independence(a, b, counts)
+    return Independence(min(1.0, best[0] * len(tables)), best[1], best[2], len(tables), unweighted.phi_squared,
+                        unweighted.cramers_v, method="rao_scott", denominator_df=best[3])
+
+
+def _sides(x: FloatArray, unary: bool) -> list[FloatArray]:
+    """One table side: the options' indicators, or for a unary question each bit as a (bit set, not set) pair."""
+    if not unary:
+        return [x]
+    return [np.stack([x[:, j], 1.0 - x[:, j]], axis=1) for j in range(x.shape[1])]
+
+
+def rao_scott(design: Design, rows: FloatArray, columns: FloatArray) -> tuple[float, float, float]:
+    """(F, d0, n - 1) for the table of `rows` (n, r) by `columns` (n, c) indicators (module docstring);
+    (0, 1, n - 1) when fewer than two rows or columns are present."""
+    n = design.n
+    weighted = design.mass
+    rows = rows[:, weighted @ rows > 0]
+    columns = columns[:, weighted @ columns > 0]
+    r, c = rows.shape[1], columns.shape[1]
+    if r < 2 or c < 2:
+        return 0.0, 1.0, float(n - 1)
+    cells = (rows[:, :, None] * columns[:, None, :]).reshape(rows.shape[0], r * c)  # cell (i, j) at i c + j
+    p, variance = _mean_and_covariance(design, cells)
+    table = (p * n).reshape(r, c)
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x2 = float(np.where(expected > 0, (table - expected) ** 2 / expected, 0.0).sum())
+        inverse = np.where(p > 0, 1.0 / p, 0.0)
+    contrasts = _interaction_contrasts(r, c)
+    scaled = contrasts * inverse[:, None]
+    delta = np.linalg.solve(contrasts.T @ scaled / n, scaled.T @ variance @ scaled)
+    trace = float(np.trace(delta))
+    return x2 / trace, trace**2 / float(np.trace(delta @ delta)), float(n - 1)
+
+
+def _mean_and_covariance(design: Design, values: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Weighted means of the columns and their linearization covariance: `Design.mean`'s variance, off the diagonal
+    too."""
+    mass, n = design.mass, design.n
+    total = mass.sum()
+    e = design.residuals(values) * design.weights[:, None]
+    counted = e if design.counts is None else e * design.counts[:, None]
+    return (mass @ values) / total, n / max(n - 1, 1) * (counted.T @ e) / total**2
+
+
+def _interaction_contrasts(r: int, c: int) -> FloatArray:
+    """The saturated model's interaction columns less their least-squares projection on the main effects, cells
+    ordered i c + j (row i, column j)."""
+    i, j = np.divmod(np.arange(r * c), c)
+    main = np.column_stack([np.ones(r * c)] + [i == k for k in range(1, r)] + [j == k for k in range(1, c)])
+    interaction = np.column_stack([(i == k) & (j == m) for k in range(1, r) for m in range(1, c)]).astype(float)
+    coefficients, *_ = np.linalg.lstsq(main.astype(float), interaction, rcond=None)
+    return np.asarray(interaction - main @ coefficients, dtype=float)
+
+
+def f_sf(x: float, d1: float, d2: float) -> float:
+    """P(F >= x) for F ~ F(d1, d2) = I_{d2 / (d2 + d1 x)}(d2 / 2, d1 / 2); 1 for x <= 0.
+
+    >>> round(f_sf(4.0, 2.0, 10.0), 12), round(f_sf(3.0, 1.5, 1e6), 10)  # R: pf(x, d1, d2, lower.tail = FALSE)
+    (0.052922149401, 0.0648063504)
+    """
+    if x <= 0.0:
+        return 1.0
+    return beta_regularized(d2 / (d2 + d1 * x), d2 / 2.0, d1 / 2.0)
+
+
+def beta_regularized(x: float, a: float, b: float) -> float:
+    """I_x(a, b), the regularized incomplete beta function (Numerical Recipes' betai)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_fraction(x, a, b) / a
+    return 1.0 - front * _beta_fraction(1.0 - x, b, a) / b
+
+
+def _beta_fraction(x: float, a: float, b: float) -> float:
+    """The continued fraction of I_x(a, b) by Lentz's method."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return h
+
+
+__all__ = ["beta_regularized", "f_sf", "rao_scott", "weighted_independence"]
