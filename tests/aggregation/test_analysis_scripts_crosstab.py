@@ -35,8 +35,9 @@ from tests.aggregation.test_analysis_scripts import fetch, read_csv, rscript, ru
 AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
 N = 500
 BAR = 1e-6  # of the cell's standard error
-# (A, B): qrr x krr (two index questions), krr x sue (index x unary), sue x oue (two unary), direct age x qrr.
-PAIRS = [("q1", "q4"), ("q4", "q5"), ("q5", "q6"), ("q2", "q1")]
+# (A, B): qrr x krr (two index questions), krr x sue (index x unary), sue x oue (two unary), direct age x qrr, a
+# number asked directly (in its bins) x krr.
+PAIRS = [("q1", "q4"), ("q4", "q5"), ("q5", "q6"), ("q2", "q1"), ("q7", "q4")]
 NUMBERS = {"estimate": "std_error", "std_error": "std_error", "ci_low": "std_error", "ci_high": "std_error",
            **{f"{given}{part}": f"{given}_std_error" for given in ("b_given_a", "a_given_b")
               for part in ("", "_std_error", "_ci_low", "_ci_high")}}
@@ -46,8 +47,9 @@ TEXT = ["a_id", "a_key", "b_id", "b_key", "n", "a_index", "a_label", "b_index", 
 
 @pytest.fixture
 def exported(db, owner, client, tmp_path):
-    """1 qrr, 2 direct age band, 3 direct region, 4 krr, 5 sue, 6 ordinal by oue; too many young northerners; both
-    margins entered; the exports fetched, and the app's crosstab.csv of every pair, weighted and not."""
+    """1 qrr, 2 direct age band, 3 direct region, 4 krr, 5 sue, 6 ordinal by oue, 7 a direct number in 3 bins;
+    too many young northerners; both margins entered; the exports fetched, and the app's crosstab.csv of every
+    pair, weighted and not."""
     survey = builder.create_survey("pairs", "Pairs", [
         QuestionSpec("Cheated?", "qrr", q="0.5"),
         QuestionSpec("Age band?", "direct", options=list(AGE)),
@@ -56,6 +58,8 @@ def exported(db, owner, client, tmp_path):
         QuestionSpec("Colour?", "sue", epsilon=1.5, options=["Red", "Green", "Blue"]),
         QuestionSpec("Agree?", "oue", epsilon=1.5, kind="ordinal", options=["No", "Maybe", "Yes"],
                      scores=["-1", "0", "2.5"]),
+        QuestionSpec("Age in years?", "direct_number", kind="numeric", scale=("18", "99", "1"),
+                     options=["18 to 34", "35 to 64", "65 to 99"], edges=["18", "35", "65"]),
     ], status=Survey.Status.OPEN, epsilon_budget=30.0)
     survey.researchers.add(owner)
     add_responses(survey, N, seed=23, truth={2: [0.5, 0.3, 0.2], 3: [0.7, 0.3]})
@@ -193,12 +197,13 @@ def test_the_comparison_catches_bugs_planted_in_r(exported):
 
 
 @pytest.mark.slow
-def test_both_scripts_refuse_a_pair_of_one_question_one_key_or_an_unknown_key(client, owner, every_kind_survey,
-                                                                                 tmp_path):
+def test_both_scripts_refuse_a_randomized_mean_one_question_twice_one_key_or_an_unknown_key(
+        client, owner, all_kinds_survey, tmp_path):
     client.force_login(owner)
-    folder = fetch(client, every_kind_survey, tmp_path)
-    for pair, message in (("q1,q1", "two different questions"), ("q1", "two keys"), ("q1,q99", "no question q99")):
-        for command in ([sys.executable, "kinds-analysis.py"], [rscript(), "--vanilla", "kinds-analysis.R"]):
+    folder = fetch(client, all_kinds_survey, tmp_path)
+    for pair, message in (("q1,q8", "q8 is asked for its mean"), ("q9,q1", "q9 is asked for its mean"),
+                          ("q1,q1", "two different questions"), ("q1", "two keys"), ("q1,q99", "no question q99")):
+        for command in ([sys.executable, "all-analysis.py"], [rscript(), "--vanilla", "all-analysis.R"]):
             done = subprocess.run([*command, "--crosstab", pair], cwd=folder, capture_output=True, text=True,
                                   timeout=120, check=False)
             assert done.returncode != 0 and message in done.stderr, (command, pair, done.stderr)
