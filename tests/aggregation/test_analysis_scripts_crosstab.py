@@ -15,8 +15,9 @@ margins), every weighted joint interval at n instead of the cell's effective n, 
 left out of Fieller's interval; in R svymean on the raked weights taken as fixed (no calibration) and the intervals
 at n. Each one moves some number by more than the bar.
 
-Cost: about 50 s of CPU on one core, most of it R (12 to 16 runs, each loading the survey package) and the survey's
-500 responses stored once per test; it is marked slow, as the other script modules are.
+Cost: about 50 s of CPU on one core measured with four pairs (a fifth and the refusals came after), most of it R
+(about 20 runs, the weighted ones loading the survey package) and the survey's 500 responses stored once per test;
+it is marked slow, as the other script modules are.
 """
 
 import subprocess
