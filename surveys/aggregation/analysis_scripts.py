@@ -17,7 +17,10 @@ question's respondents needed at the dashboard's defaults travel in the script) 
 population margins, its weighted figures (--weighted: analysis.py rakes by itself, analysis.R with R's survey
 package, the only package a script asks for). And both fit the dashboard's models (--model, or fit_model in a
 session: surveys.aggregation.modelling's logistic and linear models, weighted or not), each its own implementation
-(Newton's method and raking in base R; numpy), printing the models API's table.
+(Newton's method and raking in base R; numpy), printing the models API's table, and the dashboard's cross-tabs
+(--crosstab A,B, weighted or not: from the per-respondent score products, weighted by their own raking in Python and
+by the survey package's calibrated design in R), printing the cross-tab API's figures and writing crosstab.csv's
+columns.
 
 The templates are templates/aggregation/scripts/. Every survey text enters a script as a literal
 from surveys.aggregation.script_literals, never as raw text. Nothing else about the responses is

@@ -126,6 +126,9 @@ def _r_question(column: Column) -> str:
         # An ordinal question's scores, NA for a level left out of the mean score.
         # A numeric mean's worst-case variance per report, for the too-few rule (surveys.aggregation.too_few).
         "mean_variance": _r_mean_variance(question),
+        # A number asked directly: its bins' lower edges as grid indexes, the cells a cross-tab counts it in.
+        "bins": ("NULL" if not (question.mean and question.edges) else
+                 "c(" + ", ".join(f"{index}L" for index in question.edge_indexes) + ")"),
         "scores": ("NULL" if not question.scores else
                    "c(" + ", ".join("NA" if v is None else r_number(v) for v in question.scores) + ")"),
     }
