@@ -51,6 +51,7 @@ SAME_ON_EVERY_ENGINE = {
     "tests/test_csp.py",
     "tests/aggregation/test_analysis_scripts.py",
     "tests/aggregation/test_analysis_scripts_anytime.py",
+    "tests/aggregation/test_analysis_scripts_crosstab.py",
     "tests/aggregation/test_analysis_scripts_every_question.py",
     "tests/aggregation/test_analysis_scripts_models.py",
     "tests/aggregation/test_analysis_scripts_weighted.py",
