@@ -76,7 +76,7 @@ def from_the_api(body: dict) -> list[list[str]]:
                     None if layer is None else json.dumps(layer["mechanism"]["parameters"], sort_keys=True),
                     None if layer is None else layer["all_waves_epsilon"], point["same_as_this_wave"],
                     point["n"], point["estimate"][j], point["std_error"][j], point["ci_low"][j], point["ci_high"][j],
-                    point["confidence"], *[None] * 7)])
+                    point["confidence"], *[None] * 7, *weights(body["weighted"], wave["weights"]))])
         change = q["change"]
         if change is None:
             continue
@@ -88,8 +88,15 @@ def from_the_api(body: dict) -> list[list[str]]:
                 "change", q["id"], q["key"], q["order"], q["text"], j, label, *[None] * 17, same, None,
                 change["estimate"][j], change["std_error"][j], change["ci_low"][j], change["ci_high"][j],
                 body["confidence"], change["first"], change["second"], change["z"][j], change["p_value"][j],
-                change["shared"], change["correlation"], change["assumption"])])
+                change["shared"], change["correlation"], change["assumption"], body["weighted"], *[None] * 4)])
     return rows
+
+
+def weights(weighted: bool, found: dict | None) -> list:
+    """The weighted columns of a wave's row, from the API's wave."""
+    if found is None:
+        return [weighted, *[None] * 4]
+    return [True, found["n"], found["left_out"], found["design_effect"], found["effective_n"]]
 
 
 @pytest.mark.parametrize("query", ["", "?first=2&second=3&confidence=0.9", "?first=3&second=1"])
