@@ -6,7 +6,6 @@ respondents refused (409 linked_waves, said on the page)."""
 from __future__ import annotations
 
 import csv
-import io
 import math
 import shutil
 import subprocess
