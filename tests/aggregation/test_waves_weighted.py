@@ -1,7 +1,10 @@
 """Weighted results across waves (surveys.aggregation.waves with weighted=true): each wave raked to its own
 margins exactly as its own dashboard weights it, the change between two waves of different respondents with the
 two weighted variances added (checked against R's survey package), and the weighted change of waves that share
-respondents refused (409 linked_waves, said on the page)."""
+respondents refused (409 linked_waves, said on the page).
+
+About 20 CPU-s on one core: each test stores two waves of several hundred responses (the raking and R's check
+need samples whose weights vary), and the R test starts Rscript."""
 
 from __future__ import annotations
 
