@@ -64,17 +64,18 @@ def change_rows(trend: waves.Trend) -> list[ChangeRow]:
             for j, label in enumerate(trend.question.options)]
 
 
-def context(user: Any, survey: Survey, options: params.ResultOptions) -> dict[str, Any]:
+def context(user: Any, survey: Survey, options: params.ResultOptions,
+            weights: weighting.Weights | None = None) -> dict[str, Any]:
     """The dashboard's part for a wave of a series (empty for another survey): the trends, each with its chart,
     its change in words and its assumption; a wave number not understood is said, and the default pair shown.
     Weighted figures another wave cannot give (no margins, or responses that cannot be raked) are said, and the
-    waves shown unweighted."""
+    waves shown unweighted. `weights`: this wave's, raked for its estimates already (not raked again)."""
     problem = None
     try:
-        made = _weighed_or_said(user, survey, options)
+        made = _weighed_or_said(user, survey, options, weights)
     except params.BadParameter as error:
         problem = error
-        made = _weighed_or_said(user, survey, replace(options, first=None, second=None))
+        made = _weighed_or_said(user, survey, replace(options, first=None, second=None), weights)
     if made is None:
         return {}
     found, unweighted = made
@@ -85,11 +86,11 @@ def context(user: Any, survey: Survey, options: params.ResultOptions) -> dict[st
             "waves_unweighted": unweighted}
 
 
-def _weighed_or_said(user: Any, survey: Survey, options: params.ResultOptions
+def _weighed_or_said(user: Any, survey: Survey, options: params.ResultOptions, weights: weighting.Weights | None
                      ) -> tuple[waves.SeriesResults, Refusal | None] | None:
     """The series' results, and why they are unweighted when weighted ones were asked for and cannot be given."""
     try:
-        found = waves.series_results(survey, user, options)
+        found = waves.series_results(survey, user, options, weights)
     except (params.BadParameter, Unavailable) as refusal:
         if not options.weighted or refusal.field != weighting.FIELD:
             raise

@@ -141,9 +141,11 @@ class SeriesResults:
         return 0 if pair is None else max(pair, key=lambda wave: wave.number).repeated
 
 
-def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesResults | None:
+def series_results(survey: Survey, user: Any, options: ResultOptions,
+                   weights: weighting.Weights | None = None) -> SeriesResults | None:
     """The waves of `survey`'s series that `user` may see, compared; None when it is no wave of a series.
-    `options.first`/`second` name the waves compared (wave numbers; default the first and the last)."""
+    `options.first`/`second` name the waves compared (wave numbers; default the first and the last).
+    `weights`: `survey`'s own, when the caller has raked it already (the dashboard's estimates)."""
     if survey.series is None or survey.wave is None:
         return None
     surveys = list(Survey.objects.visible_to(user).filter(series=survey.series).select_related("series")
@@ -152,6 +154,7 @@ def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesR
                    .order_by("wave"))
     numbers = [wave.wave for wave in surveys]
     first, second = _pair(numbers, options)
+    weights_given = weights
     plans, counted, waves = {}, {}, []
     for wave in surveys:
         try:
@@ -165,7 +168,10 @@ def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesR
             waves.append(Wave(wave.wave, wave, 0, 0, refusal.reason, wave.first_day, wave.last_day))
             continue
         responses = max((n for _, n in counted[wave.wave].values()), default=0)
-        weights = _weights(wave, plans[wave.wave]) if options.weighted and responses else None
+        weights = None
+        if options.weighted and responses:
+            own = wave.pk == survey.pk and weights_given is not None
+            weights = weights_given if own else _weights(wave, plans[wave.wave])
         waves.append(Wave(wave.wave, wave, responses, wave.repeated, None, wave.first_day, wave.last_day, weights))
     layers = _layers(surveys)
     current = plans[survey.wave]

@@ -19,7 +19,7 @@ import pytest
 from django.urls import reverse
 
 from ldp.wave_pairs import INDEPENDENT, between
-from surveys.aggregation import results, waves
+from surveys.aggregation import results, wave_views, waves
 from surveys.aggregation.models import PopulationMargin
 from surveys.aggregation.params import BadParameter, ResultOptions
 from surveys.aggregation.serializers import WeightsSerializer
@@ -232,3 +232,15 @@ def test_the_weighted_dashboard_section_says_so_and_keeps_weighted_in_its_links(
     found = waves.series_results(surveys[1], owner, ResultOptions(weighted=True))
     change = trend_of(found, 1).change
     assert f"a change of {change.estimate[1] * 100:+.1f}".replace("-", "−") + " points" in part
+
+
+def test_the_dashboard_rakes_the_wave_asked_about_once_for_its_estimates_and_its_waves(owner, series):
+    surveys, _ = series
+    options = ResultOptions(weighted=True)
+    estimates = results.survey_results(surveys[1], options)
+    found = wave_views.context(owner, surveys[1], options, estimates.weights)["series"]
+    assert [wave.weights is estimates.weights for wave in found.waves] == [False, True]
+    again = waves.series_results(surveys[1], owner, options)  # raked afresh: the same figures
+    assert [[figures(p.estimate) for p in t.points] for t in found.trends] == [
+        [figures(p.estimate) for p in t.points] for t in again.trends]
+    assert [t.change for t in found.trends] == [t.change for t in again.trends]
