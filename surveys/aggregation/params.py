@@ -82,7 +82,7 @@ DEFAULTS = ResultOptions()
 FIELDS = ("confidence", "interval", "simultaneous", "margin", "weighted")  # the estimates API and export
 CROSSTAB_FIELDS = ("a", "b", "confidence", "margin", "weighted")  # the cross-tab API and export
 DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by", "first", "second")
-WAVE_FIELDS = ("confidence", "first", "second")  # the waves API
+WAVE_FIELDS = ("confidence", "first", "second", "weighted")  # the waves API and waves.csv
 
 
 class BadParameter(refusals.Refusal):

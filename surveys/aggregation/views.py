@@ -69,7 +69,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     found, current = results.survey_results(survey, options), plan.of(survey)
     relate, modelled = relating.context(survey, options, current), model_page.section(survey, request.GET, current)
     coming_along = progress.of(found)
-    across = wave_views.context(request.user, survey, options)
+    across = wave_views.context(request.user, survey, options, found.weights)  # not raked twice
     response = render(request, "aggregation/dashboard.html", {
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
         # The form shows the options as resolved (the interval in use); links keep only what was asked for.
@@ -117,7 +117,7 @@ def export_waves(request: HttpRequest, slug: str) -> HttpResponse:
     found = waves.series_results(survey, request.user, params.parse(request.GET, params.WAVE_FIELDS))
     if found is None:
         raise Http404("This survey is no wave of a series.")
-    return _csv(survey, "waves.csv", wave_tables.rows(found))
+    return _csv(survey, "waves.csv", wave_tables.rows(found.whole()))
 
 
 @researchers_only

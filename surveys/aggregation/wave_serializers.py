@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from surveys.collection.serializers import FiniteFloatField, MechanismSerializer
 
+from .serializers import WeightsSerializer
 from .waves import Point, Trend, correlation_words
 
 
@@ -34,6 +35,9 @@ class WaveSerializer(serializers.Serializer):
         "Responses whose browser said it had answered an earlier wave of the series (it links nothing)."))
     unavailable = serializers.CharField(allow_null=True, help_text=(
         "Why this wave's figures cannot be read (its stored configuration), else null; it is then left out."))
+    weights = WeightsSerializer(allow_null=True, help_text=(
+        "With weighted=true: the margins this wave's responses were raked to (its own) and what the weights cost; "
+        "null for unweighted figures or a wave without responses."))
 
 
 class PermanentLayerSerializer(serializers.Serializer):
@@ -139,6 +143,10 @@ class SeriesResultsSerializer(serializers.Serializer):
         "The series remembers randomization: each wave sends a fresh randomization of a permanent one."))
     wave = serializers.IntegerField(source="survey.wave", help_text="The wave asked about.")
     confidence = serializers.FloatField()
+    weighted = serializers.BooleanField(help_text=(
+        "Each wave's figures are weighted to its own population margins (Wilson intervals at each option's "
+        "effective sample size); a change is then between waves that share no respondents, its variance the sum "
+        "of theirs."))
     first = serializers.IntegerField(allow_null=True)
     second = serializers.IntegerField(allow_null=True)
     waves = WaveSerializer(many=True, help_text="The waves you may see, in order; the others are left out.")

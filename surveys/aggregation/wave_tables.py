@@ -17,6 +17,12 @@ Each row names its question as the wave asked about asks it (question_id, key, o
   (independent, fewest_changes or unknown) and the assumption in words; same_as_this_wave says whether the two
   waves' reports were made the same way.
 
+Weighted (weighted=true): each wave's n, estimate, std_error and interval are under its own raking (Wilson at each
+option's effective sample size), the change's variance the sum of the two waves' (only waves that share no
+respondents: otherwise the download is refused, 409). The last columns say so on every row: weighted ("true" or
+"false"), and on a wave row weighted_responses (the responses raked, its n), left_out (responses without an
+answer to every margin question), design_effect (Kish's) and effective_n, empty when unweighted.
+
 A question not asked by a wave (or with other options) has no row for it; a change is left out when either wave
 has no reports. Undefined numbers are empty cells, as in the other tables.
 """
@@ -39,10 +45,12 @@ COLUMNS = [
     "same_as_this_wave",
     "n", "estimate", "std_error", "ci_low", "ci_high", "confidence",
     "first_wave", "second_wave", "z", "p_value", "shared", "correlation", "assumption",
+    "weighted", "weighted_responses", "left_out", "design_effect", "effective_n",
 ]
 _WAVE_CELLS = COLUMNS.index("mechanism") - COLUMNS.index("wave")  # wave ... answered_an_earlier_wave
 _MADE_CELLS = COLUMNS.index("same_as_this_wave") - COLUMNS.index("mechanism")  # mechanism ... all_waves_epsilon
-_CHANGE_CELLS = len(COLUMNS) - COLUMNS.index("first_wave")
+_CHANGE_CELLS = COLUMNS.index("weighted") - COLUMNS.index("first_wave")
+_WEIGHTS_CELLS = len(COLUMNS) - COLUMNS.index("weighted") - 1  # weighted_responses ... effective_n
 
 
 def rows(found: SeriesResults) -> Iterator[list[Any]]:
@@ -54,9 +62,19 @@ def rows(found: SeriesResults) -> Iterator[list[Any]]:
         for point in trend.points:
             for j, label in enumerate(q.options):
                 yield ["wave", *_question(trend, j, label), *_wave(waves[point.wave]), *_made(point),
-                       *_figures(point.n, point.estimate, j), *[""] * _CHANGE_CELLS]
+                       *_figures(point.n, point.estimate, j), *[""] * _CHANGE_CELLS,
+                       *_weights(found.weighted, waves[point.wave])]
         if trend.change is not None:
-            yield from _change(trend)
+            for row in _change(trend):
+                yield [*row, str(found.weighted).lower(), *[""] * _WEIGHTS_CELLS]
+
+
+def _weights(weighted: bool, wave: Wave) -> list[Any]:
+    """Whether the figures are weighted and, on a wave's row, what its weights cost."""
+    if wave.weights is None:
+        return [str(weighted).lower(), *[""] * _WEIGHTS_CELLS]
+    summary = wave.weights.summary()
+    return ["true", summary["n"], summary["left_out"], cell(summary["design_effect"]), cell(summary["effective_n"])]
 
 
 def _question(trend: Trend, j: int, label: str) -> list[Any]:

@@ -21,10 +21,12 @@ from rest_framework.response import Response
 
 from surveys.accounts.guards import SignedIn
 from surveys.collection.models import Survey
+from surveys.collection.plan import Unavailable
 from surveys.errors import ErrorSerializer
 from surveys.localized import point
+from surveys.refusals import Refusal
 
-from . import access, api, params, trend_charts, waves
+from . import access, api, params, trend_charts, waves, weighting
 from .wave_serializers import SeriesResultsSerializer
 
 
@@ -62,31 +64,56 @@ def change_rows(trend: waves.Trend) -> list[ChangeRow]:
             for j, label in enumerate(trend.question.options)]
 
 
-def context(user: Any, survey: Survey, options: params.ResultOptions) -> dict[str, Any]:
+def context(user: Any, survey: Survey, options: params.ResultOptions,
+            weights: weighting.Weights | None = None) -> dict[str, Any]:
     """The dashboard's part for a wave of a series (empty for another survey): the trends, each with its chart,
-    its change in words and its assumption; a wave number not understood is said, and the default pair shown."""
+    its change in words and its assumption; a wave number not understood is said, and the default pair shown.
+    Weighted figures another wave cannot give (no margins, or responses that cannot be raked) are said, and the
+    waves shown unweighted. `weights`: this wave's, raked for its estimates already (not raked again)."""
     problem = None
     try:
-        found = waves.series_results(survey, user, options)
+        made = _weighed_or_said(user, survey, options, weights)
     except params.BadParameter as error:
         problem = error
-        found = waves.series_results(survey, user, replace(options, first=None, second=None))
-    if found is None:
+        made = _weighed_or_said(user, survey, replace(options, first=None, second=None), weights)
+    if made is None:
         return {}
+    found, unweighted = made
     trends = [(trend, trend_charts.trend_chart(trend), change_rows(trend),
                waves.correlation_words(trend.change, trend.first, trend.second) if trend.change else "")
               for trend in found.trends]
-    return {"series": found, "trends": trends, "wave_problem": problem, "waves_query": query(found)}
+    return {"series": found, "trends": trends, "wave_problem": problem, "waves_query": query(found),
+            "waves_unweighted": unweighted}
+
+
+def _weighed_or_said(user: Any, survey: Survey, options: params.ResultOptions, weights: weighting.Weights | None
+                     ) -> tuple[waves.SeriesResults, Refusal | None] | None:
+    """The series' results, and why they are unweighted when weighted ones were asked for and cannot be given."""
+    try:
+        found = waves.series_results(survey, user, options, weights)
+    except (params.BadParameter, Unavailable) as refusal:
+        if not options.weighted or refusal.field != weighting.FIELD:
+            raise
+        found = waves.series_results(survey, user, replace(options, weighted=False))
+        return None if found is None else (found, refusal)
+    return None if found is None else (found, None)
 
 
 def query(found: waves.SeriesResults) -> str:
     """The parameters of the figures shown, for the CSV and API links that give the same numbers."""
     pair = [] if found.first is None else [("first", found.first), ("second", found.second or 0)]
-    return urlencode([("confidence", f"{found.confidence:g}"), *pair])
+    weighted = [("weighted", "on")] if found.weighted else []
+    return urlencode([("confidence", f"{found.confidence:g}"), *pair, *weighted])
 
 
 WAVE_PARAMETERS = [
     *(p for p in api.PARAMETERS if p.name == "confidence"),
+    OpenApiParameter("weighted", {"type": "boolean"}, description=(
+        "Weight each wave to its own population margins (raking; a new wave copies the margins of the wave it was "
+        "made from); default false. Every wave with responses needs margins its responses can be raked to (else "
+        "400 or 409, naming the wave). The change between two waves that share no respondents adds their "
+        "weighted variances; between two that do (the later wave has responses that answered an earlier wave) "
+        "it is refused: 409 linked_waves.")),
     *(OpenApiParameter(name, {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}, description=(
         f"The wave compared {role}: a wave number of this series among those you may see (default: the "
         f"{default} of them); first and second must differ.")) for name, role, default in (
@@ -105,10 +132,11 @@ WAVE_PARAMETERS = [
 @permission_classes([SignedIn])
 def series(request: Request, slug: str) -> Response:
     """Per question compared across waves: every visible wave's debiased estimate with its interval (through
-    the composed channel of both layers when the series remembers randomization), and the change from `first`
-    to `second` with its interval, z test and the assumption its variance makes. 404 for a survey in no series."""
+    the composed channel of both layers when the series remembers randomization; weighted to each wave's own
+    margins with `weighted`), and the change from `first` to `second` with its interval, z test and the
+    assumption its variance makes. 404 for a survey in no series; 409 for a weighted change of linked waves."""
     survey = access.survey_for(request.user, slug)
     found = waves.series_results(survey, request.user, params.parse(request.query_params, params.WAVE_FIELDS))
     if found is None:
         raise Http404("This survey is no wave of a series.")
-    return Response(SeriesResultsSerializer(found).data)
+    return Response(SeriesResultsSerializer(found.whole()).data)

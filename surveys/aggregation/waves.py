@@ -12,6 +12,14 @@ answered an earlier wave of the series are taken to have answered the earlier wa
 does not say which wave), and as few of them as the estimates allow to have changed their answer; their
 reports are never linked, so neither is observed. Questions with one answer of k (yes/no, single choice,
 ordinal levels, numeric bins, asked directly or randomized) are compared; the others are listed as not compared.
+
+Weighted (`options.weighted`): each wave with responses is raked to its own population margins (a new wave copies
+the margins of the wave it was made from) and each point is that wave's weighted estimate, as its own dashboard
+gives it (`weighting.weigh`: linearization through the raking). Two waves of different respondents are
+independent samples, so the weighted change's variance is the sum of the two weighted variances. When the later
+wave has respondents who answered an earlier wave, the two weighted estimates covary through those respondents,
+whose reports are never linked: the weighted covariance is not worked out here, so the weighted change is refused
+for such a pair (`LinkedWaves`, a 409) while each wave's weighted figures are still given.
 """
 
 from __future__ import annotations
@@ -28,12 +36,22 @@ import ldp
 from ldp import wave_pairs
 from ldp.wave_pairs import Change, Design
 from ldp.waves import Remembered, instantaneous
+from surveys import refusals
 from surveys.collection import plan, tallies
 from surveys.collection.models import Question, Series, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
-from . import versions
+from . import versions, weighting
 from .params import BadParameter, ResultOptions
+
+
+class LinkedWaves(Unavailable):
+    """A weighted change between two waves that share respondents: its covariance is not worked out (a 409)."""
+
+    code = refusals.LINKED_WAVES
+
+    def __init__(self, reason: str):
+        refusals.Refusal.__init__(self, weighting.FIELD, reason)
 
 
 @dataclass(frozen=True)
@@ -47,6 +65,7 @@ class Wave:
     unavailable: str | None = None  # why its figures cannot be read (its configuration), else None
     first_day: date | None = None  # the days of its first and last responses (a response keeps its day only)
     last_day: date | None = None
+    weights: weighting.Weights | None = None  # weighted figures: its own raking (None without responses)
 
 
 @dataclass(frozen=True)
@@ -94,10 +113,19 @@ class SeriesResults:
     second: int | None
     trends: list[Trend]
     not_compared: list[PlannedQuestion]  # multi-select and numeric means: no change across waves here
+    weighted: bool = False  # each wave's figures raked to its own margins
+    refused: LinkedWaves | None = None  # why no weighted change is given, when the waves compared share respondents
 
     @property
     def not_compared_words(self) -> str:
         return "; ".join(f"{question.order}. {question.text}" for question in self.not_compared)
+
+    def whole(self) -> SeriesResults:
+        """These results, or the refusal of what they leave out (the weighted change of waves that share
+        respondents): for the API and the CSV, which are whole or an error; the dashboard says it instead."""
+        if self.refused is not None:
+            raise self.refused
+        return self
 
     @property
     def change_waves(self) -> tuple[Wave, Wave] | None:
@@ -113,9 +141,11 @@ class SeriesResults:
         return 0 if pair is None else max(pair, key=lambda wave: wave.number).repeated
 
 
-def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesResults | None:
+def series_results(survey: Survey, user: Any, options: ResultOptions,
+                   weights: weighting.Weights | None = None) -> SeriesResults | None:
     """The waves of `survey`'s series that `user` may see, compared; None when it is no wave of a series.
-    `options.first`/`second` name the waves compared (wave numbers; default the first and the last)."""
+    `options.first`/`second` name the waves compared (wave numbers; default the first and the last).
+    `weights`: `survey`'s own, when the caller has raked it already (the dashboard's estimates)."""
     if survey.series is None or survey.wave is None:
         return None
     surveys = list(Survey.objects.visible_to(user).filter(series=survey.series).select_related("series")
@@ -124,6 +154,7 @@ def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesR
                    .order_by("wave"))
     numbers = [wave.wave for wave in surveys]
     first, second = _pair(numbers, options)
+    weights_given = weights
     plans, counted, waves = {}, {}, []
     for wave in surveys:
         try:
@@ -136,18 +167,51 @@ def series_results(survey: Survey, user: Any, options: ResultOptions) -> SeriesR
             plans.pop(wave.wave, None)
             waves.append(Wave(wave.wave, wave, 0, 0, refusal.reason, wave.first_day, wave.last_day))
             continue
-        waves.append(Wave(wave.wave, wave, max((n for _, n in counted[wave.wave].values()), default=0),
-                          wave.repeated, None, wave.first_day, wave.last_day))
+        responses = max((n for _, n in counted[wave.wave].values()), default=0)
+        weights = None
+        if options.weighted and responses:
+            own = wave.pk == survey.pk and weights_given is not None
+            weights = weights_given if own else _weights(wave, plans[wave.wave])
+        waves.append(Wave(wave.wave, wave, responses, wave.repeated, None, wave.first_day, wave.last_day, weights))
     layers = _layers(surveys)
     current = plans[survey.wave]
+    refused = _refused(waves, first, second) if options.weighted else None
     trends, not_compared = [], []
     for question in current:
         if not question.mechanism.one_of_k:
             not_compared.append(question)
             continue
-        trends.append(_trend(question, survey.wave, plans, counted, layers, waves, first, second,
-                             options.confidence))
-    return SeriesResults(survey, survey.series, waves, options.confidence, first, second, trends, not_compared)
+        trends.append(_trend(question, survey.wave, plans, counted, layers, waves, (first, second, refused),
+                             options))
+    return SeriesResults(survey, survey.series, waves, options.confidence, first, second, trends, not_compared,
+                         options.weighted, refused)
+
+
+def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
+    """The wave's responses raked to its own margins; a refusal that names the wave when they cannot be."""
+    try:
+        return weighting.weights(wave, {q.id: q for q in planned})
+    except BadParameter as refusal:  # no margins
+        raise BadParameter(refusal.field, _("Wave %(wave)s: %(reason)s") % {"wave": wave.wave,
+                                                                           "reason": refusal.reason}) from None
+    except weighting.Unweightable as refusal:
+        raise weighting.Unweightable(_("Wave %(wave)s: %(reason)s") % {"wave": wave.wave,
+                                                                       "reason": refusal.reason}) from None
+
+
+def _refused(waves: list[Wave], first: int | None, second: int | None) -> LinkedWaves | None:
+    """Why the weighted change from `first` to `second` is not given: the later wave shares respondents."""
+    if first is None or second is None:
+        return None
+    later = next(wave for wave in waves if wave.number == max(first, second))
+    if not later.repeated:
+        return None
+    return LinkedWaves(_(
+        "%(shared)s respondents of wave %(later)s said they had answered an earlier wave, so the weighted "
+        "estimates of waves %(first)s and %(second)s covary through respondents whose reports are never linked; "
+        "that covariance is not worked out for weighted figures, so no weighted change is given. Each wave's "
+        "weighted figures are; ask for the change unweighted, or compare two waves that share no respondents.")
+        % {"shared": later.repeated, "later": later.number, "first": first, "second": second})
 
 
 def _pair(numbers: list[int], options: ResultOptions) -> tuple[int | None, int | None]:
@@ -173,8 +237,10 @@ def _layers(surveys: list[Survey]) -> dict[int, tuple[Any, Remembered | None]]:
 
 
 def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPlan], counted: dict[int, Any],
-           layers: dict[int, tuple[Any, Remembered | None]], waves: list[Wave], first: int | None,
-           second: int | None, confidence: float) -> Trend:
+           layers: dict[int, tuple[Any, Remembered | None]], waves: list[Wave],
+           pair: tuple[int | None, int | None, LinkedWaves | None], options: ResultOptions) -> Trend:
+    first, second, refused = pair
+    confidence = options.confidence
     lineage, _remembered = layers[question.id]
     points, missing = [], []
     own = None
@@ -187,24 +253,36 @@ def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPla
         counts, n = counted[wave.number][asked.id]
         source = remembered if remembered is not None else asked.mechanism
         estimate = source.estimate(np.asarray(counts), n, confidence=confidence)
+        if wave.weights is not None:  # its own raking; the plan's mechanism is the composed one when remembered
+            estimate = _weighed(asked, estimate, wave.weights, confidence)
         mechanism = instantaneous(asked.mechanism)  # the plan's is both layers composed when remembered
         design = Design.of(mechanism, remembered)
         if wave.number == here:
             own = design
         points.append(Point(wave.number, estimate, mechanism, remembered, design, same=True))
     points = [Point(p.wave, p.estimate, p.mechanism, p.remembered, p.design, same=p.design == own) for p in points]
-    return Trend(question, points, _change(points, waves, first, second, confidence), first or 0, second or 0,
-                 tuple(missing))
+    change = None if refused is not None else _change(points, waves, first, second, options)
+    return Trend(question, points, change, first or 0, second or 0, tuple(missing))
+
+
+def _weighed(asked: PlannedQuestion, estimate: ldp.Estimate, weights: weighting.Weights,
+             confidence: float) -> ldp.Estimate:
+    weighted, _mean = weighting.weigh(asked, estimate, weights, confidence)
+    if weighted is None:  # a numeric mean: never compared across waves (`series_results`)
+        raise ValueError("only questions with one answer of k have weighted fractions")
+    return weighted
 
 
 def _change(points: list[Point], waves: list[Wave], first: int | None, second: int | None,
-            confidence: float) -> Change | None:
+            options: ResultOptions) -> Change | None:
     found = {point.wave: point for point in points}
     if first not in found or second not in found or not found[first].n or not found[second].n:
         return None
     one, two = found[first], found[second]
     later = next(wave for wave in waves if wave.number == max(first, second))
-    return wave_pairs.between(one.estimate, two.estimate, one.design, two.design, later.repeated, confidence)
+    # Weighted: only waves that share no respondents get here (`_refused`), independent samples.
+    shared = 0 if options.weighted else later.repeated
+    return wave_pairs.between(one.estimate, two.estimate, one.design, two.design, shared, options.confidence)
 
 
 def correlation_words(change: Change, first: int, second: int) -> str:

@@ -150,7 +150,7 @@ def test_the_api_answers_only_assigned_researchers_and_superusers(client, owner,
 def test_the_schema_describes_the_waves_api_as_it_answers(client, owner, series):
     schema = client.get(reverse("aggregation:api-schema")).json()
     operation = schema["paths"]["/api/v1/surveys/{slug}/waves/"]["get"]
-    assert {p["name"] for p in operation["parameters"]} == {"slug", "confidence", "first", "second"}
+    assert {p["name"] for p in operation["parameters"]} == {"slug", "confidence", "first", "second", "weighted"}
     assert {"200", "400", "403", "404", "409"} <= set(operation["responses"])
     components = schema["components"]["schemas"]
 

@@ -15,6 +15,7 @@ from django.urls import reverse
 from surveys.aggregation import wave_tables
 from surveys.collection.models import Response, Survey
 from tests.aggregation.series_support import monthly, store_waves
+from tests.aggregation.weighted_series_support import answer_waves, weighted_series
 from tests.conftest import login
 from tests.factories import make_user
 
@@ -76,7 +77,7 @@ def from_the_api(body: dict) -> list[list[str]]:
                     None if layer is None else json.dumps(layer["mechanism"]["parameters"], sort_keys=True),
                     None if layer is None else layer["all_waves_epsilon"], point["same_as_this_wave"],
                     point["n"], point["estimate"][j], point["std_error"][j], point["ci_low"][j], point["ci_high"][j],
-                    point["confidence"], *[None] * 7)])
+                    point["confidence"], *[None] * 7, *weights(body["weighted"], wave["weights"]))])
         change = q["change"]
         if change is None:
             continue
@@ -88,8 +89,15 @@ def from_the_api(body: dict) -> list[list[str]]:
                 "change", q["id"], q["key"], q["order"], q["text"], j, label, *[None] * 17, same, None,
                 change["estimate"][j], change["std_error"][j], change["ci_low"][j], change["ci_high"][j],
                 body["confidence"], change["first"], change["second"], change["z"][j], change["p_value"][j],
-                change["shared"], change["correlation"], change["assumption"])])
+                change["shared"], change["correlation"], change["assumption"], body["weighted"], *[None] * 4)])
     return rows
+
+
+def weights(weighted: bool, found: dict | None) -> list:
+    """The weighted columns of a wave's row, from the API's wave."""
+    if found is None:
+        return [weighted, *[None] * 4]
+    return [True, found["n"], found["left_out"], found["design_effect"], found["effective_n"]]
 
 
 @pytest.mark.parametrize("query", ["", "?first=2&second=3&confidence=0.9", "?first=3&second=1"])
@@ -155,3 +163,14 @@ def test_the_waves_section_links_the_csv_and_the_api_with_the_figures_shown(clie
     query = "?confidence=0.9&amp;first=2&amp;second=3"
     assert f'href="/results/monthly-3/export/waves.csv{query}"' in page
     assert f'href="/api/v1/surveys/monthly-3/waves/{query}"' in page
+
+
+@pytest.mark.parametrize("query", ["?weighted=on", "?weighted=on&first=2&second=1&confidence=0.9"])
+def test_the_weighted_csv_is_the_weighted_apis_numbers_row_for_row(client, owner, query):
+    surveys = weighted_series(owner)
+    answer_waves(surveys, [300, 250], seed=33)
+    login(client, owner)
+    found = table(client, surveys[1], query)
+    assert found == from_the_api(api(client, surveys[1], query))
+    weighted = [row[wave_tables.COLUMNS.index("weighted"):] for row in found[1:]]
+    assert {row[0] for row in weighted} == {"true"} and {row[1] for row in weighted} >= {"300", "250"}
