@@ -1,8 +1,10 @@
 """Every state of every page passes axe-core's WCAG 2.2 A and AA checks, in every language under test:
 the respondent page answering, with its problems shown, refused by the server, kept unsent, sent (the
-receipt), already sent, in preview, closed, and of the question kinds demo; the sign-in pages with
-their errors and the two-factor page; the researcher's list and dashboards (early, with results, a
-cross-tab, a bad parameter); the 404 page. Each state is checked to be the one shown before axe runs."""
+receipt), already sent, in preview, closed, and of the question kinds demo; the front page signed out
+and in; the sign-in pages with their errors and the two-factor page; the researcher's list and
+dashboards (early, with results, a cross-tab, the question kinds' charts, a bad parameter); the 404
+page. Each state is checked to be the one shown before axe runs, and each has one home: this module
+(the admin's survey pages and the direct questions' pages, in English, are in test_accessibility)."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -122,9 +124,15 @@ def test_the_preview_and_the_404_page_have_no_violations(live_server, page_in_la
     assert axe_violations(page) == [], "404"
 
 
-def test_the_sign_in_pages_have_no_violations_with_or_without_errors(live_server, page_in_language, language):
+def test_the_front_and_sign_in_pages_have_no_violations_with_or_without_errors(live_server, page_in_language,
+                                                                               language):
     get_user_model().objects.create_superuser(username="admin", password=PASSWORD)
     page = page_in_language()
+    page.goto(f"{live_server.url}/")
+    assert page.locator("html").get_attribute("lang") == language
+    assert page.locator("main a").count() == 1  # signing in
+    assert axe_violations(page) == [], "front page signed out"
+
     page.goto(f"{live_server.url}/accounts/login/")
     in_language(page, language)
     assert axe_violations(page) == [], "sign in"
@@ -143,7 +151,9 @@ def test_the_sign_in_pages_have_no_violations_with_or_without_errors(live_server
     assert visible(page, ".errornote")
     assert axe_violations(page) == [], "admin sign in refused"
 
-    log_in(page, f"{live_server.url}/admin/login/", "admin", "/admin/")
+    log_in(page, f"{live_server.url}/admin/login/", "admin", "/")
+    assert page.url == f"{live_server.url}/" and page.locator("main a").count() == 2  # results, the admin
+    assert axe_violations(page) == [], "front page signed in"
     page.goto(f"{live_server.url}/accounts/two-factor/")
     assert visible(page, ".two-factor-qr svg")
     page.fill("#id_password", PASSWORD)
@@ -180,7 +190,7 @@ def test_the_researchers_list_and_dashboards_have_no_violations_in_any_state(liv
 
     ids = [q.id for q in plan.of(kinds).questions]
     page.goto(f"{live_server.url}/results/{kinds.slug}/?margin=0.5&a={ids[4]}&b={ids[0]}")
-    assert page.locator("svg.chart.mean").count() >= 2 and page.locator("svg.chart.histogram").count() == 1
+    assert page.locator("svg.chart.mean").count() == 3 and page.locator("svg.chart.histogram").count() == 1
     assert axe_violations(page) == [], "the question kinds' results"
 
     response = page.goto(f"{live_server.url}/results/enough/?margin=abc")
@@ -188,11 +198,13 @@ def test_the_researchers_list_and_dashboards_have_no_violations_in_any_state(liv
     assert axe_violations(page) == [], "a bad parameter"
 
 
-def test_the_probe_sees_a_wcag_22_violation(live_server, page):
-    """axe runs the rules of WCAG 2.2 AA too: two tiny buttons side by side break 2.5.8 (target size)."""
+def test_the_probe_sees_a_missing_text_alternative_and_a_wcag_22_violation(live_server, page):
+    """The check can fail, and it runs the rules of WCAG 2.2 AA too: an image without a text alternative
+    is reported, and two tiny buttons side by side break 2.5.8 (target size)."""
     demo.create_demo_survey()
     page.goto(f"{live_server.url}/s/demo/")
     page.evaluate("""() => {
+      document.querySelector("h1").insertAdjacentHTML("afterend", '<img src="/x.png">');
       for (const word of ["a", "b"]) {
         const button = document.createElement("button");
         button.textContent = word;
@@ -200,4 +212,5 @@ def test_the_probe_sees_a_wcag_22_violation(live_server, page):
         document.querySelector("h1").after(button);
       }
     }""")  # styled through the CSSOM: the page's CSP refuses style attributes
-    assert "target-size" in [v["id"] for v in axe_violations(page)]
+    found = [v["id"] for v in axe_violations(page)]
+    assert "image-alt" in found and "target-size" in found

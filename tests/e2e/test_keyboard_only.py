@@ -1,10 +1,11 @@
 """A respondent who uses only the keyboard answers every question (options chosen with Space or
-the arrow keys, ticks, numbers typed and stepped with the arrow keys), is taken to the first problem
-when one is left, sends with Enter and is taken to the receipt; one response is stored. A question's
-options are one Tab stop, the arrow keys move among them and never out of the question. Every stop
-of Tab shows where the focus is, and Tab goes through the page in the order it is laid out. A survey
-of every kind is answered with Tab, the arrows and Space alone, in English and Arabic, with no
-axe-core violation. No mouse, no click(), no check()."""
+the arrow keys, ticks, numbers typed and stepped with the arrow keys), is told of a number off the
+grid as soon as it is left, is taken to the first problem when one is left, sends with Enter and is
+taken to the receipt; one response is stored. A question's options are one Tab stop, the arrow keys
+move among them and never out of the question. Every stop of Tab shows where the focus is, and Tab
+goes through the page in the order it is laid out. A survey of every kind is answered with Tab, the
+arrows and Space alone, in English and Arabic, with no axe-core violation. No mouse, no click(), no
+check()."""
 
 import pytest
 
@@ -112,6 +113,8 @@ def test_the_demo_survey_is_answered_and_sent_with_the_keyboard_alone(live_serve
 
 
 def test_the_question_kinds_demo_is_answered_and_sent_with_the_keyboard_alone(live_server, page_in_language):
+    """A number off the grid is said when it is left, and Enter on send focuses it again; typed again,
+    the survey is sent."""
     survey, _ = demo.create_types_survey()
     page = page_in_language()
     page.goto(f"{live_server.url}/s/{survey.slug}/")
@@ -125,8 +128,10 @@ def test_the_question_kinds_demo_is_answered_and_sent_with_the_keyboard_alone(li
     keyboard.tab_to(f"{ticks}/1")
     keyboard.press("Space")
     keyboard.tab_to(f"answer-{hours}")
-    page.keyboard.type("12")
-    keyboard.tab_to(f"answer-{drinks}")
+    page.keyboard.type("12.5")
+    keyboard.tab_to(f"answer-{drinks}")  # the number off the grid, left
+    assert page.locator(f"#problem-{hours}").is_visible()
+    assert page.get_attribute(f"#answer-{hours}", "aria-invalid") == "true"
     page.keyboard.type("3")
     keyboard.press("ArrowUp", "ArrowUp", "ArrowDown")  # stepped along the grid: 4
     keyboard.tab_to(f"answer-{age}")
@@ -136,29 +141,16 @@ def test_the_question_kinds_demo_is_answered_and_sent_with_the_keyboard_alone(li
     assert [move["key"] for move in keyboard.moves] == [f"{stress}/1", f"{stress}/2", f"{stress}/3"]
     keyboard.tab_to("send")
     assert_every_stop_was_shown_in_order(keyboard, expected)
+    keyboard.press("Enter")
+    assert focused(page)["key"] == f"answer-{hours}"  # the first problem: focus goes back to it
+    assert Response.objects.count() == 0
 
+    page.keyboard.press("ControlOrMeta+A")
+    page.keyboard.type("12")
     answers = page.evaluate("""[...document.querySelectorAll('fieldset.question')].map((f) =>
       [...f.querySelectorAll('input')].map((i) => i.type === 'number' ? i.value : (i.checked ? 1 : 0)))""")
     assert answers == [[1, 1, 0, 0, 0], ["12"], ["4"], ["40"], [0, 0, 0, 1, 0, 0]]
     send_and_land_on_the_receipt(page, keyboard, questions)
-
-
-def test_a_number_off_the_grid_is_said_when_left_and_focused_again_on_send(live_server, page_in_language):
-    survey, _ = demo.create_types_survey()
-    page = page_in_language()
-    page.goto(f"{live_server.url}/s/{survey.slug}/")
-    page.wait_for_selector("#send:enabled")
-    ticks, hours, drinks, age, stress = question_ids(page)
-    keyboard = Keyboard(page)
-    keyboard.tab_to(f"answer-{hours}")
-    page.keyboard.type("12.5")
-    keyboard.press("Tab")
-    assert page.locator(f"#problem-{hours}").is_visible()
-    assert page.get_attribute(f"#answer-{hours}", "aria-invalid") == "true"
-    keyboard.tab_to("send")
-    keyboard.press("Enter")
-    assert focused(page)["key"] == f"answer-{hours}"  # the first problem: focus goes back to it
-    assert Response.objects.count() == 0
 
 
 def checked(page) -> list[str]:
