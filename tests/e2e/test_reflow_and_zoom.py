@@ -7,8 +7,9 @@ what they press is visible and not covered).
 
 Each page is loaded once and laid out again in place for each layout (reflow needs no reload): a page
 load and a fresh browser context cost more than a resize, so loading each page per layout made this module
-cost about twice as much. The controls a person presses next are checked in every layout (a trial click:
-Playwright's actionability checks without the action) and pressed in the last."""
+cost about two and a half times as much. The controls a person presses next are checked in every layout (a trial click:
+Playwright's actionability checks without the action) and pressed in the last. About 80 CPU-s on one core,
+Chromium's included: twelve tests of up to six states each, every state checked in three layouts."""
 
 import pytest
 
