@@ -63,16 +63,18 @@ class Screen:
         """The page as it is now, in each layout: no layout problem (unless `check` is off), each of `shown`
         visible, and each of `presses` (locators) actionable: visible, stable, enabled, not covered; the
         last layout's presses are left to the caller, who makes them."""
+        problems = {}  # every layout's, so a failure says each layout it happens in
         for layout in self.order:
             self.lay_out(layout)
             for locator in shown:
                 assert locator.is_visible(), f"{state}, {layout}"
-            if check:
-                assert layout_problems(self.page, scrolls) == [], f"{state}, {layout}"
-            if layout != self.order[-1]:
+            if check and (found := layout_problems(self.page, scrolls)):
+                problems[layout] = found
+            if layout != self.order[-1] and not problems:
                 for press in presses:
                     press.click(trial=True)
         self.order.reverse()
+        assert problems == {}, state
 
 
 def open_screen(page_in_language, url):
