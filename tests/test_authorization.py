@@ -15,8 +15,9 @@ the requested path (with its query string).
 
 Every URL is also requested in two sessions the admin refuses for want of the second factor,
 which must get what an anonymous visitor gets (NOT_AS_ANONYMOUS lists where they may not). The
-module takes about 40 s of one core (most of it building the world afresh for each URL): it is
-the one place that proves "every URL", so it is not cut down.
+module is the one place that proves "every URL", so it is not cut down; the world is built once
+per class (urls_under_test.kept_rows) rather than for each of its ~300 tests, and each test's own
+writes are still rolled back after it.
 """
 
 import functools
@@ -29,12 +30,14 @@ from django.utils.encoding import force_str
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.collection.models import Survey
+from tests.conftest import KINDS_QUESTIONS
 from tests.factories import make_user, valid_payload
 from tests.urls_under_test import (
     ROLES,
     World,
     action_rows,
     cases,
+    kept_rows,
     label,
     survey_with_a_question,
     urls,
@@ -234,11 +237,19 @@ ACTIONS = {
 }
 
 
+@pytest.fixture(scope="class")
+def shared_world(django_db_setup, django_db_blocker):
+    with kept_rows(django_db_blocker):
+        with django_db_blocker.unblock():
+            world = World.made()
+        yield world
+
+
 @pytest.fixture
-def world(db, settings, survey, owner, other_researcher, superuser):
+def world(shared_world, db, settings):
     if hasattr(settings, "SUBMISSION_RATE"):
         settings.SUBMISSION_RATE = None  # the matrix posts many submissions from one address
-    return World.build(survey, owner, other_researcher, superuser)
+    return shared_world.fresh()
 
 
 def answer(response, path: str) -> int | str:
@@ -250,15 +261,6 @@ def answer(response, path: str) -> int | str:
 
 def expected(value, path: str) -> int | str:
     return value.format(url=path, parent=path.rstrip("/").rpartition("/")[0] + "/") if isinstance(value, str) else value
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_each_role_gets_the_expected_answer(world, case):
-    assert case.key in MATRIX, f"{case.id} has no row in MATRIX: decide who may use it and add one"
-    path = world.path(case)
-    observed = {role: answer(world.request(role, case), path) for role in ROLES}
-    assert observed == {role: expected(value, path) for role, value in zip(ROLES, MATRIX[case.key], strict=True)}, path
 
 
 def test_every_url_has_a_row():
@@ -293,20 +295,6 @@ NOT_AS_ANONYMOUS = {
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_a_session_the_admin_refuses_is_answered_everywhere_as_an_anonymous_visitor(world, settings, case):
-    """Every staff and researcher page applies the admin's rule: the preview, every results page,
-    export and results API endpoint as much as the admin itself."""
-    world.users["unverified"] = make_user("unverified", is_staff=True, is_superuser=True)
-    TOTPDevice.objects.create(user=world.users["unverified"], name="phone", confirmed=True)
-    path = world.path(case)
-    observed = [answer(world.request("unverified", case), path)]
-    settings.STAFF_TWO_FACTOR = "required"
-    observed.append(answer(world.request("superuser", case), path))
-    wanted = NOT_AS_ANONYMOUS.get(case.key, (MATRIX[case.key][0],) * 2)
-    assert observed == [expected(value, path) for value in wanted], path
-
-
 # -- who sees which survey in the list ---------------------------------------------------------
 
 LISTED = {
@@ -316,25 +304,6 @@ LISTED = {
     "staff_viewer": set(),
     "superuser": {"health", "invited", "closed", "later", "ended", "draft", "theirs"},
 }
-
-
-@pytest.mark.parametrize("role", LISTED)
-def test_the_survey_list_shows_exactly_the_surveys_a_role_may_see(world, role, other_researcher):
-    world.surveys.all()  # every state, all assigned to the owner
-    survey_with_a_question("theirs", [other_researcher], status=Survey.Status.OPEN)
-    response = world.get(role, "/results/")
-    assert response.status_code == 200
-    assert set(re.findall(r'href="/results/([^/"]+)/"', force_str(response.body))) == LISTED[role]
-
-
-# -- CSRF: a POST without the token changes nothing, whoever sends it --------------------------
-
-@pytest.mark.parametrize("path", ["/api/v1/surveys/health/responses/", "/accounts/logout/", "/admin/logout/"])
-def test_a_post_without_the_csrf_token_is_refused_for_every_role(world, path):
-    data = valid_payload(world.surveys["link"]) if "responses" in path else None
-    observed = {role: world.post(role, path, data, csrf=False).status_code for role in ROLES}
-    assert observed == dict.fromkeys(ROLES, 403)
-    assert not world.surveys["link"].responses.exists()
 
 
 # -- admin actions ------------------------------------------------------------------------------
@@ -359,48 +328,9 @@ def spy_on(monkeypatch, model, name, calls):
         monkeypatch.setattr(type(model_admin), name, spy)
 
 
-@pytest.mark.parametrize("model,name", ACTION_ROWS, ids=[f"{label(m)}:{n}" for m, n in ACTION_ROWS])
-def test_each_admin_action_runs_only_for_those_allowed(world, monkeypatch, model, name):
-    row = next((key for key in ACTIONS if key[:2] == (label(model), name)), None)
-    assert row is not None, f"admin action {label(model)}:{name} has no row in ACTIONS: decide who may run it"
-    subject = row[2]
-    selected = world.surveys[subject] if subject else world.admin_object(model._meta.app_label,
-                                                                         model._meta.model_name)
-    path = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
-    observed, wanted = {}, {}
-    for role, (status, ran) in zip(ROLES, ACTIONS[row], strict=True):
-        calls = []
-        with monkeypatch.context() as patch:
-            spy_on(patch, model, name, calls)
-            response = world.post(role, path, {"action": name, "_selected_action": [selected.pk], "index": "0"},
-                                  form=True)
-        observed[role] = (answer(response, path), bool(calls))
-        wanted[role] = (expected(status, path), ran)
-    assert observed == wanted
-
-
 def test_every_admin_action_has_a_row():
     present = {(label(model), name) for model, name in ACTION_ROWS}
     assert {key[:2] for key in ACTIONS} == present
-
-
-def test_a_staff_member_who_may_only_view_surveys_cannot_close_one(world):
-    """View permission is for looking: closing a survey needs change permission."""
-    link = world.surveys["link"]
-    world.post("staff_viewer", "/admin/collection/survey/",
-               {"action": "close_surveys", "_selected_action": [link.pk], "index": "0"}, form=True)
-    link.refresh_from_db()
-    assert link.status == Survey.Status.OPEN
-
-
-def test_a_staff_member_who_may_only_view_surveys_cannot_make_invitation_links(world):
-    """Nor may they mint invitations: each one admits a response to the survey."""
-    invited = world.surveys["invitation"]
-    made = invited.invitations.count()
-    response = world.post("staff_viewer", "/admin/collection/survey/",
-                          {"action": "create_invitations", "_selected_action": [invited.pk], "index": "0",
-                           "count": "5"}, form=True)
-    assert (invited.invitations.count(), response["Content-Type"]) == (made, "text/html; charset=utf-8")
 
 
 # -- a survey of multi-select, numeric and ordinal questions (multi-select, numeric, ordinal) answers as the matrix says ---------
@@ -408,19 +338,105 @@ def test_a_staff_member_who_may_only_view_surveys_cannot_make_invitation_links(w
 LINK_CASES = [case for case in CASES if case.subject == "link"]
 
 
+@pytest.fixture(scope="class")
+def shared_kinds_world(django_db_setup, django_db_blocker):
+    """The world with the survey of every new kind (tests/conftest.py's kinds_survey) as the "link" survey (open,
+    anyone with the link), slug "health" as the matrix's Location rows name it."""
+    with kept_rows(django_db_blocker):
+        with django_db_blocker.unblock():
+            world = World.made(KINDS_QUESTIONS, title="Kinds", epsilon_budget=7.0)
+        yield world
+
+
 @pytest.fixture
-def kinds_world(db, settings, kinds_survey, owner, other_researcher, superuser):
-    """The world with the survey of every new kind as the "link" survey (open, anyone with the link)."""
+def kinds_world(shared_kinds_world, db, settings):
     if hasattr(settings, "SUBMISSION_RATE"):
         settings.SUBMISSION_RATE = None
-    Survey.objects.filter(pk=kinds_survey.pk).update(slug="health")  # the matrix's Location rows name it
-    kinds_survey.refresh_from_db()
-    return World.build(kinds_survey, owner, other_researcher, superuser)
+    return shared_kinds_world.fresh()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("case", LINK_CASES, ids=[case.id for case in LINK_CASES])
-def test_a_survey_of_the_new_kinds_answers_each_role_as_the_matrix_says(kinds_world, case):
-    path = kinds_world.path(case)
-    observed = {role: answer(kinds_world.request(role, case), path) for role in ROLES}
-    assert observed == {role: expected(value, path) for role, value in zip(ROLES, MATRIX[case.key], strict=True)}, path
+class TestEveryUrlAndRole:
+    """In one world, built once for the class (shared_world); each test's own writes are rolled back."""
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+    def test_each_role_gets_the_expected_answer(self, world, case):
+        assert case.key in MATRIX, f"{case.id} has no row in MATRIX: decide who may use it and add one"
+        path = world.path(case)
+        observed = {role: answer(world.request(role, case), path) for role in ROLES}
+        assert observed == {role: expected(value, path) for role, value in zip(ROLES, MATRIX[case.key], strict=True)}, path
+
+    @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+    def test_a_session_the_admin_refuses_is_answered_everywhere_as_an_anonymous_visitor(self, world, settings, case):
+        """Every staff and researcher page applies the admin's rule: the preview, every results page,
+        export and results API endpoint as much as the admin itself."""
+        world.users["unverified"] = make_user("unverified", is_staff=True, is_superuser=True)
+        TOTPDevice.objects.create(user=world.users["unverified"], name="phone", confirmed=True)
+        path = world.path(case)
+        observed = [answer(world.request("unverified", case), path)]
+        settings.STAFF_TWO_FACTOR = "required"
+        observed.append(answer(world.request("superuser", case), path))
+        wanted = NOT_AS_ANONYMOUS.get(case.key, (MATRIX[case.key][0],) * 2)
+        assert observed == [expected(value, path) for value in wanted], path
+
+    @pytest.mark.parametrize("role", LISTED)
+    def test_the_survey_list_shows_exactly_the_surveys_a_role_may_see(self, world, role):
+        world.surveys.all()  # every state, all assigned to the owner
+        survey_with_a_question("theirs", [world.users["other_researcher"]], status=Survey.Status.OPEN)
+        response = world.get(role, "/results/")
+        assert response.status_code == 200
+        assert set(re.findall(r'href="/results/([^/"]+)/"', force_str(response.body))) == LISTED[role]
+
+    @pytest.mark.parametrize("path", ["/api/v1/surveys/health/responses/", "/accounts/logout/", "/admin/logout/"])
+    def test_a_post_without_the_csrf_token_is_refused_for_every_role(self, world, path):
+        data = valid_payload(world.surveys["link"]) if "responses" in path else None
+        observed = {role: world.post(role, path, data, csrf=False).status_code for role in ROLES}
+        assert observed == dict.fromkeys(ROLES, 403)
+        assert not world.surveys["link"].responses.exists()
+
+    @pytest.mark.parametrize("model,name", ACTION_ROWS, ids=[f"{label(m)}:{n}" for m, n in ACTION_ROWS])
+    def test_each_admin_action_runs_only_for_those_allowed(self, world, monkeypatch, model, name):
+        row = next((key for key in ACTIONS if key[:2] == (label(model), name)), None)
+        assert row is not None, f"admin action {label(model)}:{name} has no row in ACTIONS: decide who may run it"
+        subject = row[2]
+        selected = world.surveys[subject] if subject else world.admin_object(model._meta.app_label,
+                                                                             model._meta.model_name)
+        path = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        observed, wanted = {}, {}
+        for role, (status, ran) in zip(ROLES, ACTIONS[row], strict=True):
+            calls = []
+            with monkeypatch.context() as patch:
+                spy_on(patch, model, name, calls)
+                response = world.post(role, path, {"action": name, "_selected_action": [selected.pk], "index": "0"},
+                                      form=True)
+            observed[role] = (answer(response, path), bool(calls))
+            wanted[role] = (expected(status, path), ran)
+        assert observed == wanted
+
+    def test_a_staff_member_who_may_only_view_surveys_cannot_close_one(self, world):
+        """View permission is for looking: closing a survey needs change permission."""
+        link = world.surveys["link"]
+        world.post("staff_viewer", "/admin/collection/survey/",
+                   {"action": "close_surveys", "_selected_action": [link.pk], "index": "0"}, form=True)
+        link.refresh_from_db()
+        assert link.status == Survey.Status.OPEN
+
+    def test_a_staff_member_who_may_only_view_surveys_cannot_make_invitation_links(self, world):
+        """Nor may they mint invitations: each one admits a response to the survey."""
+        invited = world.surveys["invitation"]
+        made = invited.invitations.count()
+        response = world.post("staff_viewer", "/admin/collection/survey/",
+                              {"action": "create_invitations", "_selected_action": [invited.pk], "index": "0",
+                               "count": "5"}, form=True)
+        assert (invited.invitations.count(), response["Content-Type"]) == (made, "text/html; charset=utf-8")
+
+
+class TestASurveyOfTheNewKinds:
+    """In one world whose "link" survey has a question of each new kind, built once for the class."""
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("case", LINK_CASES, ids=[case.id for case in LINK_CASES])
+    def test_a_survey_of_the_new_kinds_answers_each_role_as_the_matrix_says(self, kinds_world, case):
+        path = kinds_world.path(case)
+        observed = {role: answer(kinds_world.request(role, case), path) for role in ROLES}
+        assert observed == {role: expected(value, path) for role, value in zip(ROLES, MATRIX[case.key], strict=True)}, path

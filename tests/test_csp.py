@@ -27,7 +27,7 @@ from surveys.aggregation import results
 from surveys.collection import submission
 from surveys.collection.models import Survey
 from tests.factories import valid_payload
-from tests.urls_under_test import ROLES, World, action_rows, cases, label
+from tests.urls_under_test import ROLES, World, action_rows, cases, kept_rows, label
 
 CASES = cases()
 SURVEY_PAGES = {"collection:respond", "collection:preview", "collection:current-wave"}
@@ -36,12 +36,22 @@ DATA_BLOCK_TYPES = {"application/json"}
 URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data"}
 
 
+@pytest.fixture(scope="class")
+def shared_world(django_db_setup, django_db_blocker):
+    """Built once for the class (urls_under_test.kept_rows) rather than for each of its ~150 tests."""
+    with kept_rows(django_db_blocker):
+        with django_db_blocker.unblock():
+            world = World.made()
+            link = world.surveys["link"]
+            submission.submit(link, valid_payload(link))  # dashboards with charts, admin pages of a frozen survey
+        yield world
+
+
 @pytest.fixture
-def world(db, settings, survey, owner, other_researcher, superuser):
+def world(shared_world, db, settings):
     if hasattr(settings, "SUBMISSION_RATE"):
         settings.SUBMISSION_RATE = None
-    submission.submit(survey, valid_payload(survey))  # dashboards with charts, admin pages of a frozen survey
-    return World.build(survey, owner, other_researcher, superuser)
+    return shared_world.fresh()
 
 
 def policy_problems(header: str | None) -> list[str]:
@@ -119,98 +129,10 @@ def assert_clean(responses: dict, survey_page: bool = False):
     assert {who: found for who, found in problems.items() if found} == {}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_every_url_answers_every_role_with_a_strict_policy_and_no_inline_script(world, case):
-    assert_clean({role: world.request(role, case) for role in ROLES}, survey_page=case.url.key in SURVEY_PAGES)
-
-
-def test_the_pages_checked_include_the_html_pages_of_every_kind(world):
-    """The checks above only bite on HTML: make sure the main pages really are HTML pages."""
-    world.surveys.all()
-    pages = {
-        "survey page": ("anonymous", "/s/health/"),
-        "survey closed": ("anonymous", "/s/closed/"),
-        "researchers' login": ("anonymous", "/accounts/login/"),
-        "survey list": ("owner", "/results/"),
-        "dashboard": ("owner", "/results/health/"),
-        "admin index": ("superuser", "/admin/"),
-        "admin survey": ("superuser", f"/admin/collection/survey/{world.surveys['link'].pk}/change/"),
-        "admin login": ("anonymous", "/admin/login/"),
-        "not found": ("anonymous", "/s/no-such-survey/"),
-    }
-    kinds = {name: world.get(role, path)["Content-Type"] for name, (role, path) in pages.items()}
-    assert kinds == dict.fromkeys(pages, "text/html; charset=utf-8")
-    assert "<script" in world.get("anonymous", "/s/health/").body.decode()  # the audit has scripts to look at
-
-
 # -- pages no URL pattern names ------------------------------------------------------------------
-
-def test_the_404_page_for_an_unknown_address(world):
-    assert_clean({role: world.get(role, "/no-such-page/") for role in ROLES})
-
-
-def test_the_404_page_for_a_survey_nobody_may_see(world):
-    response = world.get("owner", "/results/no-such-survey/")
-    assert response.status_code == 404
-    assert_clean({"owner": response})
-
-
-def test_the_403_page_for_a_form_posted_without_its_csrf_token(world):
-    response = world.post("anonymous", "/accounts/login/", {"username": "x", "password": "y"}, form=True,
-                          csrf=False)
-    assert response.status_code == 403
-    assert_clean({"anonymous": response})
-
-
-def test_the_400_page_for_a_request_to_a_host_not_served(world):
-    response = world.get("anonymous", "/s/health/", HTTP_HOST="elsewhere.example")
-    assert response.status_code == 400
-    assert_clean({"anonymous": response})
-
-
-def test_the_500_page(world, monkeypatch):
-    def broken(surveys):
-        raise RuntimeError("a bug")
-
-    monkeypatch.setattr(results, "overview", broken)
-    response = world.get("owner", "/results/")
-    assert response.status_code == 500
-    assert_clean({"owner": response})
-
-
-def test_the_dashboard_with_a_bad_parameter(world):
-    response = world.get("owner", "/results/health/?confidence=2")
-    assert response.status_code == 400
-    assert_clean({"owner": response})
-
-
-@pytest.mark.parametrize("path", ["/accounts/login/", "/admin/login/"])
-def test_a_login_form_shown_again_with_its_error(world, path):
-    response = world.post("anonymous", path, {"username": "owner", "password": "wrong"}, form=True)
-    assert response.status_code == 200
-    assert_clean({"anonymous": response})
-
-
-def test_an_admin_form_shown_again_with_its_errors(world):
-    response = world.post("superuser", "/admin/collection/survey/add/", {"title": ""}, form=True)
-    assert response.status_code == 200
-    assert_clean({"superuser": response})
 
 
 ACTION_ROWS = action_rows()
-
-
-@pytest.mark.parametrize("model,name", ACTION_ROWS, ids=[f"{label(m)}:{n}" for m, n in ACTION_ROWS])
-def test_each_admin_actions_own_page(world, model, name):
-    """What an action answers a superuser with (a confirmation, a form, or back to the list)."""
-    subject = world.surveys["invitation"] if model is Survey else world.admin_object(model._meta.app_label,
-                                                                                     model._meta.model_name)
-    path = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
-    response = world.post("superuser", path, {"action": name, "_selected_action": [subject.pk], "index": "0"},
-                          form=True)
-    assert response.status_code in (200, 302)
-    assert_clean({"superuser": response})
 
 
 def test_the_admin_registry_is_what_the_action_pages_cover():
@@ -248,9 +170,90 @@ def test_the_pages_of_the_new_kinds_have_a_strict_policy_and_no_inline_script(db
     assert "chart mean" in responses["dashboard with charts"].body.decode()
 
 
-def test_a_series_link_whose_waves_are_all_closed(world):
-    """The stable link's closed page (the walk above sees it redirect to the open wave)."""
-    Survey.objects.filter(pk=world.surveys["link"].pk).update(status=Survey.Status.CLOSED)
-    response = world.get("anonymous", f"/w/{world.surveys['link'].series.slug}/")
-    assert response.status_code == 410
-    assert_clean({"anonymous": response}, survey_page=True)
+class TestEveryPage:
+    """In one world, built once for the class (shared_world); each test's own writes are rolled back."""
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+    def test_every_url_answers_every_role_with_a_strict_policy_and_no_inline_script(self, world, case):
+        assert_clean({role: world.request(role, case) for role in ROLES}, survey_page=case.url.key in SURVEY_PAGES)
+
+    def test_the_pages_checked_include_the_html_pages_of_every_kind(self, world):
+        """The checks above only bite on HTML: make sure the main pages really are HTML pages."""
+        world.surveys.all()
+        pages = {
+            "survey page": ("anonymous", "/s/health/"),
+            "survey closed": ("anonymous", "/s/closed/"),
+            "researchers' login": ("anonymous", "/accounts/login/"),
+            "survey list": ("owner", "/results/"),
+            "dashboard": ("owner", "/results/health/"),
+            "admin index": ("superuser", "/admin/"),
+            "admin survey": ("superuser", f"/admin/collection/survey/{world.surveys['link'].pk}/change/"),
+            "admin login": ("anonymous", "/admin/login/"),
+            "not found": ("anonymous", "/s/no-such-survey/"),
+        }
+        kinds = {name: world.get(role, path)["Content-Type"] for name, (role, path) in pages.items()}
+        assert kinds == dict.fromkeys(pages, "text/html; charset=utf-8")
+        assert "<script" in world.get("anonymous", "/s/health/").body.decode()  # the audit has scripts to look at
+
+    def test_the_404_page_for_an_unknown_address(self, world):
+        assert_clean({role: world.get(role, "/no-such-page/") for role in ROLES})
+
+    def test_the_404_page_for_a_survey_nobody_may_see(self, world):
+        response = world.get("owner", "/results/no-such-survey/")
+        assert response.status_code == 404
+        assert_clean({"owner": response})
+
+    def test_the_403_page_for_a_form_posted_without_its_csrf_token(self, world):
+        response = world.post("anonymous", "/accounts/login/", {"username": "x", "password": "y"}, form=True,
+                              csrf=False)
+        assert response.status_code == 403
+        assert_clean({"anonymous": response})
+
+    def test_the_400_page_for_a_request_to_a_host_not_served(self, world):
+        response = world.get("anonymous", "/s/health/", HTTP_HOST="elsewhere.example")
+        assert response.status_code == 400
+        assert_clean({"anonymous": response})
+
+    def test_the_500_page(self, world, monkeypatch):
+        def broken(surveys):
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(results, "overview", broken)
+        response = world.get("owner", "/results/")
+        assert response.status_code == 500
+        assert_clean({"owner": response})
+
+    def test_the_dashboard_with_a_bad_parameter(self, world):
+        response = world.get("owner", "/results/health/?confidence=2")
+        assert response.status_code == 400
+        assert_clean({"owner": response})
+
+    @pytest.mark.parametrize("path", ["/accounts/login/", "/admin/login/"])
+    def test_a_login_form_shown_again_with_its_error(self, world, path):
+        response = world.post("anonymous", path, {"username": "owner", "password": "wrong"}, form=True)
+        assert response.status_code == 200
+        assert_clean({"anonymous": response})
+
+    def test_an_admin_form_shown_again_with_its_errors(self, world):
+        response = world.post("superuser", "/admin/collection/survey/add/", {"title": ""}, form=True)
+        assert response.status_code == 200
+        assert_clean({"superuser": response})
+
+    @pytest.mark.parametrize("model,name", ACTION_ROWS, ids=[f"{label(m)}:{n}" for m, n in ACTION_ROWS])
+    def test_each_admin_actions_own_page(self, world, model, name):
+        """What an action answers a superuser with (a confirmation, a form, or back to the list)."""
+        subject = world.surveys["invitation"] if model is Survey else world.admin_object(model._meta.app_label,
+                                                                                         model._meta.model_name)
+        path = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        response = world.post("superuser", path, {"action": name, "_selected_action": [subject.pk], "index": "0"},
+                              form=True)
+        assert response.status_code in (200, 302)
+        assert_clean({"superuser": response})
+
+    def test_a_series_link_whose_waves_are_all_closed(self, world):
+        """The stable link's closed page (the walk above sees it redirect to the open wave)."""
+        Survey.objects.filter(pk=world.surveys["link"].pk).update(status=Survey.Status.CLOSED)
+        response = world.get("anonymous", f"/w/{world.surveys['link'].series.slug}/")
+        assert response.status_code == 410
+        assert_clean({"anonymous": response}, survey_page=True)

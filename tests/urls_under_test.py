@@ -15,24 +15,29 @@ taken from the cookie the respondent's page sets.
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
-from django.test import Client
+from django.db import transaction
+from django.test import Client, override_settings
 from django.urls import URLResolver, get_resolver
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.aggregation.models import PopulationMargin
-from surveys.collection import invitations, plan
+from surveys.collection import builder, invitations, plan
+from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Question, Series, Survey
 from surveys.history.models import ConfigurationChange
-from tests.factories import make_user, valid_payload
+from tests.factories import PASSWORD, make_user, valid_payload
 
 # The roles, in the column order of the matrix.
 ROLES = ("anonymous", "respondent", "owner", "other_researcher", "staff", "staff_viewer", "superuser")
@@ -196,6 +201,35 @@ def survey_with_a_question(slug, researchers=(), **fields) -> Survey:
     return survey
 
 
+# The conftest's `survey` ("health"): one question per mechanism.
+HEALTH_QUESTIONS = [
+    QuestionSpec("Cheated?", "qrr", q="0.5"),
+    QuestionSpec("Drove drunk?", "bitflip", epsilon=math.log(3)),
+    QuestionSpec("Drugs?", "krr", epsilon=1.0, options=["Never", "Sometimes", "Often"]),
+    QuestionSpec("Party?", "oue", epsilon=1.0, options=["A", "B", "C", "D"]),
+]
+# As tests/conftest.py's autouse fast_password_hashing, which does not reach a class-scoped fixture.
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@contextmanager
+def kept_rows(django_db_blocker) -> Iterator[None]:
+    """A transaction open for as long as the block lasts, rolled back at its end. The rows made in it (within
+    `django_db_blocker.unblock()`) are there for every test run inside the block, and each test still runs
+    in a savepoint of its own (pytest-django's `db` nests its atomic block in this one), so what a test writes
+    vanishes after it. For a world that costs more to build than the tests that read it (a class-scoped
+    fixture: the transaction must not outlive the tests that expect its rows)."""
+    with django_db_blocker.unblock():
+        block = transaction.atomic()
+        block.__enter__()
+    try:
+        yield
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            block.__exit__(None, None, None)
+
+
 # How each subject's survey is made (the "link" survey is the shared `survey` fixture).
 def _survey_for(subject: str, owner) -> Survey:
     now, open_ = timezone.now(), {"status": Survey.Status.OPEN}
@@ -268,6 +302,32 @@ class World:
                                                               source="Census 2021"),
         }
         return cls(users, Surveys(survey, owner), admin_objects)
+
+    @classmethod
+    def made(cls, questions=None, title="Health", epsilon_budget=6.0) -> World:
+        """The whole world made from nothing, for `kept_rows`: the cast and the "link" survey as tests/conftest.py
+        makes them (`owner`, `other_researcher`, `superuser`, `survey`, or with `questions` a survey of those, still
+        slug "health", which the matrix's Location rows name),
+        every subject's survey and the respondent's invitation made up front, since rows a test makes vanish
+        after it while the world lives on."""
+        with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+            owner, other = make_user("owner"), make_user("other")
+            superuser = get_user_model().objects.create_superuser(username="super", password=PASSWORD)
+            survey = builder.create_survey("health", title, questions or HEALTH_QUESTIONS, status=Survey.Status.OPEN,
+                                           epsilon_budget=epsilon_budget)
+            survey.researchers.add(owner)
+            world = cls.build(survey, owner, other, superuser)
+        world.surveys.all()
+        world.token  # noqa: B018 (made now, so that it outlives each test)
+        return world
+
+    def fresh(self) -> World:
+        """This world for one test: its own browsers (cookie jars) and list of users, and the surveys read
+        again, so that nothing a test did to them in memory reaches the next."""
+        surveys = Surveys(Survey.objects.get(pk=self.surveys["link"].pk), self.surveys.owner)
+        kept = Survey.objects.in_bulk([survey.pk for survey in self.surveys.values()])
+        surveys.update({subject: kept[survey.pk] for subject, survey in self.surveys.items() if subject != "link"})
+        return replace(self, users=dict(self.users), surveys=surveys, clients={})
 
     @property
     def token(self) -> str:

@@ -2,28 +2,16 @@
 peak memory and the ratio, and removes its scratch database (the scratch handling is results_bench's,
 tested there)."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.bench.test_results_bench import ROOT, SUITE_DB, PostgreSQL, SQLite, scratch_name
+from tests.bench.test_results_bench import bench, scratch_name
 
 pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
 
 
-@pytest.fixture
-def engine(tmp_path):
-    postgres = SUITE_DB["ENGINE"] == "django.db.backends.postgresql"
-    return PostgreSQL(tmp_path) if postgres else SQLite(tmp_path)
-
-
 @pytest.mark.slow
 def test_it_measures_each_export_at_each_size_and_prints_the_ratio(engine):
-    env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
-    done = subprocess.run([sys.executable, "bench/export_bench.py", "--sizes", "20,200", "--formats", "csv,dta,sav"],
-                          cwd=ROOT, env=env, text=True, capture_output=True, timeout=300, check=False)
+    done = bench(engine, "--sizes", "20,200", "--formats", "csv,dta,sav", script="bench/export_bench.py")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert engine.title in lines[0]

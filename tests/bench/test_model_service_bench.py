@@ -3,28 +3,16 @@ time unweighted and weighted with its stages and the rows' groups, the ratios be
 its scratch database (the scratch handling is results_bench's, tested there). 1,000 responses is about the
 fewest whose 10 covariate terms do not separate."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.bench.test_results_bench import ROOT, SUITE_DB, PostgreSQL, SQLite, scratch_name
+from tests.bench.test_results_bench import bench, scratch_name
 
 pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
 
 
-@pytest.fixture
-def engine(tmp_path):
-    postgres = SUITE_DB["ENGINE"] == "django.db.backends.postgresql"
-    return PostgreSQL(tmp_path) if postgres else SQLite(tmp_path)
-
-
 @pytest.mark.slow
 def test_it_times_the_model_unweighted_and_weighted_at_each_size(engine):
-    env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
-    done = subprocess.run([sys.executable, "bench/model_service_bench.py", "--sizes", "1000,2000", "--repeat", "1"],
-                          cwd=ROOT, env=env, text=True, capture_output=True, timeout=300, check=False)
+    done = bench(engine, "--sizes", "1000,2000", "--repeat", "1", script="bench/model_service_bench.py")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert engine.title in lines[0]

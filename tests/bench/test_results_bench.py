@@ -93,19 +93,14 @@ class PostgreSQL:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
-@pytest.fixture
-def engine(tmp_path):
-    postgres = SUITE_DB["ENGINE"] == "django.db.backends.postgresql"
-    return PostgreSQL(tmp_path) if postgres else SQLite(tmp_path)
-
-
-def command(engine, *args):
+def command(engine, *args, script="bench/results_bench.py"):
     env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
-    return [sys.executable, "bench/results_bench.py", *args], {"cwd": ROOT, "env": env, "text": True}
+    return [sys.executable, script, *args], {"cwd": ROOT, "env": env, "text": True}
 
 
-def bench(engine, *args):
-    argv, options = command(engine, *args)
+def bench(engine, *args, script="bench/results_bench.py"):
+    """`script` run on `engine` to its end (the other bench smoke tests run theirs through it too)."""
+    argv, options = command(engine, *args, script=script)
     return subprocess.run(argv, check=False, capture_output=True, timeout=300, **options)
 
 
