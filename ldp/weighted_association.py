@@ -20,8 +20,7 @@ Without weights and margins Delta is close to the identity and F (r - 1)(c - 1) 
 tested bit by bit as unweighted, with Bonferroni's p-value over the tables; rows and columns empty in the weighted
 table are left out. The effect size (Cramer's V) stays the unweighted reports' (`ldp.association`).
 
-The F distribution's upper tail is the regularized incomplete beta function, by Lentz's continued fraction
-(Numerical Recipes' betacf), on the side where it converges.
+The F distribution's upper tail is the regularized incomplete beta function (`ldp.intervals.regularized_beta`).
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .association import Independence, independence
+from .intervals import regularized_beta
 from .joint import JointCounts
 from .mechanism_base import Mechanism
 from .raking import Design
@@ -125,38 +125,7 @@ def f_sf(x: float, d1: float, d2: float) -> float:
     """
     if x <= 0.0:
         return 1.0
-    return beta_regularized(d2 / (d2 + d1 * x), d2 / 2.0, d1 / 2.0)
+    return regularized_beta(d2 / (d2 + d1 * x), d2 / 2.0, d1 / 2.0)
 
 
-def beta_regularized(x: float, a: float, b: float) -> float:
-    """I_x(a, b), the regularized incomplete beta function (Numerical Recipes' betai)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _beta_fraction(x, a, b) / a
-    return 1.0 - front * _beta_fraction(1.0 - x, b, a) / b
-
-
-def _beta_fraction(x: float, a: float, b: float) -> float:
-    """The continued fraction of I_x(a, b) by Lentz's method."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-16:
-            break
-    return h
-
-
-__all__ = ["beta_regularized", "f_sf", "rao_scott", "weighted_independence"]
+__all__ = ["f_sf", "rao_scott", "weighted_independence"]
