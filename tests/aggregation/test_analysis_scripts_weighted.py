@@ -22,12 +22,12 @@ import sys
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation.models import MarginShare, PopulationMargin
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
 from tests.aggregation.test_analysis_scripts import fetch, read_csv, rscript, run
+from tests.aggregation.weighting_support import enter
 
 AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
 N = 600
@@ -53,11 +53,8 @@ def exported(db, owner, client, tmp_path):
     ], status=Survey.Status.OPEN, epsilon_budget=30.0)
     survey.researchers.add(owner)
     add_responses(survey, N, seed=11, truth={2: [0.5, 0.3, 0.2], 3: [0.7, 0.3]})
-    for order, shares, source in ((2, AGE, "Census 2021"), (3, REGION, "Regional register")):
-        question = survey.questions.get(order=order)
-        margin = PopulationMargin.objects.create(question=question, source=source)
-        for option, share in zip(question.ordered_options(), shares.values(), strict=True):
-            MarginShare.objects.create(margin=margin, option=option, share=share)
+    enter(survey, 2, AGE)
+    enter(survey, 3, REGION, source="Regional register")
     client.force_login(owner)
     api = client.get(reverse("aggregation:api-estimates", args=[survey.slug]) + "?weighted=on").json()
     return survey, fetch(client, survey, tmp_path), api
