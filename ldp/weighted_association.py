@@ -12,7 +12,8 @@ replaces the multinomial one, by Rao and Scott's second-order correction (Rao & 
 - X^2 = Pearson's statistic on the weighted table scaled to n respondents;
 - C: the interaction contrasts, the r c columns of the saturated model's interaction terms less their projection
   on the main effects; Delta = (C' D^-1 C / n)^-1 (C' D^-1 V D^-1 C), D = diag(p_hat): the generalized design
-  effects;
+  effects (with an empty cell, D holds the shares under independence, the products of the margins: empty cells
+  in a cycle would make C' D^-1 C singular, and R's svychisq fails there);
 - F = X^2 / tr(Delta), referred to the F distribution on d0 = tr(Delta)^2 / tr(Delta^2) and d0 (n - 1) degrees of
   freedom (n - 1: each respondent is a primary unit of one stratum).
 
@@ -86,12 +87,13 @@ def rao_scott(design: Design, rows: FloatArray, columns: FloatArray) -> tuple[fl
     cells = (rows[:, :, None] * columns[:, None, :]).reshape(rows.shape[0], r * c)  # cell (i, j) at i c + j
     p, variance = _mean_and_covariance(design, cells)
     table = (p * n).reshape(r, c)
-    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x2 = float(np.where(expected > 0, (table - expected) ** 2 / expected, 0.0).sum())
-        inverse = np.where(p > 0, 1.0 / p, 0.0)
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n  # every row and column kept has weight: > 0
+    x2 = float(((table - expected) ** 2 / expected).sum())
+    # D: the cells' shares, as R takes them; with an empty cell, the shares independence gives them (Rao and
+    # Scott's own choice under the hypothesis), since empty cells in a cycle make C' D^-1 C singular.
+    shares = p if (p > 0).all() else expected.reshape(-1) / n
     contrasts = _interaction_contrasts(r, c)
-    scaled = contrasts * inverse[:, None]
+    scaled = contrasts / shares[:, None]
     delta = np.linalg.solve(contrasts.T @ scaled / n, scaled.T @ variance @ scaled)
     trace = float(np.trace(delta))
     return x2 / trace, trace**2 / float(np.trace(delta @ delta)), float(n - 1)

@@ -154,7 +154,6 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
                    .order_by("wave"))
     numbers = [wave.wave for wave in surveys]
     first, second = _pair(numbers, options)
-    weights_given = weights
     plans, counted, waves = {}, {}, []
     for wave in surveys:
         try:
@@ -168,11 +167,12 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
             waves.append(Wave(wave.wave, wave, 0, 0, refusal.reason, wave.first_day, wave.last_day))
             continue
         responses = max((n for _, n in counted[wave.wave].values()), default=0)
-        weights = None
+        wave_weights = None
         if options.weighted and responses:
-            own = wave.pk == survey.pk and weights_given is not None
-            weights = weights_given if own else _weights(wave, plans[wave.wave])
-        waves.append(Wave(wave.wave, wave, responses, wave.repeated, None, wave.first_day, wave.last_day, weights))
+            own = wave.pk == survey.pk and weights is not None
+            wave_weights = weights if own else _weights(wave, plans[wave.wave])
+        waves.append(Wave(wave.wave, wave, responses, wave.repeated, None, wave.first_day, wave.last_day,
+                          wave_weights))
     layers = _layers(surveys)
     current = plans[survey.wave]
     refused = _refused(waves, first, second) if options.weighted else None

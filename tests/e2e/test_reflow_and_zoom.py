@@ -150,7 +150,7 @@ def test_the_sign_in_page_and_the_researchers_pages_reflow(live_server, page_in_
     page.fill("#id_username", "researcher")
     page.fill("#id_password", PASSWORD)
     page.click("[type=submit]")
-    page.wait_for_load_state()
+    page.wait_for_url(f"{live_server.url}/results/")  # the click returns before the next page has loaded
     for path in ["/results/", f"/results/small/?margin=0.1&a={first.id}&b={second.id}",
                  f"/results/{kinds.slug}/?margin=0.5&a={ids[4]}&b={ids[0]}"]:
         if path != "/results/":  # where signing in leads
