@@ -4,7 +4,6 @@ Cast: `owner` (a researcher assigned to the survey), `other_researcher` (a resea
 who is not), `superuser`, and anonymous (the plain `client`).
 """
 
-import math
 import os
 import uuid
 
@@ -20,7 +19,7 @@ from surveys.collection import builder, store
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.aggregation.held_export import join_preparations
-from tests.factories import INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
+from tests.factories import HEALTH_QUESTIONS, INEXACT_BITFLIP_EPSILONS, PASSWORD, make_user
 
 # The live server's listen backlog (Django's default is 10) must take a burst of concurrent
 # connections, as a production server's does (gunicorn: 2048); otherwise the kernel resets
@@ -181,12 +180,8 @@ def owner_client(client, owner):
 @pytest.fixture
 def survey(db, owner):
     """An open survey with one question per mechanism: qrr, bitflip, krr (3 options), oue (4 options)."""
-    survey = builder.create_survey("health", "Health", [
-        QuestionSpec("Cheated?", "qrr", q="0.5"),
-        QuestionSpec("Drove drunk?", "bitflip", epsilon=math.log(3)),
-        QuestionSpec("Drugs?", "krr", epsilon=1.0, options=["Never", "Sometimes", "Often"]),
-        QuestionSpec("Party?", "oue", epsilon=1.0, options=["A", "B", "C", "D"]),
-    ], status=Survey.Status.OPEN, epsilon_budget=6.0)
+    survey = builder.create_survey("health", "Health", HEALTH_QUESTIONS, status=Survey.Status.OPEN,
+                                   epsilon_budget=6.0)
     survey.researchers.add(owner)
     return survey
 

@@ -7,8 +7,17 @@ from django.contrib.auth import get_user_model
 
 from ldp.rounding import total_loss
 from surveys.collection import plan
+from surveys.collection.builder import QuestionSpec
 
 PASSWORD = "correct horse battery staple"
+
+# The questions of the cast's "health" survey (tests/conftest.py's `survey`): one per mechanism.
+HEALTH_QUESTIONS = [
+    QuestionSpec("Cheated?", "qrr", q="0.5"),
+    QuestionSpec("Drove drunk?", "bitflip", epsilon=math.log(3)),
+    QuestionSpec("Drugs?", "krr", epsilon=1.0, options=["Never", "Sometimes", "Often"]),
+    QuestionSpec("Party?", "oue", epsilon=1.0, options=["A", "B", "C", "D"]),
+]
 
 # Yes/no bit flips whose configured epsilon has no exact 32-bit channel, so the effective
 # epsilon (from the sampler's integers) is slightly smaller: a figure computed from the

@@ -15,7 +15,6 @@ taken from the cookie the respondent's page sets.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,10 +33,9 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from surveys.aggregation.models import PopulationMargin
 from surveys.collection import builder, invitations, plan
-from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Question, Series, Survey
 from surveys.history.models import ConfigurationChange
-from tests.factories import PASSWORD, make_user, valid_payload
+from tests.factories import HEALTH_QUESTIONS, PASSWORD, make_user, valid_payload
 
 # The roles, in the column order of the matrix.
 ROLES = ("anonymous", "respondent", "owner", "other_researcher", "staff", "staff_viewer", "superuser")
@@ -202,12 +200,6 @@ def survey_with_a_question(slug, researchers=(), **fields) -> Survey:
 
 
 # The conftest's `survey` ("health"): one question per mechanism.
-HEALTH_QUESTIONS = [
-    QuestionSpec("Cheated?", "qrr", q="0.5"),
-    QuestionSpec("Drove drunk?", "bitflip", epsilon=math.log(3)),
-    QuestionSpec("Drugs?", "krr", epsilon=1.0, options=["Never", "Sometimes", "Often"]),
-    QuestionSpec("Party?", "oue", epsilon=1.0, options=["A", "B", "C", "D"]),
-]
 # As tests/conftest.py's autouse fast_password_hashing, which does not reach a class-scoped fixture.
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
