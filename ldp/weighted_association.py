@@ -48,11 +48,13 @@ def weighted_independence(a: Mechanism, reports_a: npt.ArrayLike, b: Mechanism, 
 
     >>> from ldp import Direct
     >>> d = Direct(2)
-    >>> ra, rb = [0, 0, 1, 1] * 25, [0, 1, 1, 1] * 25
+    >>> ra, rb = [0, 0, 1, 1, 1] * 20, [0, 1, 0, 1, 1] * 20
     >>> c = JointCounts.from_values(d, d, ra, rb)
     >>> r = weighted_independence(d, ra, d, rb, Design.fixed([1.0, 2.0] * 50), c)
-    >>> r.method, r.tables, round(r.statistic, 4), round(r.df, 4), round(r.denominator_df, 4)
-    ('rao_scott', 1, 20.8532, 1.0, 99.0)
+    >>> r.method, r.tables, round(r.statistic, 4), round(r.df, 4), round(r.denominator_df, 4)  # R: svychisq
+    ('rao_scott', 1, 2.475, 1.0, 99.0)
+    >>> round(r.p_value, 10)
+    0.1188599769
     """
     xa, xb = indicators(a, reports_a), indicators(b, reports_b)
     if xa.shape[0] != design.n or xb.shape[0] != design.n:

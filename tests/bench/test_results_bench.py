@@ -153,7 +153,10 @@ def test_keep_keeps_the_scratch_database_and_prints_its_name(engine):
 @pytest.mark.slow
 def test_an_interrupted_run_removes_its_scratch_database(engine):
     argv, options = command(engine, "--sizes", "1000000", "--repeat", "1")
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+    # Ctrl-C must reach it as KeyboardInterrupt even when this process was started ignoring SIGINT (a shell's
+    # background job does, and Python keeps a SIGINT ignored at start ignored).
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **options)
     scratch = None
     try:
         first = process.stdout.readline()  # printed once the scratch database exists, before migrating
