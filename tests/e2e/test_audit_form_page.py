@@ -45,7 +45,7 @@ def test_a_page_whose_respond_js_sends_the_truth_fails_with_an_honest_randomizer
     assert "= answers[i];" in served_text(page, "/static/js/respond.js")  # the swap took
     assert all(item.result.passed for item in audit_page(page, draws=2_000, alpha=1e-6))  # the module is honest
 
-    audits, run = audit_forms(page, url, FORMS, alpha=1e-3, tabs=2, watch=skipping)
+    audits, run = audit_forms(page, url, FORMS, alpha=1e-3, tabs=1, watch=skipping)
     assert run.rounds == FORMS and Response.objects.count() == 0
     assert [run.forms[item.question["id"]] for item in audits] == [{0: 19, 1: 19}, {0: 13, 1: 13, 2: 12},
                                                                    {0: 13, 1: 13, 2: 12}]
@@ -66,7 +66,7 @@ def test_the_form_is_filled_with_exactly_the_audited_truths_of_every_kind(live_s
     url = f"{live_server.url}/s/{kinds_survey.slug}/"
     skipping(page)
     page.goto(url)
-    audits, run = audit_forms(page, url, 24, alpha=1e-3, tabs=2, watch=skipping)
+    audits, run = audit_forms(page, url, 24, alpha=1e-3, tabs=1, watch=skipping)
     kinds = [item.question["sampler"]["kind"] for item in audits]
     assert kinds == ["multiselect", "onebit", "dlaplace", "grr", "grr"]
     multi, onebit, laplace, bins, levels = (run.histograms[item.question["id"]] for item in audits)
@@ -90,7 +90,7 @@ def test_a_page_that_also_posts_elsewhere_fails_though_its_reports_are_honest(li
 
     leaking(page)
     page.goto(url)
-    audits, run = audit_forms(page, url, 2, alpha=1e-3, tabs=2, watch=leaking)
+    audits, run = audit_forms(page, url, 2, alpha=1e-3, tabs=1, watch=leaking)
     problem = f"the page sent 1 posts to its endpoint and 1 elsewhere ({live_server.url}/collect/)"
     assert [item.result.failures[-1:] for item in audits] == [(problem,)] * 3
     assert not any(item.result.passed for item in audits) and Response.objects.count() == 0

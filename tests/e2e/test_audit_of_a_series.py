@@ -89,8 +89,7 @@ def published(survey):
 def test_the_command_passes_the_honest_waves_and_says_what_it_would_catch(live_server, two_waves):
     first, second = urls(live_server, two_waves)
     changed = [q.id for q in two_waves[0].ordered_questions() if q.text[0] == "C"]
-    done = audit(first, "--next-wave", second, "--changed", ",".join(map(str, changed)), "--forms", str(BROWSERS),
-                 "--tabs", "2")
+    done = audit(first, "--next-wave", second, "--changed", ",".join(map(str, changed)), "--forms", str(BROWSERS))
     assert done.returncode == 0, done.stdout + done.stderr
     assert Response.objects.count() == 0
 
@@ -130,7 +129,7 @@ def test_a_page_re_drawing_sending_alone_or_reusing_the_permanent_response_fails
     page.goto(first)
     assert WRONG[1] in served_text(page, "/static/js/respond.js")  # the swap took
     changed = frozenset(q.id for q in two_waves[0].ordered_questions() if q.text[0] == "C")
-    found = audit_series(page, (first, second), BROWSERS, alpha=1e-3, tabs=2, watch=plant, changed=changed)
+    found = audit_series(page, (first, second), BROWSERS, alpha=1e-3, tabs=1, watch=plant, changed=changed)
     assert Response.objects.count() == 0 and not found.passed and found.problems == ()
     expected = published(two_waves[0])
     verdicts = {group: [a.passed for a, (g, _, _) in zip(found.agreements, expected, strict=True) if g == group]

@@ -26,9 +26,9 @@ own estimates, raking and fits, as the app calls them: tests/e2e/replay_planted_
 in 3.6% of replays (nearly all in one sample whose true share of yes came out high, so that its unweighted interval
 reached 40.5%): another seed, or another N, needs this argument redone.
 
-CPU: N = 200 page loads answer the survey (4 tabs at a time) and 3 more read the dashboard (the log-in page and two
-dashboards), 203 in all: 175 CPU-seconds (user and system of every process, Chromium's included, 0.86 a page) on
-this project's 2-core machine, 270 s of wall time when it was shared.
+CPU: N = 200 page loads answer the survey (one tab) and 3 more read the dashboard (the log-in page and two
+dashboards), 203 in all: at most 47 CPU-seconds for the module (the whole machine's CPU while it ran alone, Chromium's
+included), 42 s of wall time, on this project's 2-core machine.
 Fewer respondents widen the unweighted interval towards the population's share: at N = 160 (99.9% half-width ~0.12)
 the unweighted intervals of 3 of 8 seeds' samples reached 40.5% in some replays, one of them in half.
 
