@@ -12,8 +12,9 @@ min(pi_1j, pi_2j) of them keep answer j, the fewest changes the fractions allow:
 when both waves remember the same permanent layer (p1, q1) and send it through instantaneous layers (p2a, q2a)
 and (p2b, q2b), the part the permanent response shares. The shared respondents are taken to answer like the
 rest of their waves. Two waves that remember different permanent layers correlate in a way no formula here
-knows: their difference takes the largest variance any correlation allows, (se1 + se2)^2. Normal intervals and a
-two-sided z test of no change per option.
+knows: their difference takes the largest variance any correlation allows, (se1 + se2)^2; so does a difference
+whose caller knows no formula for the shared respondents' covariance (`known=False`: weighted estimates, whose
+covariance runs through each wave's weights). Normal intervals and a two-sided z test of no change per option.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .waves import Remembered, channel
 # How the two waves' reports were taken to correlate.
 INDEPENDENT = "independent"  # no respondent in both
 FEWEST_CHANGES = "fewest_changes"  # the shared respondents changed their answers as little as the fractions allow
-UNKNOWN = "unknown"  # different permanent layers: the largest variance any correlation allows
+UNKNOWN = "unknown"  # different permanent layers, or no formula (weighted): the largest variance any correlation allows
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,9 @@ class Change:
 
 
 def between(first: Estimate, second: Estimate, first_design: Design, second_design: Design, shared: int,
-            confidence: float = 0.95) -> Change:
-    """The change from `first` to `second` (module docstring); `shared` is clipped to the smaller wave."""
+            confidence: float = 0.95, known: bool = True) -> Change:
+    """The change from `first` to `second` (module docstring); `shared` is clipped to the smaller wave.
+    `known`: whether the shared respondents' covariance is the formula's (False: the largest variance)."""
     check_confidence(confidence)
     if first.n == 0 or second.n == 0:
         raise ValueError("both waves need reports")
@@ -86,7 +88,7 @@ def between(first: Estimate, second: Estimate, first_design: Design, second_desi
     shared = max(0, min(int(shared), first.n, second.n))
     se1, se2 = np.asarray(first.std_error), np.asarray(second.std_error)
     one, two = np.asarray(first.estimate), np.asarray(second.estimate)
-    correlation = _correlation(first_design, second_design, shared)
+    correlation = _correlation(first_design, second_design, shared, known)
     if correlation == UNKNOWN:
         variance = (se1 + se2) ** 2
     else:
@@ -103,9 +105,11 @@ def between(first: Estimate, second: Estimate, first_design: Design, second_desi
                   _floats(p_value), confidence, shared, correlation)
 
 
-def _correlation(first: Design, second: Design, shared: int) -> str:
+def _correlation(first: Design, second: Design, shared: int, known: bool) -> str:
     if shared == 0:
         return INDEPENDENT
+    if not known:
+        return UNKNOWN
     if first.permanent is not None and second.permanent is not None and first.permanent != second.permanent:
         return UNKNOWN
     return FEWEST_CHANGES

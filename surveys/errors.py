@@ -49,7 +49,6 @@ STATUS = {
     refusals.VERSION_CHANGED: 409,
     refusals.KEY_REUSED: 409,
     refusals.UNAVAILABLE: 409,
-    refusals.LINKED_WAVES: 409,
     refusals.GONE: 410,
 }
 SERVICE_UNAVAILABLE = "service_unavailable"  # 503: the database is down; try again after Retry-After

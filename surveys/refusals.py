@@ -14,7 +14,6 @@ VERSION_CHANGED = "version_changed"  # the survey changed since the form was loa
 KEY_REUSED = "key_reused"  # a submission key already used for other reports
 INVITATION_REFUSED = "invitation_refused"  # a missing, unknown or spent invitation
 UNAVAILABLE = "unavailable"  # a survey's stored configuration or counts cannot be read soundly
-LINKED_WAVES = "linked_waves"  # a weighted change between two waves that share respondents: not worked out
 
 
 class Refusal(Exception):

@@ -117,7 +117,7 @@ def export_waves(request: HttpRequest, slug: str) -> HttpResponse:
     found = waves.series_results(survey, request.user, params.parse(request.GET, params.WAVE_FIELDS))
     if found is None:
         raise Http404("This survey is no wave of a series.")
-    return _csv(survey, "waves.csv", wave_tables.rows(found.whole()))
+    return _csv(survey, "waves.csv", wave_tables.rows(found))
 
 
 @researchers_only

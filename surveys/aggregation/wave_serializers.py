@@ -103,7 +103,9 @@ class ChangeSerializer(serializers.Serializer):
     correlation = serializers.ChoiceField(choices=["independent", "fewest_changes", "unknown"], help_text=(
         "independent: no respondent in both; fewest_changes: the shared respondents changed their answers as "
         "little as the estimates allow (reports are never linked, so this is assumed); unknown: the waves remember "
-        "different permanent layers, and the variance is the largest any correlation allows."))
+        "different permanent layers, or (weighted) the waves share respondents, whose covariance through the "
+        "weights is not worked out; the variance is then the largest any correlation allows, (se1 + se2)^2 from the "
+        "two waves' standard errors."))
     assumption = serializers.CharField(help_text="The same, in words (the request's language).")
 
 
@@ -125,7 +127,7 @@ class TrendSerializer(serializers.Serializer):
     def get_change(self, trend: Trend) -> dict[str, Any] | None:
         if trend.change is None:
             return None
-        words = correlation_words(trend.change, trend.first, trend.second)
+        words = correlation_words(trend)
         return dict(ChangeSerializer({**vars(trend.change), "first": trend.first, "second": trend.second,
                                       "assumption": words}).data)
 
@@ -145,8 +147,8 @@ class SeriesResultsSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     weighted = serializers.BooleanField(help_text=(
         "Each wave's figures are weighted to its own population margins (Wilson intervals at each option's "
-        "effective sample size); a change is then between waves that share no respondents, its variance the sum "
-        "of theirs."))
+        "effective sample size); a change's variance is then the sum of the two waves' weighted variances when they "
+        "share no respondents, else the largest any correlation allows (correlation unknown)."))
     first = serializers.IntegerField(allow_null=True)
     second = serializers.IntegerField(allow_null=True)
     waves = WaveSerializer(many=True, help_text="The waves you may see, in order; the others are left out.")

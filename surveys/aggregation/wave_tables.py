@@ -18,10 +18,11 @@ Each row names its question as the wave asked about asks it (question_id, key, o
   waves' reports were made the same way.
 
 Weighted (weighted=true): each wave's n, estimate, std_error and interval are under its own raking (Wilson at each
-option's effective sample size), the change's variance the sum of the two waves' (only waves that share no
-respondents: otherwise the download is refused, 409). The last columns say so on every row: weighted ("true" or
-"false"), and on a wave row weighted_responses (the responses raked, its n), left_out (responses without an
-answer to every margin question), design_effect (Kish's) and effective_n, empty when unweighted.
+option's effective sample size), the change's variance the sum of the two waves' when they share no respondents,
+else the largest any correlation allows, (se1 + se2)^2 (correlation "unknown", said in assumption). The last
+columns say so on every row: weighted ("true" or "false"), and on a wave row weighted_responses (the responses
+raked, its n), left_out (responses without an answer to every margin question), design_effect (Kish's) and
+effective_n, empty when unweighted.
 
 A question not asked by a wave (or with other options) has no row for it; a change is left out when either wave
 has no reports. Undefined numbers are empty cells, as in the other tables.
@@ -114,7 +115,7 @@ def _change(trend: Trend) -> Iterator[list[Any]]:
     assert change is not None
     found = {point.wave: point for point in trend.points}
     same = found[trend.first].design == found[trend.second].design
-    words = correlation_words(change, trend.first, trend.second)
+    words = correlation_words(trend)
     for j, label in enumerate(trend.question.options):
         yield ["change", *_question(trend, j, label), *[""] * _WAVE_CELLS, *[""] * _MADE_CELLS, str(same).lower(), "",
                *(cell(values[j]) for values in (change.estimate, change.std_error, change.ci_low, change.ci_high)),

@@ -80,7 +80,7 @@ def context(user: Any, survey: Survey, options: params.ResultOptions,
         return {}
     found, unweighted = made
     trends = [(trend, trend_charts.trend_chart(trend), change_rows(trend),
-               waves.correlation_words(trend.change, trend.first, trend.second) if trend.change else "")
+               waves.correlation_words(trend) if trend.change else "")
               for trend in found.trends]
     return {"series": found, "trends": trends, "wave_problem": problem, "waves_query": query(found),
             "waves_unweighted": unweighted}
@@ -113,7 +113,7 @@ WAVE_PARAMETERS = [
         "made from); default false. Every wave with responses needs margins its responses can be raked to (else "
         "400 or 409, naming the wave). The change between two waves that share no respondents adds their "
         "weighted variances; between two that do (the later wave has responses that answered an earlier wave) "
-        "it is refused: 409 linked_waves.")),
+        "it takes the largest variance any correlation allows (correlation unknown).")),
     *(OpenApiParameter(name, {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}, description=(
         f"The wave compared {role}: a wave number of this series among those you may see (default: the "
         f"{default} of them); first and second must differ.")) for name, role, default in (
@@ -134,9 +134,9 @@ def series(request: Request, slug: str) -> Response:
     """Per question compared across waves: every visible wave's debiased estimate with its interval (through
     the composed channel of both layers when the series remembers randomization; weighted to each wave's own
     margins with `weighted`), and the change from `first` to `second` with its interval, z test and the
-    assumption its variance makes. 404 for a survey in no series; 409 for a weighted change of linked waves."""
+    assumption its variance makes. 404 for a survey in no series."""
     survey = access.survey_for(request.user, slug)
     found = waves.series_results(survey, request.user, params.parse(request.query_params, params.WAVE_FIELDS))
     if found is None:
         raise Http404("This survey is no wave of a series.")
-    return Response(SeriesResultsSerializer(found.whole()).data)
+    return Response(SeriesResultsSerializer(found).data)

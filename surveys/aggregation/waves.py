@@ -18,8 +18,9 @@ the margins of the wave it was made from) and each point is that wave's weighted
 gives it (`weighting.weigh`: linearization through the raking). Two waves of different respondents are
 independent samples, so the weighted change's variance is the sum of the two weighted variances. When the later
 wave has respondents who answered an earlier wave, the two weighted estimates covary through those respondents,
-whose reports are never linked: the weighted covariance is not worked out here, so the weighted change is refused
-for such a pair (`LinkedWaves`, a 409) while each wave's weighted figures are still given.
+whose reports are never linked: that covariance is not worked out through the weights, so the weighted change
+takes the largest variance any correlation allows, (se1 + se2)^2 from the two weighted standard errors
+(`wave_pairs.UNKNOWN`), and says so.
 """
 
 from __future__ import annotations
@@ -36,22 +37,12 @@ import ldp
 from ldp import wave_pairs
 from ldp.wave_pairs import Change, Design
 from ldp.waves import Remembered, instantaneous
-from surveys import refusals
 from surveys.collection import plan, tallies
 from surveys.collection.models import Question, Series, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
 from . import versions, weighting
 from .params import BadParameter, ResultOptions
-
-
-class LinkedWaves(Unavailable):
-    """A weighted change between two waves that share respondents: its covariance is not worked out (a 409)."""
-
-    code = refusals.LINKED_WAVES
-
-    def __init__(self, reason: str):
-        refusals.Refusal.__init__(self, weighting.FIELD, reason)
 
 
 @dataclass(frozen=True)
@@ -97,6 +88,7 @@ class Trend:
     first: int
     second: int
     missing: tuple[int, ...]  # waves that did not ask it, or asked it with other answers
+    weighted: bool = False  # each wave's figures raked to its own margins (the change's words say so)
 
     @property
     def differs(self) -> bool:
@@ -114,18 +106,10 @@ class SeriesResults:
     trends: list[Trend]
     not_compared: list[PlannedQuestion]  # multi-select and numeric means: no change across waves here
     weighted: bool = False  # each wave's figures raked to its own margins
-    refused: LinkedWaves | None = None  # why no weighted change is given, when the waves compared share respondents
 
     @property
     def not_compared_words(self) -> str:
         return "; ".join(f"{question.order}. {question.text}" for question in self.not_compared)
-
-    def whole(self) -> SeriesResults:
-        """These results, or the refusal of what they leave out (the weighted change of waves that share
-        respondents): for the API and the CSV, which are whole or an error; the dashboard says it instead."""
-        if self.refused is not None:
-            raise self.refused
-        return self
 
     @property
     def change_waves(self) -> tuple[Wave, Wave] | None:
@@ -175,16 +159,14 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
                           wave_weights))
     layers = _layers(surveys)
     current = plans[survey.wave]
-    refused = _refused(waves, first, second) if options.weighted else None
     trends, not_compared = [], []
     for question in current:
         if not question.mechanism.one_of_k:
             not_compared.append(question)
             continue
-        trends.append(_trend(question, survey.wave, plans, counted, layers, waves, (first, second, refused),
-                             options))
+        trends.append(_trend(question, survey.wave, plans, counted, layers, waves, (first, second), options))
     return SeriesResults(survey, survey.series, waves, options.confidence, first, second, trends, not_compared,
-                         options.weighted, refused)
+                         options.weighted)
 
 
 def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
@@ -197,21 +179,6 @@ def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
     except weighting.Unweightable as refusal:
         raise weighting.Unweightable(_("Wave %(wave)s: %(reason)s") % {"wave": wave.wave,
                                                                        "reason": refusal.reason}) from None
-
-
-def _refused(waves: list[Wave], first: int | None, second: int | None) -> LinkedWaves | None:
-    """Why the weighted change from `first` to `second` is not given: the later wave shares respondents."""
-    if first is None or second is None:
-        return None
-    later = next(wave for wave in waves if wave.number == max(first, second))
-    if not later.repeated:
-        return None
-    return LinkedWaves(_(
-        "%(shared)s respondents of wave %(later)s said they had answered an earlier wave, so the weighted "
-        "estimates of waves %(first)s and %(second)s covary through respondents whose reports are never linked; "
-        "that covariance is not worked out for weighted figures, so no weighted change is given. Each wave's "
-        "weighted figures are; ask for the change unweighted, or compare two waves that share no respondents.")
-        % {"shared": later.repeated, "later": later.number, "first": first, "second": second})
 
 
 def _pair(numbers: list[int], options: ResultOptions) -> tuple[int | None, int | None]:
@@ -238,8 +205,8 @@ def _layers(surveys: list[Survey]) -> dict[int, tuple[Any, Remembered | None]]:
 
 def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPlan], counted: dict[int, Any],
            layers: dict[int, tuple[Any, Remembered | None]], waves: list[Wave],
-           pair: tuple[int | None, int | None, LinkedWaves | None], options: ResultOptions) -> Trend:
-    first, second, refused = pair
+           pair: tuple[int | None, int | None], options: ResultOptions) -> Trend:
+    first, second = pair
     confidence = options.confidence
     lineage, _remembered = layers[question.id]
     points, missing = [], []
@@ -261,8 +228,8 @@ def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPla
             own = design
         points.append(Point(wave.number, estimate, mechanism, remembered, design, same=True))
     points = [Point(p.wave, p.estimate, p.mechanism, p.remembered, p.design, same=p.design == own) for p in points]
-    change = None if refused is not None else _change(points, waves, first, second, options)
-    return Trend(question, points, change, first or 0, second or 0, tuple(missing))
+    change = _change(points, waves, first, second, options)
+    return Trend(question, points, change, first or 0, second or 0, tuple(missing), options.weighted)
 
 
 def _weighed(asked: PlannedQuestion, estimate: ldp.Estimate, weights: weighting.Weights,
@@ -280,17 +247,24 @@ def _change(points: list[Point], waves: list[Wave], first: int | None, second: i
         return None
     one, two = found[first], found[second]
     later = next(wave for wave in waves if wave.number == max(first, second))
-    # Weighted: only waves that share no respondents get here (`_refused`), independent samples.
-    shared = 0 if options.weighted else later.repeated
-    return wave_pairs.between(one.estimate, two.estimate, one.design, two.design, shared, options.confidence)
+    # Weighted: the shared respondents' covariance is not worked out through the weights (module docstring).
+    return wave_pairs.between(one.estimate, two.estimate, one.design, two.design, later.repeated,
+                              options.confidence, known=not options.weighted)
 
 
-def correlation_words(change: Change, first: int, second: int) -> str:
-    """The difference's assumption about respondents in both waves, in words."""
-    later, earlier = max(first, second), min(first, second)
+def correlation_words(trend: Trend) -> str:
+    """The change's assumption about respondents in both waves, in words."""
+    change = trend.change
+    assert change is not None
+    later, earlier = max(trend.first, trend.second), min(trend.first, trend.second)
     if change.correlation == wave_pairs.INDEPENDENT:
         return _("No respondent of wave %(later)s said they had answered an earlier wave: the two waves are taken "
                  "as independent.") % {"later": later}
+    if change.correlation == wave_pairs.UNKNOWN and trend.weighted:
+        return _("%(shared)s respondents of wave %(later)s said they had answered an earlier wave; how their "
+                 "weighted reports go together across waves is not worked out (their reports are never linked), so "
+                 "the interval allows for the largest variance any correlation gives (its standard error is the sum "
+                 "of the two waves' weighted standard errors).") % {"shared": change.shared, "later": later}
     if change.correlation == wave_pairs.UNKNOWN:
         return _("The two waves remember different permanent layers, so how the reports of respondents who "
                  "answered both go together is not known: the interval allows for the largest variance any "

@@ -1,7 +1,7 @@
 """Weighted results across waves (surveys.aggregation.waves with weighted=true): each wave raked to its own
 margins exactly as its own dashboard weights it, the change between two waves of different respondents with the
 two weighted variances added (checked against R's survey package), and the weighted change of waves that share
-respondents refused (409 linked_waves, said on the page).
+respondents with the largest variance any correlation allows, (se1 + se2)^2, said in the API, the CSV and the page.
 
 About 20 CPU-s on one core: each test stores two waves of several hundred responses (the raking and R's check
 need samples whose weights vary), and the R test starts Rscript."""
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from ldp.wave_pairs import INDEPENDENT, between
+from ldp.wave_pairs import INDEPENDENT, UNKNOWN, between
 from surveys.aggregation import results, wave_views, waves
 from surveys.aggregation.models import PopulationMargin
 from surveys.aggregation.params import BadParameter, ResultOptions
@@ -74,7 +74,7 @@ def test_each_wave_is_weighted_to_its_own_margins_as_its_own_dashboard_weights_i
 def test_the_weighted_change_adds_the_two_waves_weighted_variances(owner, series):
     surveys, _ = series
     found = waves.series_results(surveys[0], owner, ResultOptions(weighted=True))
-    assert (found.first, found.second, found.refused) == (1, 2, None)
+    assert (found.first, found.second) == (1, 2)
     for order in (1, 4):
         trend = trend_of(found, order)
         one, two = trend.points
@@ -147,28 +147,40 @@ def link(survey, count):
         earlier_wave=True)
 
 
-def test_it_refuses_the_weighted_change_of_waves_that_share_respondents(client, owner, series):
+def test_the_weighted_change_of_waves_that_share_respondents_takes_the_largest_variance_and_says_so(client, owner,
+                                                                                                     series):
     surveys, _ = series
     link(surveys[1], 12)
-    login(client, owner)
-    answer = client.get(reverse("aggregation:api-waves", args=[surveys[1].slug]) + "?weighted=on")
-    reason = ("12 respondents of wave 2 said they had answered an earlier wave, so the weighted estimates of waves "
-              "1 and 2 covary through respondents whose reports are never linked; that covariance is not worked "
-              "out for weighted figures, so no weighted change is given. Each wave's weighted figures are; ask for "
-              "the change unweighted, or compare two waves that share no respondents.")
-    assert (answer.status_code, answer.json()) == (409, {"error": {"code": "linked_waves", "field": "weighted",
-                                                                   "reason": reason}})
-    download = client.get(reverse("aggregation:export-waves", args=[surveys[1].slug]) + "?weighted=on")
-    assert download.status_code == 409 and reason.replace("'", "&#x27;") in download.content.decode()
-    unweighted = client.get(reverse("aggregation:api-waves", args=[surveys[1].slug])).json()
-    assert all(q["change"]["correlation"] == "fewest_changes" for q in unweighted["questions"])
     found = waves.series_results(surveys[1], owner, ResultOptions(weighted=True))
-    assert str(found.refused) == f"weighted: {reason}" and all(t.change is None for t in found.trends)
-    assert all(p.estimate.interval == "weighted" for t in found.trends for p in t.points)
+    plain = waves.series_results(surveys[1], owner, ResultOptions())
+    for order in (1, 4):
+        one, two = trend_of(found, order).points
+        change = trend_of(found, order).change
+        assert (change.correlation, change.shared) == (UNKNOWN, 12)
+        assert np.array(change.std_error) == pytest.approx(np.add(one.estimate.std_error, two.estimate.std_error),
+                                                           rel=1e-12)
+        assert np.array(change.estimate) == pytest.approx(
+            np.subtract(two.estimate.estimate, one.estimate.estimate), abs=1e-15)
+        assert trend_of(plain, order).change.correlation == "fewest_changes"  # unweighted: unchanged
+    words = ("12 respondents of wave 2 said they had answered an earlier wave; how their weighted reports go "
+             "together across waves is not worked out (their reports are never linked), so the interval allows for "
+             "the largest variance any correlation gives (its standard error is the sum of the two waves' weighted "
+             "standard errors).")
+    login(client, owner)
+    body = client.get(reverse("aggregation:api-waves", args=[surveys[1].slug]) + "?weighted=on").json()
+    for question in body["questions"]:
+        change = trend_of(found, question["order"]).change
+        assert (question["change"]["correlation"], question["change"]["assumption"]) == ("unknown", words)
+        assert question["change"]["std_error"] == list(change.std_error) and question["change"]["shared"] == 12
+    download = client.get(reverse("aggregation:export-waves", args=[surveys[1].slug]) + "?weighted=on")
+    rows = [row for row in csv.DictReader(download.content.decode().splitlines()) if row["row"] == "change"]
+    assert download.status_code == 200 and len(rows) == 2 + 3 + 3 + 2
+    assert {(row["correlation"], row["assumption"], row["shared"], row["weighted"]) for row in rows} == {
+        ("unknown", words, "12", "true")}
     page = client.get(reverse("aggregation:dashboard", args=[surveys[1].slug]) + "?weighted=on")
-    html = page.content.decode()
-    assert page.status_code == 200 and reason.replace("'", "&#x27;") in html
-    assert "a change of" not in html and "has no reports of this question" not in html
+    part = section(page.content.decode())
+    assert page.status_code == 200 and words.replace("'", "&#x27;") in part and "a change of" in part
+    assert "whose weighted covariance is not worked out, its interval allows for the largest variance" in part
 
 
 def test_a_wave_that_cannot_be_weighted_is_named_and_the_dashboard_shows_the_waves_unweighted(client, owner, series):
@@ -194,7 +206,7 @@ def test_a_wave_without_responses_has_no_weights_and_no_change(owner):
     answer_waves(surveys[:2], [300, 200], seed=32)
     found = waves.series_results(surveys[2], owner, ResultOptions(weighted=True))
     assert [(w.number, w.weights is None) for w in found.waves] == [(1, False), (2, False), (3, True)]
-    assert (found.first, found.second, found.refused) == (1, 3, None)
+    assert (found.first, found.second) == (1, 3)
     for trend in found.trends:
         assert trend.change is None and trend.points[2].n == 0
         assert all(math.isnan(x) for x in trend.points[2].estimate.estimate)

@@ -70,6 +70,19 @@ def test_different_permanent_layers_take_the_largest_variance_any_correlation_al
     assert (got.shared, got.correlation) == (500, UNKNOWN)
 
 
+def test_a_covariance_not_known_takes_the_largest_variance_and_no_shared_respondent_still_adds():
+    # What the weighted waves use: their covariance through the weights has no formula here (`known=False`).
+    first, second = estimates_of(KRR, [[0.2, 0.3, 0.5], [0.4, 0.3, 0.3]], 800, seed=7)
+    design = Design.of(KRR.instant, KRR)
+    got = between(first, second, design, design, shared=300, known=False)
+    assert got.std_error == pytest.approx(tuple(np.add(first.std_error, second.std_error)), rel=1e-12)
+    assert (got.shared, got.correlation) == (300, UNKNOWN)
+    assert np.all(np.array(got.std_error) > between(first, second, design, design, shared=300).std_error)
+    alone = between(first, second, design, design, shared=0, known=False)
+    assert alone.std_error == pytest.approx(tuple(np.hypot(first.std_error, second.std_error)), rel=1e-12)
+    assert (alone.shared, alone.correlation) == (0, INDEPENDENT)
+
+
 def test_the_covariance_is_the_shared_respondents_over_both_waves_sizes():
     # Each wave's estimate is a mean over its own respondents: Cov(mean_1, mean_2) = shared c / (n1 n2), c the
     # covariance of one shared respondent's two reports; here read off the all-shared case of 800.
