@@ -27,9 +27,8 @@ from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
 from tests.aggregation.test_analysis_scripts import fetch, read_csv, rscript, run
-from tests.aggregation.weighting_support import enter
+from tests.aggregation.weighting_support import AGE, REGION, SIX_QUESTIONS, enter
 
-AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
 N = 600
 PYTHON_TOLERANCE = 1e-12
 R_TOLERANCE = 1e-8
@@ -41,13 +40,7 @@ def exported(db, owner, client, tmp_path):
     """1 qrr, 2 direct age band, 3 direct region, 4 krr, 5 sue, 6 ordinal by oue (every level scored), 7 a 1-bit
     mean, 8 discrete Laplace; too many young northerners; both margins entered; the exports fetched."""
     survey = builder.create_survey("weights", "Weights", [
-        QuestionSpec("Cheated?", "qrr", q="0.5"),
-        QuestionSpec("Age band?", "direct", options=list(AGE)),
-        QuestionSpec("Region?", "direct", options=list(REGION)),
-        QuestionSpec("How often?", "krr", epsilon=1.5, options=["Never", "Sometimes", "Often"]),
-        QuestionSpec("Colour?", "sue", epsilon=1.5, options=["Red", "Green", "Blue"]),
-        QuestionSpec("Agree?", "oue", epsilon=1.5, kind="ordinal", options=["No", "Maybe", "Yes"],
-                     scores=["-1", "0", "2.5"]),
+        *SIX_QUESTIONS,
         QuestionSpec("Hours online?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "10", "1")),
         QuestionSpec("Change in mood?", "dlaplace", epsilon=2.0, kind="numeric", scale=("-5", "5", "0.5")),
     ], status=Survey.Status.OPEN, epsilon_budget=30.0)

@@ -14,15 +14,13 @@ from django.urls import reverse
 from ldp.linear_model import per_report_values
 from ldp.raking import margin, rake
 from ldp.weighted import indicators, weighted_fractions, weighted_mean
-from surveys.aggregation.models import MarginShare, PopulationMargin
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
-from tests.aggregation.weighting_support import make_ages_survey
+from tests.aggregation.weighting_support import AGE, REGION, SIX_QUESTIONS, enter, make_ages_survey
 
 N = 600
-AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
 
 
 @pytest.fixture
@@ -30,13 +28,7 @@ def survey(db, owner):
     """1 qrr, 2 direct age band, 3 direct region, 4 krr (3 options), 5 sue (3), 6 ordinal by oue, every level
     scored, 7 a numeric mean by the 1-bit mean; the sample has too many young people and northerners."""
     made = builder.create_survey("weights", "Weights", [
-        QuestionSpec("Cheated?", "qrr", q="0.5"),
-        QuestionSpec("Age band?", "direct", options=list(AGE)),
-        QuestionSpec("Region?", "direct", options=list(REGION)),
-        QuestionSpec("How often?", "krr", epsilon=1.5, options=["Never", "Sometimes", "Often"]),
-        QuestionSpec("Colour?", "sue", epsilon=1.5, options=["Red", "Green", "Blue"]),
-        QuestionSpec("Agree?", "oue", epsilon=1.5, kind="ordinal", options=["No", "Maybe", "Yes"],
-                     scores=["-1", "0", "2.5"]),
+        *SIX_QUESTIONS,
         QuestionSpec("Hours online?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "10", "1")),
     ], status=Survey.Status.OPEN, epsilon_budget=20.0)
     made.researchers.add(owner)
@@ -46,13 +38,6 @@ def survey(db, owner):
 @pytest.fixture
 def answered(survey):
     return add_responses(survey, N, seed=11, truth={2: [0.5, 0.3, 0.2], 3: [0.7, 0.3]})
-
-
-def enter(survey, order, shares, source="Census 2021"):
-    question = survey.questions.get(order=order)
-    found = PopulationMargin.objects.create(question=question, source=source)
-    for option, share in zip(question.ordered_options(), shares.values(), strict=True):
-        MarginShare.objects.create(margin=found, option=option, share=share)
 
 
 def estimates(client, survey, query):

@@ -8,6 +8,17 @@ from tests.aggregation.support import add_responses
 
 N = 500
 AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
+# The "weights" surveys' first six questions: 1 qrr, 2 direct age band (AGE), 3 direct region (REGION), 4 krr
+# (3 options), 5 sue (3: unary), 6 ordinal by oue (every level scored); the modules add their numbers after them.
+SIX_QUESTIONS = (
+    QuestionSpec("Cheated?", "qrr", q="0.5"),
+    QuestionSpec("Age band?", "direct", options=list(AGE)),
+    QuestionSpec("Region?", "direct", options=list(REGION)),
+    QuestionSpec("How often?", "krr", epsilon=1.5, options=["Never", "Sometimes", "Often"]),
+    QuestionSpec("Colour?", "sue", epsilon=1.5, options=["Red", "Green", "Blue"]),
+    QuestionSpec("Agree?", "oue", epsilon=1.5, kind="ordinal", options=["No", "Maybe", "Yes"],
+                 scores=["-1", "0", "2.5"]),
+)
 
 
 def make_survey(owner):
