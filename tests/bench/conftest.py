@@ -1,9 +1,9 @@
 """The scratch-database engine every bench smoke test runs its command on: the suite's own (SQLite, or
-PostgreSQL when DATABASE_URL names one); see tests/bench/test_results_bench.py."""
+PostgreSQL when DATABASE_URL names one); see tests/bench/engines.py."""
 
 import pytest
 
-from tests.bench.test_results_bench import SUITE_DB, PostgreSQL, SQLite
+from tests.bench.engines import SUITE_DB, PostgreSQL, SQLite
 
 
 @pytest.fixture

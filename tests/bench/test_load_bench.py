@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.bench.test_results_bench import ROOT, SUITE_URL
+from tests.bench.engines import ROOT, SUITE_URL
 
 pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
 

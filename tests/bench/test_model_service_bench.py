@@ -5,7 +5,7 @@ fewest whose 10 covariate terms do not separate."""
 
 import pytest
 
-from tests.bench.test_results_bench import bench, scratch_name
+from tests.bench.engines import bench, scratch_name
 
 pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
 

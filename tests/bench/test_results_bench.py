@@ -2,112 +2,17 @@
 DATABASE_URL names one): it prints its figures, removes its scratch database even when
 interrupted, and leaves the configured database alone.
 
-The command runs in a subprocess: it repoints the default connection at its scratch database,
-which must not happen to the connection of the test process.
+The command runs in a subprocess (tests/bench/engines.py says why).
 """
 
-import os
-import shutil
 import signal
 import subprocess
-import sys
-from pathlib import Path
-from urllib.parse import urlsplit
 
-import dj_database_url
 import pytest
 
+from tests.bench.engines import PostgreSQL, bench, command, scratch_name
+
 pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
-
-ROOT = Path(__file__).resolve().parents[2]
-SUITE_URL = os.environ.get("DATABASE_URL", "")
-SUITE_DB = dj_database_url.parse(SUITE_URL) if SUITE_URL else {"ENGINE": "django.db.backends.sqlite3"}
-
-
-class SQLite:
-    title = "SQLite"
-
-    def __init__(self, tmp_path):
-        self.tmp = tmp_path
-        self.configured = str(tmp_path / "configured.sqlite3")  # never created
-        self.url = f"sqlite:///{self.configured}"
-
-    def new_name(self, label):
-        return str(self.tmp / f"{label}.sqlite3")
-
-    def exists(self, name):
-        return Path(name).exists()
-
-    def make_precious(self, name):
-        Path(name).write_bytes(b"keep me")
-
-    def is_intact(self, name):
-        return Path(name).read_bytes() == b"keep me"
-
-    def remove(self, name):
-        path = Path(name)
-        path.unlink(missing_ok=True)
-        if path.parent.name.startswith("bench-results-"):  # the command's own temporary directory
-            shutil.rmtree(path.parent, ignore_errors=True)
-
-
-class PostgreSQL:
-    title = "PostgreSQL"
-
-    def __init__(self, tmp_path):
-        # The configured database is one that does not exist: the command must not need it.
-        self.configured = self.new_name("configured")
-        self.url = urlsplit(SUITE_URL)._replace(path=f"/{self.configured}").geturl()
-
-    def new_name(self, label):
-        return f"{SUITE_DB['NAME']}_{label}_{os.getpid()}"
-
-    def connect(self, name="postgres"):
-        import psycopg
-
-        return psycopg.connect(dbname=name, host=SUITE_DB["HOST"] or None, port=SUITE_DB["PORT"] or None,
-                               user=SUITE_DB["USER"] or None, password=SUITE_DB["PASSWORD"] or None,
-                               autocommit=True)
-
-    def exists(self, name):
-        with self.connect() as conn:
-            return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
-
-    def make_precious(self, name):
-        from psycopg import sql
-
-        with self.connect() as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        with self.connect(name) as conn:
-            conn.execute("CREATE TABLE precious (note text)")
-            conn.execute("INSERT INTO precious VALUES ('keep me')")
-
-    def is_intact(self, name):
-        with self.connect(name) as conn:
-            return conn.execute("SELECT note FROM precious").fetchall() == [("keep me",)]
-
-    def remove(self, name):
-        from psycopg import sql
-
-        with self.connect() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
-def command(engine, *args, script="bench/results_bench.py"):
-    env = {**os.environ, "DATABASE_URL": engine.url, "DJANGO_ENV": "development", "PYTHONUNBUFFERED": "1"}
-    return [sys.executable, script, *args], {"cwd": ROOT, "env": env, "text": True}
-
-
-def bench(engine, *args, script="bench/results_bench.py"):
-    """`script` run on `engine` to its end (the other bench smoke tests run theirs through it too)."""
-    argv, options = command(engine, *args, script=script)
-    return subprocess.run(argv, check=False, capture_output=True, timeout=300, **options)
-
-
-def scratch_name(first_line):
-    """The name in "Scratch database (<engine and version>): <name>"."""
-    assert first_line.startswith("Scratch database (")
-    return first_line.split("): ", 1)[1]
 
 
 @pytest.mark.slow
