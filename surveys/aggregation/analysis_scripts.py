@@ -20,8 +20,8 @@ session: surveys.aggregation.modelling's logistic and linear models, weighted or
 (Newton's method and raking in base R; numpy), printing the models API's table, and the dashboard's cross-tabs
 (--crosstab A,B, weighted or not: from the per-respondent score products, weighted by their own raking in Python and
 by the survey package's calibrated design in R), printing the cross-tab API's figures and writing crosstab.csv's
-columns. analysis.py also redoes the results across the waves of a series (--waves: each wave's folder of
-downloads; the change between two waves as surveys.aggregation.waves gives it, writing waves.csv's columns).
+columns. Both also redo the results across the waves of a series (--waves: each wave's folder of downloads;
+the change between two waves as surveys.aggregation.waves gives it, writing waves.csv's columns).
 
 The templates are templates/aggregation/scripts/. Every survey text enters a script as a literal
 from surveys.aggregation.script_literals, never as raw text. Nothing else about the responses is
