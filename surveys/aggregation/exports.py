@@ -25,7 +25,9 @@ Under /results/<slug>/export/:
   wave that remembers randomization gives its composed channel (both layers, exact) and one wave's loss,
   the instantaneous layer's sampler, and the permanent layer's own description under "permanent".
   A wave of a series says which in "wave": its number, the series' title and stable link (/w/<slug>/), whether
-  the series remembers randomization, and the wave's configured opens_at and closes_at (ISO 8601, UTC, or null).
+  the series remembers randomization, and the wave's configured opens_at and closes_at (ISO 8601, UTC, or null);
+  for the change between waves (analysis.py --waves), answered_an_earlier_wave (its responses whose browser said
+  so) and "questions": per key its lineage (the same question in every wave) and whether it is compared.
   Debiasing: pi_hat_j = (c_j / n - q_other) / (p - q_other),
   Var = lambda_j (1 - lambda_j) / (n (p - q_other)^2).
   A direct question (not randomized, its answer sent as given) says "randomized": false, its
@@ -62,7 +64,7 @@ from django.urls import reverse
 import ldp
 from ldp import mean_sequences, sequences
 from surveys.collection import integrity, plan
-from surveys.collection.models import Survey
+from surveys.collection.models import Question, Response, Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
 
@@ -106,20 +108,29 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
         "reports_csv_columns": report_columns(current, weights is not None),
         "questions": [_question_entry(q) for q in current],
         **({"weights": weights} if weights is not None else {}),
-        **({"wave": wave} if (wave := wave_of(survey)) is not None else {}),
+        **({"wave": wave} if (wave := wave_of(survey, current)) is not None else {}),
     }
 
 
-def wave_of(survey: Survey) -> dict[str, Any] | None:
+def wave_of(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any] | None:
     """Which wave of which series these reports belong to (None for a survey in no series): its number, the
-    series' title and stable link, whether it remembers randomization, and the wave's dates as configured."""
+    series' title and stable link, whether it remembers randomization, and the wave's dates as configured.
+    With its plan (the codebook), what the change between waves needs: the responses that said they answered an
+    earlier wave, and per question key its lineage (the same question in every wave) and whether it is compared
+    across waves (one answer of k)."""
     if survey.series is None or survey.wave is None:
         return None
-    return {"number": survey.wave, "series": survey.series.title,
-            "series_link": reverse("collection:current-wave", args=[survey.series.slug]),
-            "remembered": survey.series.remembered,
-            "opens_at": None if survey.opens_at is None else survey.opens_at.isoformat(),
-            "closes_at": None if survey.closes_at is None else survey.closes_at.isoformat()}
+    found = {"number": survey.wave, "series": survey.series.title,
+             "series_link": reverse("collection:current-wave", args=[survey.series.slug]),
+             "remembered": survey.series.remembered,
+             "opens_at": None if survey.opens_at is None else survey.opens_at.isoformat(),
+             "closes_at": None if survey.closes_at is None else survey.closes_at.isoformat()}
+    if current is not None:
+        lineages = dict(Question.objects.filter(survey=survey).values_list("pk", "lineage"))
+        found["answered_an_earlier_wave"] = Response.objects.filter(survey=survey, earlier_wave=True).count()
+        found["questions"] = {q.key: {"lineage": str(lineages[q.id]), "compared": q.mechanism.one_of_k}
+                              for q in current}
+    return found
 
 
 def report_columns(current: SurveyPlan, weighted: bool) -> list[str]:

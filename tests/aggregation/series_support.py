@@ -30,11 +30,12 @@ def specs(wave: int) -> list[QuestionSpec]:
     ]
 
 
-def monthly(owner, waves: int = 3, remembered: bool = True) -> list[Survey]:
+def monthly(owner, waves: int = 3, remembered: bool = True, extra: tuple[QuestionSpec, ...] = ()) -> list[Survey]:
+    """`extra`: more questions after the three, in every wave (each the same question by its order)."""
     series = Series.objects.create(title="Monthly", remembered=remembered)
     surveys, lineages = [], {}
     for wave in range(1, waves + 1):
-        survey = builder.create_survey(f"monthly-{wave}", f"Monthly, wave {wave}", specs(wave),
+        survey = builder.create_survey(f"monthly-{wave}", f"Monthly, wave {wave}", [*specs(wave), *extra],
                                        status=Survey.Status.OPEN, epsilon_budget=10.0)
         Survey.objects.filter(pk=survey.pk).update(series=series, wave=wave)
         for question in survey.ordered_questions():
@@ -82,8 +83,15 @@ def panel_reports(surveys: list[Survey], n: int, seed: int, fresh: int = 0) -> d
 
 def store_waves(surveys: list[Survey], n: int, seed: int, fresh: int = 0) -> dict[int, dict[int, np.ndarray]]:
     """Store `panel_reports`: in every wave after the first, the panel's n responses say they answered an
-    earlier wave (the browser's flag), the fresh ones do not."""
+    earlier wave (the browser's flag), the fresh ones do not. An `extra` question of `monthly` asked directly
+    gets answers at random, a share of 0.3 + 0.1 * wave for its last option."""
     values = panel_reports(surveys, n, seed, fresh)
+    rng = np.random.default_rng(seed + 1)
+    for survey in surveys:
+        for question in survey.ordered_questions()[3:]:
+            k, last = len(question.ordered_options()) or 2, 0.3 + 0.1 * survey.wave
+            shares = [*[(1 - last) / (k - 1)] * (k - 1), last]
+            values[survey.wave][question.pk] = rng.choice(k, size=n + fresh, p=shares)
     for survey in surveys:
         responses = builder.write_responses(survey, values[survey.wave])
         if survey.wave > 1:
