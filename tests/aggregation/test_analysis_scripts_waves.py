@@ -8,7 +8,8 @@ compared) and a k-option asked directly.
 
 Weighted (--weighted, the app's weighted=on): each wave raked to the margins of its own codebook (every wave's
 margins differ here), the change of independent waves with the two weighted variances added, that of waves sharing
-respondents with the bound (se1 + se2)^2; a wave without margins stops both scripts with exit status 2, naming it.
+respondents with the bound (se1 + se2)^2; a wave without margins, or whose responses cannot be raked, stops both
+scripts with exit status 2, naming it, as the app refuses (400, 409).
 R rakes with survey::rake (to 1e-12 n), the app to 1e-10 of each share: the weights differ by about 1e-10
 relative, the weighted figures by less than RELATIVE."""
 
@@ -27,7 +28,7 @@ from django.urls import reverse
 
 from surveys.aggregation.models import PopulationMargin
 from surveys.collection.builder import QuestionSpec
-from surveys.collection.models import Question, Response
+from surveys.collection.models import Question, Report, Response
 from tests.aggregation.series_support import monthly, store_waves
 from tests.aggregation.weighted_series_support import answer_waves, weighted_series
 from tests.aggregation.weighting_support import enter
@@ -191,15 +192,27 @@ def test_both_scripts_give_weighted_waves_csv_of_a_remembered_series_with_the_bo
         assert_same_table(table, expected, name)
 
 
-def test_both_scripts_refuse_weighted_waves_when_a_wave_has_no_margins(client, owner, tmp_path):
+def nobody_in_the_oldest_age_band(survey) -> None:
+    Report.objects.filter(question__survey=survey, question__order=2, value=2).update(value=1)
+
+
+@pytest.mark.parametrize(("spoil", "wave", "status", "reason"), [
+    (lambda surveys: PopulationMargin.objects.filter(question__survey=surveys[0]).delete(), 1, 400,
+     "no population margins to weight to"),
+    (lambda surveys: nobody_in_the_oldest_age_band(surveys[1]), 2, 409,
+     "no respondents in the categories"),
+], ids=["no margins", "a category nobody chose"])
+def test_both_scripts_refuse_weighted_waves_when_a_wave_cannot_be_weighted(client, owner, tmp_path, spoil, wave,
+                                                                          status, reason):
     surveys = weighted_series(owner)
     answer_waves(surveys, [40, 40], seed=33)
-    PopulationMargin.objects.filter(question__survey=surveys[0]).delete()
+    spoil(surveys)
     login(client, owner)
     refused = client.get(reverse("aggregation:api-waves", args=[surveys[1].slug]) + "?weighted=on")
-    assert refused.status_code == 400 and refused.json()["error"]["reason"].startswith("Wave 1: ")
+    assert refused.status_code == status and refused.json()["error"]["reason"].startswith(f"Wave {wave}: ")
+    assert reason in refused.json()["error"]["reason"]
     for name, done in run_scripts(client, surveys, surveys[1], tmp_path, ["--weighted"]).items():
         assert done.returncode == 2, (name, done.stderr)
-        assert "no weighted figures across waves: Wave 1 (" in done.stderr, (name, done.stderr)
-        assert "no population margins to weight to" in done.stderr, (name, done.stderr)
+        assert f"no weighted figures across waves: Wave {wave} (" in done.stderr, (name, done.stderr)
+        assert reason in done.stderr, (name, done.stderr)
         assert not (tmp_path / f"waves-{name}.csv").exists(), name
