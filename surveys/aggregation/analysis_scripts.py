@@ -23,7 +23,8 @@ by the survey package's calibrated design in R), printing the cross-tab API's fi
 columns, and its test of relation (Pearson's chi-square; weighted, Rao and Scott's F, by survey::svychisq in R) in the
 dashboard's words, its figures added to the CSV as the API names them. Both also redo the results across the waves
 of a series (--waves: each wave's folder of downloads; the change between two waves as surveys.aggregation.waves
-gives it, writing waves.csv's columns).
+gives it, writing waves.csv's columns; --weighted: each wave raked to the margins of its own codebook, as
+weighted=on gives them).
 
 The templates are templates/aggregation/scripts/. Every survey text enters a script as a literal
 from surveys.aggregation.script_literals, never as raw text. Nothing else about the responses is
