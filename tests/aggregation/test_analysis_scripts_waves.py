@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import shutil
 import subprocess
@@ -216,3 +217,19 @@ def test_both_scripts_refuse_weighted_waves_when_a_wave_cannot_be_weighted(clien
         assert f"no weighted figures across waves: Wave {wave} (" in done.stderr, (name, done.stderr)
         assert reason in done.stderr, (name, done.stderr)
         assert not (tmp_path / f"waves-{name}.csv").exists(), name
+
+
+def test_the_r_scripts_json_reader_reads_every_string_json_dumps_writes(client, owner, tmp_path):
+    """analysis.R reads codebooks with a JSON reader of its own; the codebook is json.dumps' ASCII, where a
+    character outside the BMP (an emoji in an option's label) is a surrogate pair of \\u escapes."""
+    (wave, *_) = monthly(owner, waves=1)
+    login(client, owner)
+    (tmp_path / "analysis.R").write_bytes(download(client, wave, "analysis-r"))
+    texts = ["plain", "Año ¿sí?", "عربي", "👍 fine 😀", "\\u0041 is not A", 'a "quote" / \\ \n\t\r\b\f', "𝔘"]
+    (tmp_path / "book.json").write_text(json.dumps({"texts": texts}), encoding="ascii")
+    read = ('source("analysis.R"); for (s in read_json("book.json")$texts) '
+            'cat(paste(utf8ToInt(s), collapse = " "), "\\n", sep = "")')
+    done = subprocess.run([rscript(), "--vanilla", "-e", read], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [" ".join(str(ord(c)) for c in text) for text in texts]
