@@ -19,7 +19,7 @@ test-deps: $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 	npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
-# Debian's chromium for the browser audit commands and its headless shell for the browser tests,
+# Debian's chromium (headless) for the browser tests and the browser audit commands,
 # Node.js for the JavaScript tests, npm for axe-core, R (r-base-core) to run the generated R scripts and R's readstata13 to read the Stata export with
 # a reader that shares no code with pyreadstat, R's survey (r-cran-survey) as the independent
 # check of ldp's raking and of the raked estimates' linearization standard errors, redis-server for
