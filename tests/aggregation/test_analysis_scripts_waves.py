@@ -160,6 +160,18 @@ def test_both_scripts_give_waves_csv_of_a_series_randomized_afresh(client, owner
 
 
 
+def test_both_scripts_give_waves_csv_with_a_wave_nobody_has_answered_yet(client, owner, tmp_path):
+    """A new wave just opened: no reports of any question in it, so no estimate and no change to it."""
+    surveys = monthly(owner, waves=3, remembered=False, extra=DIRECT)
+    store_waves(surveys[:2], 80, seed=9, fresh=20)
+    login(client, owner)
+    expected = download_waves(client, surveys[2], "?first=1&second=3")
+    wave, responses = expected[0].index("wave"), expected[0].index("responses")
+    assert {row[responses] for row in expected if row[0] == "wave" and row[wave] == "3"} == {"0"}
+    for name, found in script_waves(client, surveys, surveys[2], tmp_path, ["--change", "1,3"]).items():
+        assert_same_table(found, expected, name)
+
+
 def column(table: list[list[str]], name: str, row: str) -> set[str]:
     return {line[table[0].index(name)] for line in table[1:] if line[0] == row}
 
