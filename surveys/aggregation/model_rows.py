@@ -54,7 +54,9 @@ def grouped(questions: list[int]) -> Rows:
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL jit = off")
         columns = report_columns.complete(questions)
-        return _pivoted(questions) if columns is None else _grouped_columns(questions, columns)
+        if columns is None:
+            return _pivoted(questions)
+    return _grouped_columns(questions, columns)  # out of the transaction: the database is done
 
 
 def answering_any(questions: list[int]) -> int:

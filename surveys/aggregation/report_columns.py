@@ -8,9 +8,9 @@ has at most one report per question (a unique constraint) and reports only of it
 store writes a response's reports for its survey's plan), so a column as long as the survey's responses holds
 one report of each, and sorted by response, the i-th is the i-th response's in every column. The lengths are
 the proof, checked every time; the tallies (each question's n) are only a hint: when they disagree, some
-question is missing for some responses, and nothing is read (a column read for nothing costs as much as it
-saves). Every column and the count of responses come from one statement, hence from one snapshot of the
-database, whatever is submitted meanwhile.
+question is missing for some responses, and no column is read in vain (the caller pivots instead). Every
+column and the count of responses come from one statement, hence from one snapshot of the database, whatever
+is submitted meanwhile. The text is held whole: about 2 MB per question at 10^6 responses.
 """
 
 from __future__ import annotations
