@@ -1,0 +1,126 @@
+"""surveys.aggregation.report_columns and the grouping of its columns (model_rows.grouped): when every response
+answers every question asked for, the rows are grouped from per-question columns read in response order, and must
+be identical (values, counts, order) to the pivoting query's (model_rows._pivoted); otherwise that query answers."""
+
+import numpy as np
+import pytest
+
+from surveys.aggregation import model_rows, report_columns
+from surveys.collection import builder, plan
+from tests.aggregation.model_support import make_survey
+
+ORDERS = (1, 2, 3, 4, 5, 6, 7, 8)  # qrr, direct index, direct index, direct number, krr, 1-bit mean, oue, multi-select
+
+
+@pytest.fixture
+def survey(owner):
+    return make_survey(owner)
+
+
+def write(survey, n: int, rng: np.random.Generator, orders=ORDERS) -> dict[int, np.ndarray]:
+    """n responses with reports of `orders` (random stored values within each question's range)."""
+    current = {q.order: q for q in plan.of(survey)}
+    highest = {1: 2, 2: 3, 3: 2, 4: 73, 5: 3, 6: 2, 7: 8, 8: 8}  # the stored values' range: indexes, bitmasks
+    values = {order: rng.integers(0, highest[order], n) for order in orders}
+    builder.write_responses(survey, {current[order].id: column for order, column in values.items()})
+    return values
+
+
+def ids(survey, orders) -> list[int]:
+    current = {q.order: q for q in plan.of(survey)}
+    return [current[order].id for order in orders]
+
+
+def assert_identical(found: model_rows.Rows, expected: model_rows.Rows) -> None:
+    assert found.questions == expected.questions
+    assert found.values.dtype == expected.values.dtype and found.counts.dtype == expected.counts.dtype
+    assert found.values.shape == expected.values.shape
+    assert np.array_equal(found.values, expected.values) and np.array_equal(found.counts, expected.counts)
+
+
+@pytest.mark.parametrize("orders", [ORDERS, (4, 1, 8, 2), (3, 7), (6,), (8, 4, 2, 5, 1, 3, 7, 6)])
+def test_a_complete_survey_is_grouped_from_its_columns_exactly_as_the_query_groups_it(survey, orders):
+    rng = np.random.default_rng(11)
+    written = [write(survey, n, rng) for n in (170, 90, 240)]  # batches: rows stored in no order of response
+    columns = report_columns.complete(ids(survey, orders))
+    assert columns is not None and [len(column) for column in columns] == [500] * len(orders)
+    found, expected = model_rows.grouped(ids(survey, orders)), model_rows._pivoted(ids(survey, orders))
+    assert_identical(found, expected)
+    table = np.column_stack([np.concatenate([batch[order] for batch in written]) for order in orders])
+    values, counts = np.unique(table, axis=0, return_counts=True)  # what was written, grouped
+    assert np.array_equal(found.values, values) and np.array_equal(found.counts, counts)
+
+
+def test_rows_too_many_to_code_in_one_integer_are_grouped_whole_in_the_same_order():
+    rng = np.random.default_rng(2)
+    huge = rng.choice(np.array([0, 1 << 40, (1 << 62) + 3]), 300)
+    columns = [huge, rng.integers(0, 2, 300), rng.choice(np.array([5, 1 << 30]), 300)]
+    found = model_rows._grouped_columns([7, 8, 9], columns)
+    values, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
+    assert found.questions == (7, 8, 9) and found.values.dtype == np.int64
+    assert np.array_equal(found.values, values) and np.array_equal(found.counts, counts)
+
+
+def test_responses_without_some_question_are_grouped_by_the_query(survey):
+    rng = np.random.default_rng(4)
+    write(survey, 300, rng)
+    write(survey, 40, rng, orders=(1, 2, 3, 5, 6, 7, 8))  # no 4: the tallies disagree, nothing is read
+    asked = ids(survey, (4, 2, 7))
+    assert report_columns.complete(asked) is None
+    assert_identical(model_rows.grouped(asked), model_rows._pivoted(asked))
+    assert model_rows.grouped(asked).n == 300
+
+
+def test_columns_as_long_as_each_other_but_not_as_the_responses_are_not_lined_up(survey):
+    rng = np.random.default_rng(5)
+    write(survey, 200, rng)
+    write(survey, 30, rng, orders=(1, 3, 4, 5, 6, 7, 8))  # no 2
+    write(survey, 30, rng, orders=(1, 2, 3, 5, 6, 7, 8))  # no 4: the tallies of 2 and 4 agree (230 each)
+    asked = ids(survey, (2, 4, 7))
+    assert report_columns.complete(asked) is None
+    found = model_rows.grouped(asked)
+    assert_identical(found, model_rows._pivoted(asked))
+    assert found.n == 200
+
+
+@pytest.mark.parametrize("arriving, n", [((1, 2, 3, 5, 6, 7, 8), 250), (ORDERS, 251)])
+def test_a_response_stored_between_the_tallies_and_the_read_is_read_in_its_place_or_not_at_all(
+        survey, monkeypatch, arriving, n):
+    """Without 4, the newcomer leaves column 4 a report short: not lined up, the query answers (250). With
+    every question, it is in every column, in its place (251). Either way the rows are the query's."""
+    rng = np.random.default_rng(6)
+    write(survey, 250, rng)
+    agree = report_columns._tallies_agree
+
+    def meanwhile(questions):
+        agreed = agree(questions)
+        write(survey, 1, rng, orders=arriving)
+        return agreed
+
+    monkeypatch.setattr(report_columns, "_tallies_agree", meanwhile)
+    asked = ids(survey, (2, 4, 8))
+    found = model_rows.grouped(asked)
+    monkeypatch.setattr(report_columns, "_tallies_agree", agree)
+    assert found.n == n and (report_columns.complete(asked) is not None) == (n == 251)
+    assert_identical(found, model_rows._pivoted(asked))
+
+
+def test_questions_of_two_surveys_or_one_asked_twice_are_not_read_as_columns(survey, owner):
+    rng = np.random.default_rng(7)
+    other = make_survey(owner, slug="other")
+    write(survey, 20, rng)
+    write(other, 20, rng)
+    assert report_columns.complete(ids(survey, (2, 3))) is not None
+    assert report_columns.complete([*ids(survey, (2,)), *ids(other, (3,))]) is None
+    assert report_columns.complete(ids(survey, (2, 3, 2))) is None
+    assert model_rows.grouped([*ids(survey, (2,)), *ids(other, (3,))]).n == 0  # no response answers both
+
+
+def test_the_responses_answering_any_are_all_when_one_question_has_a_report_from_each(survey):
+    rng = np.random.default_rng(8)
+    write(survey, 120, rng)
+    write(survey, 15, rng, orders=(1, 2, 3, 5, 6, 7, 8))  # no 4
+    assert report_columns.responses_if_any_complete(ids(survey, (4, 2))) == 135
+    assert model_rows.answering_any(ids(survey, (4, 2))) == 135
+    assert report_columns.responses_if_any_complete(ids(survey, (4,))) is None
+    assert model_rows.answering_any(ids(survey, (4,))) == 120
