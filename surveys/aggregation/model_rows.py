@@ -6,8 +6,7 @@ only with numbers of many values).
 Two ways, the same Rows (values, counts and order):
 - When every response of the survey has a report of each question (`report_columns.complete`: no optional or
   conditional question among them), each question's values are read as a column in response order, without
-  the responses' keys, and grouped in numpy: each row coded as one integer (mixed radix, the first column
-  most significant, so that the codes' order is the rows'), the codes counted, the rows decoded.
+  the responses' keys, and grouped in numpy (`report_columns.grouped`).
 - Otherwise one query pivots the reports per response (GROUP BY response) and groups by the values: exact
   too, but the grouping of 10^7 reports by a 32-character key takes 10 to 20 s at 10^6 responses.
 
@@ -17,19 +16,16 @@ with the same stored values add the same terms (`ldp.logistic`, `ldp.raking`: `c
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 from django.db import connection
 
+from surveys.collection import report_columns
 from surveys.collection.models import Report
 
-from . import report_columns
 from .snapshot import snapshot
-
-COUNTED = 1 << 16  # codes counted by np.bincount up to 4 n + this many (cheaper than sorting n codes)
 
 
 @dataclass(frozen=True)
@@ -56,7 +52,8 @@ def grouped(questions: list[int]) -> Rows:
         columns = report_columns.complete(questions)
         if columns is None:
             return _pivoted(questions)
-    return _grouped_columns(questions, columns)  # out of the transaction: the database is done
+    values, counts = report_columns.grouped(columns)  # out of the transaction: the database is done
+    return Rows(tuple(questions), values, counts)
 
 
 def answering_any(questions: list[int]) -> int:
@@ -70,30 +67,6 @@ def answering_any(questions: list[int]) -> int:
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT COUNT(DISTINCT {response}) FROM {table} WHERE {question} IN ({marks})", questions)
             return int(cursor.fetchone()[0])
-
-
-def _grouped_columns(questions: list[int], columns: list[report_columns.Column]) -> Rows:
-    """Rows of aligned columns grouped: each coded as one integer in mixed radix (column j's radix: its
-    largest value + 1, the first column most significant), so that the codes sort as the rows do."""
-    radices = [int(column.max()) + 1 if len(column) else 1 for column in columns]
-    size, n = math.prod(radices), len(columns[0])
-    if size - 1 > np.iinfo(np.int64).max:  # numbers of many values: the rows compared whole (slower)
-        values, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
-        return Rows(tuple(questions), values.astype(np.int64), counts.astype(np.int64))
-    codes = np.zeros(n, dtype=np.int64)
-    for column, radix in zip(columns, radices, strict=True):
-        codes *= radix
-        codes += column
-    if size <= 4 * n + COUNTED:  # few possible codes: counted in place, no sort
-        counted = np.bincount(codes, minlength=size)
-        codes = np.flatnonzero(counted)
-        counts = counted[codes]
-    else:
-        codes, counts = np.unique(codes, return_counts=True)
-    values = np.empty((len(codes), len(columns)), dtype=np.int64)
-    for j in reversed(range(len(columns))):
-        codes, values[:, j] = np.divmod(codes, radices[j])
-    return Rows(tuple(questions), values, counts.astype(np.int64))
 
 
 def _pivoted(questions: list[int]) -> Rows:

@@ -38,6 +38,7 @@ from django.db.models import Sum
 
 import ldp
 
+from . import report_columns
 from .models import REPORTS_BY_QUESTION, TALLY_SHARDS, PairTally, PairWatch, Report
 from .plan import PlannedQuestion, Unavailable
 
@@ -104,10 +105,16 @@ def self_join_sql(a: int, b: int) -> tuple[str, list[int]]:
 
 
 def count_from_reports(a: PlannedQuestion, b: PlannedQuestion) -> Cells:
-    """The pair's cells counted from the reports: linear in the responses (one grouped self-join)."""
-    with connection.cursor() as cursor:
-        cursor.execute(*self_join_sql(a.id, b.id))
-        rows = cursor.fetchall()
+    """The pair's cells counted from the reports, linear in the responses: from the two questions' columns
+    (`report_columns`) when every response answers both, else one grouped self-join."""
+    columns = report_columns.complete([a.id, b.id])
+    if columns is not None:
+        values, times = report_columns.grouped(columns)
+        rows = [(int(x), int(y), int(c)) for (x, y), c in zip(values, times, strict=True)]
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(*self_join_sql(a.id, b.id))
+            rows = cursor.fetchall()
     counted: Counter[tuple[int, int]] = Counter()
     try:
         for value_a, value_b, c in rows:

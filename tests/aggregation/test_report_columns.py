@@ -1,12 +1,12 @@
-"""surveys.aggregation.report_columns and the grouping of its columns (model_rows.grouped): when every response
+"""surveys.collection.report_columns and the grouping of its columns (model_rows.grouped): when every response
 answers every question asked for, the rows are grouped from per-question columns read in response order, and must
 be identical (values, counts, order) to the pivoting query's (model_rows._pivoted); otherwise that query answers."""
 
 import numpy as np
 import pytest
 
-from surveys.aggregation import model_rows, report_columns
-from surveys.collection import builder, plan
+from surveys.aggregation import model_rows
+from surveys.collection import builder, plan, report_columns
 from tests.aggregation.model_support import make_survey
 
 ORDERS = (1, 2, 3, 4, 5, 6, 7, 8)  # qrr, direct index, direct index, direct number, krr, 1-bit mean, oue, multi-select
@@ -55,10 +55,10 @@ def test_rows_too_many_to_code_in_one_integer_are_grouped_whole_in_the_same_orde
     rng = np.random.default_rng(2)
     huge = rng.choice(np.array([0, 1 << 40, (1 << 62) + 3]), 300)
     columns = [huge, rng.integers(0, 2, 300), rng.choice(np.array([5, 1 << 30]), 300)]
-    found = model_rows._grouped_columns([7, 8, 9], columns)
+    found_values, found_counts = report_columns.grouped(columns)
     values, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
-    assert found.questions == (7, 8, 9) and found.values.dtype == np.int64
-    assert np.array_equal(found.values, values) and np.array_equal(found.counts, counts)
+    assert found_values.dtype == np.int64
+    assert np.array_equal(found_values, values) and np.array_equal(found_counts, counts)
 
 
 def test_responses_without_some_question_are_grouped_by_the_query(survey):

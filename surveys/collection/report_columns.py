@@ -15,6 +15,7 @@ is submitted meanwhile. The text is held whole: about 2 MB per question at 10^6 
 
 from __future__ import annotations
 
+import math
 from typing import cast
 
 import numpy as np
@@ -26,6 +27,7 @@ from surveys.collection.models import TALLY_N_SLOT, Question, Report, Response, 
 from surveys.collection.models.reports import REPORTS_BY_QUESTION
 
 Column = npt.NDArray[np.int64]
+COUNTED = 1 << 16  # codes counted by np.bincount up to 4 n + this many (cheaper than sorting n codes)
 
 
 def complete(questions: list[int]) -> list[Column] | None:
@@ -50,6 +52,31 @@ def complete(questions: list[int]) -> list[Column] | None:
         responses, *texts = cursor.fetchone()
     found = [np.fromstring(text or "", dtype=np.int64, sep=",") for text in texts]
     return found if all(len(column) == responses for column in found) else None
+
+
+def grouped(columns: list[Column]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The distinct rows of aligned columns, in order, and how many times each comes: each row coded as one
+    integer in mixed radix (column j's radix: its largest value + 1, the first column most significant), so
+    that the codes sort as the rows do."""
+    radices = [int(column.max()) + 1 if len(column) else 1 for column in columns]
+    size, n = math.prod(radices), len(columns[0])
+    if size - 1 > np.iinfo(np.int64).max:  # numbers of many values: the rows compared whole (slower)
+        values, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
+        return values.astype(np.int64), counts.astype(np.int64)
+    codes = np.zeros(n, dtype=np.int64)
+    for column, radix in zip(columns, radices, strict=True):
+        codes *= radix
+        codes += column
+    if size <= 4 * n + COUNTED:  # few possible codes: counted in place, no sort
+        counted = np.bincount(codes, minlength=size)
+        codes = np.flatnonzero(counted)
+        counts = counted[codes]
+    else:
+        codes, counts = np.unique(codes, return_counts=True)
+    values = np.empty((len(codes), len(columns)), dtype=np.int64)
+    for j in reversed(range(len(columns))):
+        codes, values[:, j] = np.divmod(codes, radices[j])
+    return values, counts.astype(np.int64)
 
 
 def responses_if_any_complete(questions: list[int]) -> int | None:
