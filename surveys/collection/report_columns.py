@@ -99,11 +99,17 @@ def _survey_of(questions: list[int]) -> int | None:
     return surveys.pop() if len(surveys) == 1 else None
 
 
+def tallied(questions: list[int]) -> dict[int, int]:
+    """Each question's n as its tallies count it (one query over their shards): a hint, cheap at any size."""
+    counted = (Tally.objects.filter(question_id__in=questions, slot=TALLY_N_SLOT).order_by().values("question_id")
+               .annotate(n=Sum("count")).values_list("question_id", "n"))
+    return {question: int(n or 0) for question, n in counted}
+
+
 def _tallies_agree(questions: list[int]) -> bool:
     """Whether the tallies give every question the same n (all 0 when no writer kept them: bulk loads)."""
-    counted = dict(Tally.objects.filter(question_id__in=questions, slot=TALLY_N_SLOT).order_by()
-                   .values("question_id").annotate(n=Sum("count")).values_list("question_id", "n"))
-    return len({int(counted.get(q) or 0) for q in questions}) <= 1
+    counted = tallied(questions)
+    return len({counted.get(q, 0) for q in questions}) <= 1
 
 
 def quoted(model: type[Model], *fields: str) -> list[str]:

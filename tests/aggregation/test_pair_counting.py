@@ -21,15 +21,18 @@ from rest_framework.renderers import JSONRenderer
 from surveys.aggregation import crosstab, figure_tables, pair_counting
 from surveys.aggregation.crosstab_serializers import CrossTabSerializer
 from surveys.aggregation.params import ResultOptions
-from surveys.collection import pair_tallies, plan
-from surveys.collection.models import PairCounting, PairWatch
+from surveys.collection import pair_tallies, plan, tallies
+from surveys.collection.models import PairCounting, PairWatch, Report, Response
 from tests.aggregation.support import add_responses
 from tests.collection.test_pair_tallies import from_the_reports
 
 watch_now = pair_tallies.watch  # the real one: `Held` holds the threads'
 
 pytestmark = pytest.mark.django_db(transaction=True)
-RESPONSES = 30
+RESPONSES = 32
+# The work of one pair whose questions every response answers (read as columns), in RELATE_NOW_RESPONSES' unit:
+# a quarter of a response counted by the self-join. Every test survey's questions are answered by all here.
+ONE_PAIR = RESPONSES * pair_counting.COLUMNS // pair_counting.SELF_JOIN
 
 
 class Held:
@@ -65,7 +68,7 @@ class Held:
 
 @pytest.fixture
 def held(monkeypatch, settings):
-    settings.RELATE_NOW_RESPONSES = RESPONSES - 1  # one pair of RESPONSES responses is too much
+    settings.RELATE_NOW_RESPONSES = ONE_PAIR - 1  # one pair of RESPONSES responses is too much
     gate = Held(monkeypatch)
     yield gate
     gate.finish()  # no thread outlives its test, and its database
@@ -142,12 +145,27 @@ def test_a_claim_left_by_a_worker_that_died_is_taken_over(client, answered, held
 
 
 def test_a_small_survey_is_counted_in_the_request(client, answered, held, settings):
-    settings.RELATE_NOW_RESPONSES = RESPONSES  # exactly the work of one pair: still in the request
+    settings.RELATE_NOW_RESPONSES = ONE_PAIR  # exactly the work of one pair: still in the request
     held.go.set()
     q = questions(answered)
     response = api(client, answered, q[1], q[3])
     assert response.status_code == 200 and response.json() == straightforward_json(answered, q[1], q[3])
     assert held.started == [] and PairWatch.objects.count() == 1
+
+
+def test_a_pair_some_respondents_skipped_costs_the_self_join_and_is_counted_in_the_background(client, answered,
+                                                                                            held, settings):
+    """Its columns do not line up, so the pair is counted by the self-join: four times a pair read as columns."""
+    q = questions(answered)
+    Report.objects.filter(question_id=q[3].id, response__in=Response.objects.filter(survey=answered)[:2]).delete()
+    tallies.rebuild(answered)
+    settings.RELATE_NOW_RESPONSES = RESPONSES - 1  # a pair of the survey by the self-join is too much, as columns not
+    assert api(client, answered, q[1], q[2]).status_code == 200  # both answered by all: in the request
+    assert api(client, answered, q[1], q[3]).status_code == 202
+    held.finish()
+    done = api(client, answered, q[1], q[3])
+    assert done.status_code == 200 and done.json() == straightforward_json(answered, q[1], q[3])
+    assert done.json()["n"] == RESPONSES - 2
 
 
 def straightforward_break_down(survey, q):
@@ -163,7 +181,7 @@ def dashboard(client, survey, query):
 def test_the_dashboard_says_a_break_down_is_being_counted_and_refreshes_until_it_is_whole(client, answered, held,
                                                                                         settings):
     q = questions(answered)
-    settings.RELATE_NOW_RESPONSES = 2 * RESPONSES - 1  # the two pairs left are too much
+    settings.RELATE_NOW_RESPONSES = 2 * ONE_PAIR - 1  # the two pairs left are too much
     watch_now(*pair_tallies.ordered(q[1], q[2])[:2])
     page = dashboard(client, answered, f"?by={q[1].id}")
     assert page.status_code == 200 and page["Refresh"] == "5"
@@ -214,7 +232,7 @@ def test_the_cross_tab_csv_answers_202_like_the_export_pages_then_the_whole_file
 
 def test_only_the_pairs_not_yet_watched_count_toward_the_work(client, answered, held, settings):
     q = questions(answered)
-    settings.RELATE_NOW_RESPONSES = 2 * RESPONSES  # the two pairs left, not all three
+    settings.RELATE_NOW_RESPONSES = 2 * ONE_PAIR  # the two pairs left, not all three
     watch_now(*pair_tallies.ordered(q[1], q[2])[:2])
     page = dashboard(client, answered, f"?by={q[1].id}")
     assert page.status_code == 200 and "Refresh" not in page and held.started == []
