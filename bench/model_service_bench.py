@@ -12,7 +12,7 @@ inserted (executemany on SQLite, COPY on PostgreSQL, indexes rebuilt after).
 
 Per size it prints the medians (wall and this process's CPU) of the whole service (`modelling.fit`)
 unweighted and weighted, and of its stages: reading the stored reports of the 10 questions (every response
-answers all ten, so as per-question columns grouped in numpy, `surveys.aggregation.report_columns`; the load
+answers all ten, so as per-question columns grouped in numpy, `surveys.collection.report_columns`; the load
 writes no tallies, whose n are then all 0 and agree), the raking (the weighted fit's weights), and the fit
 alone (`ldp.logistic.fit` on the grouped rows); then the rows, the distinct groups the likelihood is summed over
 (what bounds the fit's cost: a numeric covariate with many values makes many) and the ratios between the sizes.
