@@ -53,6 +53,7 @@ SAME_ON_EVERY_ENGINE = {
     "tests/aggregation/test_analysis_scripts_crosstab.py",
     "tests/aggregation/test_analysis_scripts_every_question.py",
     "tests/aggregation/test_analysis_scripts_models.py",
+    "tests/aggregation/test_analysis_scripts_waves.py",
     "tests/aggregation/test_analysis_scripts_weighted.py",
     "tests/aggregation/test_charts.py",
     "tests/aggregation/test_dashboard_charts_of_means_and_ticks.py",
