@@ -69,7 +69,6 @@ SAME_ON_EVERY_ENGINE = {
 # The modules that take longest (a minute or more of a core each: page loads by the hundred, fuzzing, servers
 # in subprocesses), measured; make test starts them first (below). A stale name only costs speed.
 LONGEST_FIRST = [
-    "tests/e2e/test_weighted_model_through_the_page.py",
     "tests/fuzz/test_api_schema_fuzz.py",
     "tests/e2e/test_audit_production.py",
     "tests/e2e/test_every_kind_through_the_page.py",
