@@ -1,4 +1,4 @@
-"""`python -m ldp analyze`, run as a subprocess from the repository root, on hand-made files in the
+"""`python -m ldp analyze`, run from the repository root (test_cli's `run`), on hand-made files in the
 app's format (tests/aggregation/test_analysis_scripts.py runs it on the app's own exports)."""
 
 from __future__ import annotations

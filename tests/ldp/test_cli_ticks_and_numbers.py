@@ -1,4 +1,4 @@
-"""`python -m ldp simulate` and `plan` for multi-select and numeric questions, as subprocesses."""
+"""`python -m ldp simulate` and `plan` for multi-select and numeric questions (test_cli's `run`)."""
 
 from __future__ import annotations
 

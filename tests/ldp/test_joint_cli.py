@@ -1,4 +1,4 @@
-"""`python -m ldp joint`, run as a subprocess from the repository root."""
+"""`python -m ldp joint`, run from the repository root (test_cli's `run`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`python -m ldp regress` and `python -m ldp estimate`, run as subprocesses from the repository root: the
+"""`python -m ldp regress` and `python -m ldp estimate`, run from the repository root (test_cli's `run`): the
 printed JSON is the library's result on the rows kept, rows with a missing cell are dropped and counted,
 unary encodings read their bit columns, and bad arguments exit 2 naming the argument."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,16 +16,11 @@ import ldp
 from ldp import logistic
 from ldp.raking import Design, margin, rake
 from ldp.weighted import weighted_fractions
+from tests.ldp.test_cli import run
 
-ROOT = Path(__file__).resolve().parents[2]
 REGRESS_KEYS = ["terms", "estimate", "std_error", "ci_low", "ci_high", "n", "dropped", "log_likelihood"]
 ESTIMATE_KEYS = ["estimate", "std_error", "ci_low", "ci_high", "n", "effective_n"]
 N = 1500
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ldp", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, check=False)
 
 
 def output(result: subprocess.CompletedProcess) -> dict:

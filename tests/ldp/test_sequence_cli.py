@@ -1,4 +1,4 @@
-"""`python -m ldp sequence`, as a subprocess: the contract of its JSON lines and its exit status 2."""
+"""`python -m ldp sequence` (test_cli's `run`): the contract of its JSON lines and its exit status 2."""
 
 from __future__ import annotations
 
