@@ -6,7 +6,7 @@ with its Content-Length, SHA-256 and row count, and a codebook that describes ex
 Streamed, this export was cut when gunicorn killed the worker at the timeout, after the 200 had gone
 out (issue 23). The timeout is shortened to TIMEOUT seconds here, and the survey made large enough
 that its export takes half as long again in process (tests/large_survey.py times a first batch and
-sizes the rest: about 500,000 responses here): about 30 s of CPU in all, most of it writing the survey.
+sizes the rest: about 500,000 responses here): 40 CPU-s alone, most of it writing the survey.
 """
 
 import base64

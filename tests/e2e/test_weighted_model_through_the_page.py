@@ -30,7 +30,7 @@ CPU: a page load costs about 0.25 CPU-s of Chromium, so THROUGH_THE_PAGE = 40 re
 (one tab) and the other 160 are stored as the submission API stores them, their true answers randomized by ldp's
 sampler, the channel the browsers draw from (test_randomizer_conformity holds them to it): the replay's argument is
 unchanged, the randomization being fresh in each run either way. With the 3 page loads that read the dashboard (the
-log-in page and two dashboards), about 14 CPU-seconds, where 203 page loads took 56 in the suite. The page's own path
+log-in page and two dashboards): 8.5 CPU-seconds alone, where 203 page loads took 56 in the suite. The page's own path
 from the inputs to the stored value is test_every_kind_through_the_page's subject.
 Fewer respondents widen the unweighted interval towards the population's share: at N = 160 (99.9% half-width ~0.12)
 the unweighted intervals of 3 of 8 seeds' samples reached 40.5% in some replays, one of them in half.
