@@ -8,7 +8,8 @@ has at most one report per question (a unique constraint) and reports only of it
 store writes a response's reports for its survey's plan), so a column as long as the survey's responses holds
 one report of each, and sorted by response, the i-th is the i-th response's in every column. The lengths are
 the proof, checked every time; the tallies (each question's n) are only a hint: when they disagree, some
-question is missing for some responses, and no column is read in vain (the caller pivots instead). Every
+question is missing for some responses, and no column is read in vain (the caller then reads the reports
+by response: a model's rows pivot, a pair's count self-joins). Every
 column and the count of responses come from one statement, hence from one snapshot of the database, whatever
 is submitted meanwhile. The text is held whole: about 2 MB per question at 10^6 responses.
 """
@@ -23,8 +24,7 @@ import numpy.typing as npt
 from django.db import connection
 from django.db.models import Field, Model, Sum
 
-from surveys.collection.models import TALLY_N_SLOT, Question, Report, Response, Tally
-from surveys.collection.models.reports import REPORTS_BY_QUESTION
+from .models import REPORTS_BY_QUESTION, TALLY_N_SLOT, Question, Report, Response, Tally
 
 Column = npt.NDArray[np.int64]
 COUNTED = 1 << 16  # codes counted by np.bincount up to 4 n + this many (cheaper than sorting n codes)
