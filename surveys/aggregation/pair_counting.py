@@ -1,21 +1,22 @@
 """Pairs of questions counted in the background the first time they are related, when counting them
 within the request could outlast it.
 
-A pair is counted from the reports the first time it is asked for (`pair_tallies.watch`): at 10^6
-responses 0.3 s per pair whose questions every response answers (their columns), two to three seconds
-otherwise (the self-join), and a break-down of a 20-question survey asks 19 pairs, past the web worker's
-timeout. So before relating, `ensure` estimates the work as responses x pairs not yet watched, a pair read
-as columns counting a quarter; above settings.RELATE_NOW_RESPONSES it claims those pairs (a PairCounting
+A pair is counted from the reports the first time it is asked for (`pair_tallies.watch_all`): at 10^6
+responses 0.15 s per question when every response answers them all (each question's column read once), two to
+three seconds a pair otherwise (the self-join), and a break-down of a 20-question survey asks 19 pairs, past
+the web worker's timeout. So before relating, `ensure` estimates the work (`_work`: a self-join per pair, or a
+column per question); above settings.RELATE_NOW_RESPONSES it claims those pairs (a PairCounting
 row each: a second request finds them claimed and starts nothing), starts a daemon thread of the
-web process that watches them one by one, and raises `Counting`: the dashboard says the table is
+web process that watches them, and raises `Counting`: the dashboard says the table is
 being counted and refreshes, programs get 202 with Retry-After. Below it nothing changes: the
 pairs are counted in the request.
 
-The thread watches each pair and drops its claim in one transaction, renewing its other claims'
-`touched_at` after each pair; a claim untouched for STALE seconds (its worker died) is taken over
-by the next request. A failure is logged and the thread's claims dropped, so the next ask retries.
-Correctness is `watch`'s: it counts and starts watching under the lock that holds submissions
-back, and does nothing if the pair is watched already.
+The thread watches the pairs (all in one transaction when read as columns, else one a transaction) and
+drops each one's claim in the transaction that watches it, renewing its other claims' `touched_at`; a
+claim untouched for STALE seconds (its worker died) is taken over by the next request. A failure is
+logged and the thread's claims dropped, so the next ask retries. Correctness is `watch_all`'s: it counts
+and starts watching under the lock that holds submissions back, and does nothing if the pair is watched
+already.
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ from surveys.collection.plan import PlannedQuestion
 log = logging.getLogger(__name__)
 STALE = 300  # seconds without a sign of life after which a claim is taken over
 RETRY_AFTER = 5  # seconds a program is asked to wait before asking again
-# A pair's count per response, in the unit of settings.RELATE_NOW_RESPONSES divided by 4: the self-join's 4, and 1
-# when the two questions' columns are read instead, measured 4 to 7 times faster (1.2 to 2.0 s against 0.29 to
-# 0.32 s a pair at 10^6 responses on SQLite, bench/crosstab_bench.py).
-SELF_JOIN, COLUMNS = 4, 1
+# The work of counting, per response, in the unit of settings.RELATE_NOW_RESPONSES divided by 8: a pair counted by
+# the self-join 8, a question read as a column 1 (a pair's two columns measured 4 to 7 times faster than its
+# self-join: 1.2 to 2.0 s against 0.29 to 0.32 s a pair at 10^6 responses on SQLite, bench/crosstab_bench.py).
+SELF_JOIN, COLUMN = 8, 1
 Pair = tuple[PlannedQuestion, PlannedQuestion]
 
 
@@ -85,10 +86,14 @@ def ensure(survey: Survey, pairs: Sequence[Pair]) -> None:
 
 
 def _work(responses: int, missing: list[Pair]) -> int:
-    """Counting the pairs, in quarters of a response counted by the self-join: a pair whose questions every
-    response answers, as their tallies say, is read as two columns instead (`report_columns`)."""
-    n = report_columns.tallied([q.id for pair in missing for q in pair])
-    return responses * sum(COLUMNS if n.get(a.id) == n.get(b.id) == responses else SELF_JOIN for a, b in missing)
+    """Counting the pairs, in eighths of a response counted by the self-join. A pair whose questions every
+    response answers, as their tallies say, is read as two columns instead (`report_columns`); when all are,
+    each question's column is read once for all of them (`pair_tallies.watch_all`)."""
+    ids = {q.id for pair in missing for q in pair}
+    n = report_columns.tallied(list(ids))
+    if all(n.get(q) == responses for q in ids):
+        return responses * COLUMN * len(ids)
+    return responses * sum(2 * COLUMN if n.get(a.id) == n.get(b.id) == responses else SELF_JOIN for a, b in missing)
 
 
 def _claim(missing: list[Pair]) -> tuple[uuid.UUID, list[Pair]] | None:
@@ -129,9 +134,10 @@ def _in_background(claim: uuid.UUID, pairs: list[Pair]) -> None:
 
 
 def count(claim: uuid.UUID, pairs: list[Pair]) -> None:
-    """Watch each claimed pair (counting it from the reports) and drop its claim, in one transaction."""
-    for a, b in pairs:
-        with transaction.atomic():
-            pair_tallies.watch(a, b)
-            PairCounting.objects.filter(claim=claim, question_a_id=a.id, question_b_id=b.id).delete()
+    """Watch the claimed pairs (`pair_tallies.watch_all`), dropping each one's claim in the transaction that
+    watches it and renewing the others' (a long count is not taken for a dead one's)."""
+    def done(a: PlannedQuestion, b: PlannedQuestion) -> None:
+        PairCounting.objects.filter(claim=claim, question_a_id=a.id, question_b_id=b.id).delete()
         PairCounting.objects.filter(claim=claim).update(touched_at=timezone.now())
+
+    pair_tallies.watch_all(pairs, done)

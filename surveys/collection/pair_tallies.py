@@ -30,7 +30,7 @@ other side's whole-report cells.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from secrets import randbelow
 
 import numpy as np
@@ -108,9 +108,20 @@ def self_join_sql(a: int, b: int) -> tuple[str, list[int]]:
 def count_from_reports(a: PlannedQuestion, b: PlannedQuestion) -> Cells:
     """The pair's cells counted from the reports, linear in the responses: from the two questions' columns
     (`report_columns`) when every response answers both, else one grouped self-join."""
-    columns = report_columns.complete([a.id, b.id])
+    return _count(a, b, _columns([(a, b)]))
+
+
+def _columns(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]]) -> dict[int, report_columns.Column] | None:
+    """The pairs' questions' columns, each read once, by question id; None unless every response answers them all."""
+    ids = sorted({q.id for pair in pairs for q in pair})
+    columns = report_columns.complete(ids) if ids else None
+    return None if columns is None else dict(zip(ids, columns, strict=True))
+
+
+def _count(a: PlannedQuestion, b: PlannedQuestion, columns: dict[int, report_columns.Column] | None) -> Cells:
+    """The pair's cells: from the columns, when read, else one grouped self-join."""
     if columns is not None:
-        values, times = report_columns.grouped(columns)
+        values, times = report_columns.grouped([columns[a.id], columns[b.id]])
         rows = [(int(x), int(y), int(c)) for (x, y), c in zip(values, times, strict=True)]
     else:
         with connection.cursor() as cursor:
@@ -148,7 +159,7 @@ def read(a: PlannedQuestion, b: PlannedQuestion) -> Cells:
 def counts(a: PlannedQuestion, b: PlannedQuestion) -> ldp.JointCounts | None:
     """The pair's co-occurrence counts (A as rows), from its running counts; the first time, `watch`."""
     first, second, swapped = ordered(a, b)
-    if PairWatch.objects.filter(question_a_id=first.id, question_b_id=second.id).exists():
+    if _is_watched(first, second):
         counted = read(first, second)
     else:
         counted = watch(first, second)
@@ -159,16 +170,52 @@ def counts(a: PlannedQuestion, b: PlannedQuestion) -> ldp.JointCounts | None:
 def watch(a: PlannedQuestion, b: PlannedQuestion) -> Cells:
     """Start keeping the pair's counts (A, B in stored order): count it from the reports and store
     the counts and the watch in one transaction that no submission interleaves with."""
-    with transaction.atomic():
-        _lock_out_submissions()
-        if PairWatch.objects.filter(question_a_id=a.id, question_b_id=b.id).exists():
-            return read(a, b)  # another request watched it meanwhile
-        counted = count_from_reports(a, b)
-        PairTally.objects.bulk_create([PairTally(question_a_id=a.id, question_b_id=b.id, cell_a=i, cell_b=j,
-                                                 shard=0, count=c) for (i, j), c in sorted(counted.items())],
-                                      batch_size=1000)
+    return watch_all([(a, b)])[0]
+
+
+def watch_all(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]],
+              each: Callable[[PlannedQuestion, PlannedQuestion], None] = lambda a, b: None) -> list[Cells]:
+    """`watch` each pair (in stored order), then call `each` with it in the same transaction. When every
+    response answers all the questions of the pairs not yet watched, one transaction reads each question's
+    column once for all (a break-down by one question of 20 reads 20 columns, not 38: at 10^6 responses
+    about 0.15 s a column); otherwise one transaction a pair, so that no self-join holds submissions back
+    for longer than its own pair."""
+    if len(pairs) > 1:
+        with transaction.atomic():
+            _lock_out_submissions()
+            columns = _columns([(a, b) for a, b in pairs if not _is_watched(a, b)])
+            if columns is not None:
+                return [_watch(a, b, columns, each) for a, b in pairs]
+    found = []
+    for a, b in pairs:
+        with transaction.atomic():
+            _lock_out_submissions()
+            found.append(_watch(a, b, None, each))
+    return found
+
+
+def _is_watched(a: PlannedQuestion, b: PlannedQuestion) -> bool:
+    return PairWatch.objects.filter(question_a_id=a.id, question_b_id=b.id).exists()
+
+
+def _watch(a: PlannedQuestion, b: PlannedQuestion, columns: dict[int, report_columns.Column] | None,
+           each: Callable[[PlannedQuestion, PlannedQuestion], None]) -> Cells:
+    """Inside a transaction that holds submissions back: the pair's counts, counted (`_count`, from the
+    columns given, else from its own) and stored with its watch unless another request watched it meanwhile."""
+    if _is_watched(a, b):
+        counted = read(a, b)
+    else:
+        counted = _count(a, b, _columns([(a, b)]) if columns is None else columns)
+        _store(a, b, counted)
         PairWatch.objects.create(question_a_id=a.id, question_b_id=b.id)
+    each(a, b)
     return counted
+
+
+def _store(a: PlannedQuestion, b: PlannedQuestion, counted: Cells) -> None:
+    PairTally.objects.bulk_create([PairTally(question_a_id=a.id, question_b_id=b.id, cell_a=i, cell_b=j,
+                                             shard=0, count=c) for (i, j), c in sorted(counted.items())],
+                                  batch_size=1000)
 
 
 # --- counting at submission ------------------------------------------------------------
@@ -238,19 +285,21 @@ def watched(questions: Iterable[PlannedQuestion]) -> list[tuple[PlannedQuestion,
 def rebuild(questions: Iterable[PlannedQuestion]) -> None:
     """Rewrite the watched pairs' counts from the reports, in the caller's transaction (which must
     keep submissions out: `tallies.rebuild` locks the survey's tally rows first)."""
-    for a, b in watched(questions):
-        counted = count_from_reports(a, b)
+    pairs = watched(questions)
+    columns = _columns(pairs)  # each question's column read once when every response answers them all
+    for a, b in pairs:
+        counted = _count(a, b, columns)
         PairTally.objects.filter(question_a_id=a.id, question_b_id=b.id).delete()
-        PairTally.objects.bulk_create([PairTally(question_a_id=a.id, question_b_id=b.id, cell_a=i, cell_b=j,
-                                                 shard=0, count=c) for (i, j), c in sorted(counted.items())],
-                                      batch_size=1000)
+        _store(a, b, counted)
 
 
 def differences(questions: Iterable[PlannedQuestion]) -> list[tuple[PlannedQuestion, PlannedQuestion, Cells, Cells]]:
     """The watched pairs whose running counts disagree with a recount: (A, B, kept, recounted)."""
+    pairs = watched(questions)
+    columns = _columns(pairs)
     found = []
-    for a, b in watched(questions):
-        kept, recounted = read(a, b), count_from_reports(a, b)
+    for a, b in pairs:
+        kept, recounted = read(a, b), _count(a, b, columns)
         if kept != recounted:
             found.append((a, b, kept, recounted))
     return found

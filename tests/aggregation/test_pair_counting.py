@@ -30,9 +30,11 @@ watch_now = pair_tallies.watch  # the real one: `Held` holds the threads'
 
 pytestmark = pytest.mark.django_db(transaction=True)
 RESPONSES = 32
-# The work of one pair whose questions every response answers (read as columns), in RELATE_NOW_RESPONSES' unit:
-# a quarter of a response counted by the self-join. Every test survey's questions are answered by all here.
-ONE_PAIR = RESPONSES * pair_counting.COLUMNS // pair_counting.SELF_JOIN
+# The work of reading one or three questions' columns (one pair, or two pairs sharing a question), in
+# RELATE_NOW_RESPONSES' unit: an eighth of a response counted by the self-join. Every test survey's questions are
+# answered by all here.
+ONE_PAIR = RESPONSES * 2 * pair_counting.COLUMN // pair_counting.SELF_JOIN
+TWO_PAIRS = RESPONSES * 3 * pair_counting.COLUMN // pair_counting.SELF_JOIN
 
 
 class Held:
@@ -41,23 +43,23 @@ class Held:
 
     def __init__(self, monkeypatch):
         self.started, self.go, self.fail = [], threading.Event(), False
-        start, watch = pair_counting.start, pair_tallies.watch
+        start, watch = pair_counting.start, pair_tallies.watch_all
 
         def recorded(claim, pairs):
             thread = start(claim, pairs)
             self.started.append((thread, [(a.id, b.id) for a, b in pairs]))
             return thread
 
-        def held(a, b):
+        def held(pairs, *each):
             if not threading.current_thread().name.startswith("relate-"):
-                return watch(a, b)  # counted in the request
+                return watch(pairs, *each)  # counted in the request
             assert self.go.wait(60)
             if self.fail:
                 raise RuntimeError("planted failure")
-            return watch(a, b)
+            return watch(pairs, *each)
 
         monkeypatch.setattr(pair_counting, "start", recorded)
-        monkeypatch.setattr(pair_tallies, "watch", held)
+        monkeypatch.setattr(pair_tallies, "watch_all", held)
 
     def finish(self):
         self.go.set()
@@ -181,7 +183,7 @@ def dashboard(client, survey, query):
 def test_the_dashboard_says_a_break_down_is_being_counted_and_refreshes_until_it_is_whole(client, answered, held,
                                                                                         settings):
     q = questions(answered)
-    settings.RELATE_NOW_RESPONSES = 2 * ONE_PAIR - 1  # the two pairs left are too much
+    settings.RELATE_NOW_RESPONSES = TWO_PAIRS - 1  # the two pairs left are too much
     watch_now(*pair_tallies.ordered(q[1], q[2])[:2])
     page = dashboard(client, answered, f"?by={q[1].id}")
     assert page.status_code == 200 and page["Refresh"] == "5"
@@ -232,7 +234,7 @@ def test_the_cross_tab_csv_answers_202_like_the_export_pages_then_the_whole_file
 
 def test_only_the_pairs_not_yet_watched_count_toward_the_work(client, answered, held, settings):
     q = questions(answered)
-    settings.RELATE_NOW_RESPONSES = 2 * ONE_PAIR  # the two pairs left, not all three
+    settings.RELATE_NOW_RESPONSES = TWO_PAIRS  # the two pairs left, not all three (four columns)
     watch_now(*pair_tallies.ordered(q[1], q[2])[:2])
     page = dashboard(client, answered, f"?by={q[1].id}")
     assert page.status_code == 200 and "Refresh" not in page and held.started == []

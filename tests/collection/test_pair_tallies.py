@@ -10,7 +10,7 @@ from django.db import connection
 
 import ldp
 from surveys.aggregation import crosstab
-from surveys.collection import builder, pair_tallies, plan, purge, submission, tallies
+from surveys.collection import builder, pair_tallies, plan, purge, report_columns, submission, tallies
 from surveys.collection.models import PairTally, PairWatch, Report, Response
 from tests.aggregation.support import add_responses
 from tests.collection.helpers import failing_insert
@@ -128,3 +128,36 @@ def test_a_stored_value_outside_the_question_is_unavailable_not_counted(survey, 
     with pytest.raises(plan.Unavailable, match="questions 3 and 4: stored reports cannot be read"):
         crosstab.pair_counts(a, b)
     assert not PairWatch.objects.exists()
+
+
+def columns_read(monkeypatch):
+    """The question ids of each `report_columns.complete` call, in order."""
+    read, complete = [], report_columns.complete
+    monkeypatch.setattr(report_columns, "complete", lambda ids: read.append(ids) or complete(ids))
+    return read
+
+
+def test_watching_a_break_down_reads_each_question_once_and_counts_each_pair_as_alone(survey, monkeypatch):
+    submit_random(survey, 25, np.random.default_rng(10))
+    q = plan.of(survey).questions
+    pairs = [pair_tallies.ordered(q[0], other)[:2] for other in q[1:]]
+    read, done = columns_read(monkeypatch), []
+    counted = pair_tallies.watch_all(pairs, lambda a, b: done.append((a.id, b.id)))
+    assert read == [sorted(x.id for x in q)]
+    assert done == [(a.id, b.id) for a, b in pairs]
+    assert counted == [pair_tallies.count_from_reports(a, b) for a, b in pairs]
+    assert [whole(crosstab.pair_counts(a, b)) for a, b in pairs] == [whole(from_the_reports(a, b)) for a, b in pairs]
+
+
+def test_a_break_down_with_a_question_some_skipped_watches_pair_by_pair(survey, monkeypatch):
+    submit_random(survey, 25, np.random.default_rng(11))
+    q = plan.of(survey).questions
+    Report.objects.filter(question_id=q[2].id, response__in=Response.objects.filter(survey=survey)[:3]).delete()
+    tallies.rebuild(survey)
+    pairs = [pair_tallies.ordered(q[0], other)[:2] for other in q[1:]]
+    read = columns_read(monkeypatch)
+    counted = pair_tallies.watch_all(pairs)
+    assert read == [sorted(x.id for x in q), *([a.id, b.id] for a, b in pairs)]
+    assert [whole(crosstab.pair_counts(a, b)) for a, b in pairs] == [whole(from_the_reports(a, b)) for a, b in pairs]
+    assert counted == [pair_tallies.read(a, b) for a, b in pairs]
+    assert crosstab.pair_counts(*pairs[1]).n == 22
