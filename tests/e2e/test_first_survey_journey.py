@@ -97,6 +97,7 @@ def test_a_new_admin_gets_a_survey_live_and_answered_in_fewer_than_25_interactio
     you.fill("#id_epsilon_budget", "3.5")
     expect(total).not_to_contain_text("Over the budget")
     you.click("input[name=_continue]")  # save and stay on the survey's own page
+    page.wait_for_selector(".messagelist")  # the click returns before the save's answer: wait for it
 
     survey = Survey.objects.get(slug="campus-life")
     assert [(q.text, q.mechanism()) for q in survey.ordered_questions()] == [

@@ -49,6 +49,7 @@ def test_an_admin_gets_a_translated_survey_with_a_covariate_and_consent_answered
     you.choose("[name=questions-1-mechanism_name]", "direct")  # a covariate: sent as given, no epsilon
     you.fill("[name=questions-1-options_text]", "\n".join(english for english, _ in AGES))
     you.click("input[name=_continue]")
+    page.wait_for_selector(".messagelist")  # the click returns before the save's answer: wait for it
     survey = Survey.objects.get(slug="campus-life")
     assert [(q.text, q.mechanism_name) for q in survey.ordered_questions()] == [
         (QUESTIONS[0][0], "qrr"), (QUESTIONS[1][0], "direct")]
