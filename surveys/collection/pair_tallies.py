@@ -108,7 +108,7 @@ def self_join_sql(a: int, b: int) -> tuple[str, list[int]]:
 def count_from_reports(a: PlannedQuestion, b: PlannedQuestion) -> Cells:
     """The pair's cells counted from the reports, linear in the responses: from the two questions' columns
     (`report_columns`) when every response answers both, else one grouped self-join."""
-    return _count(a, b, _columns([(a, b)]))
+    return _count(a, b)
 
 
 def _columns(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]]) -> dict[int, report_columns.Column] | None:
@@ -118,8 +118,11 @@ def _columns(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]]) -> dict[i
     return None if columns is None else dict(zip(ids, columns, strict=True))
 
 
-def _count(a: PlannedQuestion, b: PlannedQuestion, columns: dict[int, report_columns.Column] | None) -> Cells:
-    """The pair's cells: from the columns, when read, else one grouped self-join."""
+def _count(a: PlannedQuestion, b: PlannedQuestion, columns: dict[int, report_columns.Column] | None = None) -> Cells:
+    """The pair's cells: from the columns given (read once for several pairs), else from its own two questions'
+    columns when every response answers both, else one grouped self-join."""
+    if columns is None:
+        columns = _columns([(a, b)])
     if columns is not None:
         values, times = report_columns.grouped([columns[a.id], columns[b.id]])
         rows = [(int(x), int(y), int(c)) for (x, y), c in zip(values, times, strict=True)]
@@ -200,12 +203,12 @@ def _is_watched(a: PlannedQuestion, b: PlannedQuestion) -> bool:
 
 def _watch(a: PlannedQuestion, b: PlannedQuestion, columns: dict[int, report_columns.Column] | None,
            each: Callable[[PlannedQuestion, PlannedQuestion], None]) -> Cells:
-    """Inside a transaction that holds submissions back: the pair's counts, counted (`_count`, from the
-    columns given, else from its own) and stored with its watch unless another request watched it meanwhile."""
+    """Inside a transaction that holds submissions back: the pair's counts, counted (`_count`) and stored with
+    its watch, unless another request watched it meanwhile."""
     if _is_watched(a, b):
         counted = read(a, b)
     else:
-        counted = _count(a, b, _columns([(a, b)]) if columns is None else columns)
+        counted = _count(a, b, columns)
         _store(a, b, counted)
         PairWatch.objects.create(question_a_id=a.id, question_b_id=b.id)
     each(a, b)
@@ -286,7 +289,7 @@ def rebuild(questions: Iterable[PlannedQuestion]) -> None:
     """Rewrite the watched pairs' counts from the reports, in the caller's transaction (which must
     keep submissions out: `tallies.rebuild` locks the survey's tally rows first)."""
     pairs = watched(questions)
-    columns = _columns(pairs)  # each question's column read once when every response answers them all
+    columns = _columns(pairs)  # each question's column read once when every response answers them all, else None
     for a, b in pairs:
         counted = _count(a, b, columns)
         PairTally.objects.filter(question_a_id=a.id, question_b_id=b.id).delete()
