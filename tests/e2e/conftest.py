@@ -55,9 +55,8 @@ class Visitor:
         self.origins: set[str] = set()
         self.page.on("framenavigated", lambda frame: self.origins.add(_origin(frame.url)))
         self.spent, self.listeners, self.viewport = False, [], self.page.viewport_size
-        on, remove = self.page.on, self.page.remove_listener
+        on = self.page.on
         self.page.on = lambda event, handler: self.listeners.append((event, handler)) or on(event, handler)
-        self._remove = remove
         for target in (self.context, self.page):
             for name in self.LASTING:
                 if hasattr(target, name):
@@ -79,7 +78,7 @@ class Visitor:
         self.context.unroute_all(behavior="ignoreErrors")
         self.page.unroute_all(behavior="ignoreErrors")
         for event, handler in self.listeners:
-            self._remove(event, handler)
+            self.page.remove_listener(event, handler)
         self.page.goto(home + "/healthz" if home in self.origins else "about:blank", wait_until="commit")
         session = self.context.new_cdp_session(self.page)
         for origin in self.origins:
@@ -173,11 +172,9 @@ def page_in_locale(browser, visitors):
         visitor = visitors.take(used, locale=locale, **options)
         if visitor is not None:
             return visitor.page
-        context = browser.new_context(locale=locale, **options)
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        return page
+        visitor = Visitor(browser, locale=locale, **options)  # not kept
+        contexts.append(visitor.context)
+        return visitor.page
 
     yield open_page
     for context in contexts:
