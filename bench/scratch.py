@@ -10,10 +10,13 @@ object created it.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -136,6 +139,8 @@ class _SQLiteScratch(Scratch):
 
 
 class _PostgreSQLScratch(Scratch):
+    LEAVE_SECONDS = 120  # how long remove() waits for connections it may not end (autovacuum's: seconds)
+
     def __init__(self, requested: str | None) -> None:
         super().__init__()
         suffix = f"_bench_{os.getpid()}"
@@ -167,9 +172,23 @@ class _PostgreSQLScratch(Scratch):
     def _delete(self) -> None:
         # Called after remove() pointed the connection back, so the fallback of _nodb_cursor
         # (the configured database, if 'postgres' is unreachable) is never the scratch one.
-        # FORCE: a connection left behind by an interrupted query must not keep it alive.
+        # FORCE: a connection left behind by an interrupted query must not keep it alive. FORCE
+        # may not end another role's process, an autovacuum worker's included (PostgreSQL 15:
+        # insufficient_privilege); those end by themselves, so the drop is tried again meanwhile.
+        drop = f"DROP DATABASE IF EXISTS {connection.ops.quote_name(self.name)} WITH (FORCE)"
+        deadline = time.monotonic() + self.LEAVE_SECONDS
         with connection._nodb_cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {connection.ops.quote_name(self.name)} WITH (FORCE)")
+            for attempt in itertools.count():
+                try:
+                    cursor.execute(drop)
+                    return
+                except DatabaseError as error:
+                    if getattr(error.__cause__, "sqlstate", None) != "42501" or time.monotonic() > deadline:
+                        raise
+                    if not attempt:
+                        print(f"Waiting for another role's connection to {self.name} to end ({error})",
+                              file=sys.stderr, flush=True)
+                time.sleep(0.5)
 
     @contextmanager
     def loading(self) -> Iterator[CursorWrapper]:

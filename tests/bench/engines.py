@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -80,10 +81,36 @@ class PostgreSQL:
             return conn.execute("SELECT note FROM precious").fetchall() == [("keep me",)]
 
     def remove(self, name):
-        from psycopg import sql
+        from psycopg import errors, sql
 
+        deadline = time.monotonic() + 120
         with self.connect() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            while True:
+                try:
+                    conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+                    return
+                except errors.InsufficientPrivilege:  # another role's process, e.g. autovacuum's: it ends soon
+                    if time.monotonic() > deadline:
+                        raise
+                time.sleep(0.5)
+
+    def bystander(self, name):
+        """A superuser's session on database `name`, which the suite's role may not end; closing its stdin
+        ends it. None unless this process may run psql as the server's `postgres` user."""
+        if os.geteuid() != 0 or not shutil.which("runuser") or SUITE_DB["HOST"] not in ("", "127.0.0.1", "localhost"):
+            return None
+        psql = ["runuser", "-u", "postgres", "--", "psql", "-X", "-q", "-p", str(SUITE_DB["PORT"] or 5432), "-d", name]
+        session = subprocess.Popen(psql, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while not self._has_superuser_session(name):
+            assert session.poll() is None and time.monotonic() < deadline, "psql as postgres did not connect"
+            time.sleep(0.1)
+        return session
+
+    def _has_superuser_session(self, name):
+        with self.connect() as conn:
+            return conn.execute("SELECT 1 FROM pg_stat_activity WHERE datname = %s AND usename = 'postgres'",
+                                [name]).fetchone() is not None
 
 
 def command(engine, *args, script="bench/results_bench.py"):

@@ -76,3 +76,36 @@ def test_an_interrupted_run_removes_its_scratch_database(engine):
             process.communicate()
         if scratch and engine.exists(scratch):
             engine.remove(scratch)
+
+
+@pytest.mark.slow
+def test_a_connection_it_may_not_end_delays_the_removal_until_it_ends(engine):
+    # As an autovacuum worker's does: DROP DATABASE ... WITH (FORCE) may not end another role's process.
+    if not isinstance(engine, PostgreSQL):
+        pytest.skip("a PostgreSQL server's processes")
+    argv, options = command(engine, "--sizes", "20", "--repeat", "1")
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+    scratch = bystander = None
+    try:
+        scratch = scratch_name(process.stdout.readline().rstrip("\n"))
+        bystander = engine.bystander(scratch)  # connected within 0.2 s; the bench migrates and times for 2 s
+        if bystander is None:
+            pytest.skip("needs root to connect as the server's postgres user")
+        for line in process.stderr:  # up to its notice, or to its end if it never waits
+            if line.startswith(f"Waiting for another role's connection to {scratch} to end"):
+                break
+        else:
+            pytest.fail(f"it ended without waiting for the session (exit code {process.wait()})")
+        assert engine.exists(scratch)
+        bystander.stdin.close()  # psql ends its session
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 0, stderr
+        assert not engine.exists(scratch)
+    finally:
+        if bystander is not None and bystander.poll() is None:
+            bystander.kill()
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        if scratch and engine.exists(scratch):
+            engine.remove(scratch)
