@@ -133,11 +133,12 @@ def _stages(survey: Survey, query: ModelQuery) -> dict[str, float]:
     covariates = model_questions.covariates(questions, query, outcome)
     used = [outcome.id, *(c.question.id for c in covariates)]
     margins = weighting.required_margins(survey) if query.weighted else []
-    read, rows = _timed(lambda: model_rows.grouped(used + [m.question_id for m in margins
-                                                          if m.question_id not in used]))
+    read, (rows, answering) = _timed(lambda: (
+        model_rows.grouped(used + [m.question_id for m in margins if m.question_id not in used]),
+        model_rows.answering_any([m.question_id for m in margins]) if margins else 0))
     rake, found = 0.0, None
     if margins:
-        rake, found = _timed(lambda: modelling._weights(margins, questions, rows))
+        rake, found = _timed(lambda: modelling._weights(margins, questions, rows, answering))
     stored = {q: rows.column(q) for q in used}
     x, _ = model_questions.design_matrix(covariates, stored, rows.n)
     y = modelling._binary(outcome, stored[outcome.id], level)

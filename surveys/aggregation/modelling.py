@@ -40,6 +40,7 @@ from . import model_questions, model_rows, results, too_few, versions, weighting
 from .model_params import ModelQuery
 from .model_questions import LINEAR, LOGISTIC, NotModelled, Term
 from .params import ResultOptions
+from .snapshot import snapshot
 
 POWER = 0.8  # the power calculation's target
 EXPOSED = 0.5  # ... for a binary covariate held by this share of respondents
@@ -128,9 +129,12 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
     covariates = model_questions.covariates(questions, query, outcome)
     used = [outcome.id, *(c.question.id for c in covariates)]
     margins = weighting.required_margins(survey) if query.weighted else []
-    rows = model_rows.grouped(used + [m.question_id for m in margins if m.question_id not in used])
-    found = None if not query.weighted else _weights(margins, questions, rows)
-    n, total = rows.n, Response.objects.filter(survey=survey).count()
+    with snapshot():  # the rows and the counts of the same responses, whatever arrives meanwhile
+        rows = model_rows.grouped(used + [m.question_id for m in margins if m.question_id not in used])
+        total = Response.objects.filter(survey=survey).count()
+        answering = model_rows.answering_any([m.question_id for m in margins]) if margins else 0
+    found = None if not query.weighted else _weights(margins, questions, rows, answering)
+    n = rows.n
     options = ResultOptions(confidence=query.confidence, margin=query.margin).resolved(
         survey.status == Survey.Status.OPEN)
     needed = results.needed(outcome, options)
@@ -153,12 +157,13 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
     return _logistic(y, x, design, counts, query, common)
 
 
-def _weights(margins: list[Any], questions: dict[int, PlannedQuestion], rows: model_rows.Rows) -> weighting.Weights:
-    """The rows raked to the margins (every row answers each margin question); left out: the responses that
-    answer some margin question but are not among the rows."""
+def _weights(margins: list[Any], questions: dict[int, PlannedQuestion], rows: model_rows.Rows,
+             answering: int) -> weighting.Weights:
+    """The rows raked to the margins (every row answers each margin question); left out: the `answering`
+    responses (those that answer some margin question) not among the rows."""
     design, used = weighting.raked(margins, questions, {m.question_id: rows.column(m.question_id) for m in margins},
                                    counts=rows.counts)
-    return weighting.Weights(design, {}, used, model_rows.answering_any([m.question_id for m in margins]) - rows.n)
+    return weighting.Weights(design, {}, used, answering - rows.n)
 
 
 def _binary(outcome: PlannedQuestion, stored: npt.NDArray[np.int64], level: int | None) -> npt.NDArray[np.float64]:

@@ -11,15 +11,18 @@ swapped column moves them by whole percents."""
 
 import json
 import math
+import threading
 
 import numpy as np
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 from ldp import linear_model, logistic
 from ldp.linear_model import per_report_values
 from ldp.logistic_power import respondents_for_odds_ratio
 from ldp.raking import margin, rake
+from surveys.aggregation import model_rows
 from surveys.aggregation.models import MarginShare, PopulationMargin
 from surveys.collection import builder, plan
 from tests.aggregation.model_support import answer, make_survey
@@ -154,17 +157,25 @@ def test_a_numeric_mean_is_least_squares_of_its_unbiased_per_report_values(owner
     assert body["estimate"][1] == pytest.approx(2.0, abs=3 * body["std_error"][1])  # the planted effect
 
 
-def test_a_weighted_fit_rakes_the_rows_used_and_takes_the_sandwich(owner_client, survey, reports, ids):
+def enter_margins(survey):
     for order, shares in ((2, BAND), (3, SEX)):
         question = survey.questions.get(order=order)
         entered = PopulationMargin.objects.create(question=question, source="Census")
         for option, share in zip(question.ordered_options(), shares.values(), strict=True):
             MarginShare.objects.create(margin=entered, option=option, share=share)
+
+
+def write_answering(survey, n, orders):
+    builder.write_responses(survey, {q.id: q.mechanism.encode_many(np.zeros(n, dtype=int))
+                                     for q in plan.of(survey) if q.order in orders})
+
+
+def test_a_weighted_fit_rakes_the_rows_used_and_takes_the_sandwich(owner_client, survey, reports, ids):
+    enter_margins(survey)
     # 30 more responses without the age in years (a covariate), 20 without the age band (a margin): left out of
     # the model, and of its raking.
     for n, orders in ((30, (1, 2, 3)), (20, (1, 3, 4))):
-        builder.write_responses(survey, {q.id: q.mechanism.encode_many(np.zeros(n, dtype=int))
-                                         for q in plan.of(survey) if q.order in orders})
+        write_answering(survey, n, orders)
     y = reports[1].astype(float)
     design = rake([margin("Age band?", reports[2], dict(enumerate(BAND.values()))),
                    margin("Sex?", reports[3], dict(enumerate(SEX.values())))], cap=5.0)
@@ -217,3 +228,25 @@ def test_the_csv_is_the_apis_table_whole(owner_client, survey, reports, ids):
          repr(test["p_value"])]
         for i, (term, label) in enumerate(zip(body["terms"], body["labels"], strict=True))]
     assert [line.split(",") for line in lines[1:]] == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_responses_arriving_during_a_fit_are_in_none_of_its_counts(owner_client, survey, reports, ids, monkeypatch):
+    enter_margins(survey)
+    query = f"outcome={ids[1]}&covariates={ids[3]},{ids[4]}&weighted=on"
+    _, before = model(owner_client, survey, query)
+    read = model_rows.grouped
+
+    def arriving(questions):  # 10 responses that answer the sex (a margin) alone, committed once the rows are read
+        rows = read(questions)
+        thread = threading.Thread(target=lambda: (write_answering(survey, 10, (3,)), connection.close()))
+        thread.start()
+        thread.join()
+        return rows
+
+    monkeypatch.setattr(model_rows, "grouped", arriving)
+    assert model(owner_client, survey, query) == (200, before)
+    monkeypatch.undo()
+    _, after = model(owner_client, survey, query)  # a fit now counts them: left out, of the model and its raking
+    left_out = before["weights"]["left_out"]
+    assert (after["dropped"], after["weights"]["left_out"]) == (before["dropped"] + 10, left_out + 10)
