@@ -8,9 +8,14 @@ report fraction lambda_w = sum w_i y_ij / sum w_i,
 Var(lambda_w) the linearization variance of `Design.mean` (it accounts for the weights and for the
 raking). The interval is the Wilson score interval with continuity correction, as for unweighted
 counts, at the option's effective sample size n*_j = lambda_w (1 - lambda_w) / Var(lambda_w) (the n
-whose binomial variance equals the weighted one; Kish's (sum w)^2 / sum w^2 where that variance is 0),
+whose binomial variance equals the weighted one; Kish's (sum w)^2 / sum w^2 where lambda_w is 0 or 1),
 mapped through the same affine map and clipped to [0, 1]. The design effect of option j is
 Var(lambda_w) / (lambda_w (1 - lambda_w) / n).
+
+A share the raking fixes (the question is itself a margin, or a function of the margins): its residuals
+are 0, so its variance is 0 but for rounding (about 1e-33, or exactly 0, as the rounding falls). Below
+ROUNDING x lambda_w (1 - lambda_w) the variance is taken as 0, its interval as the estimate alone, the
+same every time: the margin's share is known, not estimated.
 
 A mean (1-bit mean, discrete Laplace): the weighted mean of the per-report unbiased values
 (`ldp.linear_model.per_report_values`), its linearization standard error and a normal interval,
@@ -30,6 +35,8 @@ from .estimates import MeanEstimate
 from .intervals import check_confidence, wilson, z_value
 from .mechanism_base import Mechanism
 from .raking import Design
+
+ROUNDING = 1e-20  # a variance this small a part of lambda_w (1 - lambda_w) is rounding (a genuine one: > 1e-8)
 
 
 @dataclass(frozen=True)
@@ -84,16 +91,20 @@ def weighted_fractions(mechanism: Mechanism, reports: npt.ArrayLike, design: Des
     if y.shape[0] != design.n:
         raise ValueError("one report per weight")
     lam, variance = design.mean(y)
+    spreads = lam * (1.0 - lam)
+    variance = np.where(variance <= ROUNDING * spreads, 0.0, variance)  # a share the raking fixes (docstring)
     gap = mechanism.p - mechanism.q_other
     n = design.n
     low, high = [], []
-    for rate, var in zip(lam, variance, strict=True):
-        spread = rate * (1.0 - rate)
-        size = spread / var if var > 0 and spread > 0 else design.effective_n
-        lo, hi = wilson(rate * size, size, confidence)  # type: ignore[arg-type]  # real x, n: same formula
+    for rate, var, spread in zip(lam, variance, spreads, strict=True):
+        if var == 0 and spread > 0:
+            lo = hi = rate
+        else:
+            size = spread / var if var > 0 else design.effective_n
+            lo, hi = wilson(rate * size, size, confidence)  # type: ignore[arg-type]  # real x, n: same formula
         low.append((lo - mechanism.q_other) / gap)
         high.append((hi - mechanism.q_other) / gap)
-    srs = lam * (1.0 - lam) / n
+    srs = spreads / n
     deff = np.where(srs > 0, variance / np.where(srs > 0, srs, 1.0), math.nan)
     return WeightedEstimate(
         n=n, effective_n=design.effective_n,

@@ -255,4 +255,4 @@ def test_the_dashboard_rakes_the_wave_asked_about_once_for_its_estimates_and_its
     again = waves.series_results(surveys[1], owner, options)  # raked afresh: the same figures
     assert [[figures(p.estimate) for p in t.points] for t in found.trends] == [
         [figures(p.estimate) for p in t.points] for t in again.trends]
-    assert [t.change for t in found.trends] == [t.change for t in again.trends]
+    assert [repr(t.change) for t in found.trends] == [repr(t.change) for t in again.trends]  # nan: no test
