@@ -95,7 +95,7 @@ def store_waves(surveys: list[Survey], n: int, seed: int, fresh: int = 0) -> dic
     for survey in surveys:
         responses = builder.write_responses(survey, values[survey.wave])
         if survey.wave > 1:
-            Response.objects.filter(pk__in=[r.pk for r in responses[:n]]).update(earlier_wave=True)
+            Response.objects.filter(pk__in=responses[:n]).update(earlier_wave=True)
     return values
 
 
