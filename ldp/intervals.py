@@ -76,22 +76,45 @@ def clopper_pearson(x: int, n: int, confidence: float) -> tuple[float, float]:
     check_confidence(confidence)
     alpha = 1.0 - confidence
     low = 0.0 if x == 0 else beta_quantile(alpha / 2.0, x, n - x + 1)
-    high = 1.0 if x == n else beta_quantile(1.0 - alpha / 2.0, x + 1, n - x)
+    # Beta(1 - alpha/2; x+1, n-x) as 1 - Beta(alpha/2; n-x, x+1): a lower tail, which I_t gives to its last
+    # digits, where 1 - alpha/2 would leave only the absolute rounding of a probability near 1.
+    high = 1.0 if x == n else 1.0 - beta_quantile(alpha / 2.0, n - x, x + 1)
     return low, high
 
 
 def beta_quantile(prob: float, a: float, b: float) -> float:
-    """The t in [0, 1] with I_t(a, b) = prob, by bisection (I is increasing in t)."""
-    lo, hi = 0.0, 1.0
+    """The t in [0, 1] with I_t(a, b) = prob: Newton's method on the log of the nearer tail, log I_t or
+    log(1 - I_t) (near-linear in t far out, where Newton on I_t itself crawls), from the normal approximation;
+    each step kept inside the bracket bisection would keep (I is increasing in t), and bisected instead
+    where it would leave it. Done when I_t is prob to its rounding, a step moves t by less than 1e-15 of
+    itself, or the bracket is 1e-15 narrow: about 5 evaluations of I where bisection alone took 50."""
+    mean, spread = a / (a + b), math.sqrt(a * b / (a + b + 1.0)) / (a + b)
+    normal = mean + NormalDist().inv_cdf(prob) * spread  # the start where inside (0, 1), else the mean
+    lo, hi, t = 0.0, 1.0, normal if 0.0 < normal < 1.0 else mean
+    log_beta = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    lower = prob < 0.5
     for _ in range(200):
-        mid = (lo + hi) / 2.0
-        if regularized_beta(mid, a, b) < prob:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-15:
-            break
-    return (lo + hi) / 2.0
+        value = regularized_beta(t, a, b)
+        if abs(value - prob) <= 4e-16 * min(prob, 1.0 - prob):  # I_t is prob to its rounding: t is the answer
+            return t
+        lo, hi = (t, hi) if value < prob else (lo, t)
+        step = _log_tail_newton(t, value, prob, lower, (a - 1.0) * math.log(t) + (b - 1.0) * math.log1p(-t)
+                                - log_beta)
+        step = step if lo < step < hi else (lo + hi) / 2.0
+        if abs(step - t) < 1e-15 * t or hi - lo < 1e-15:
+            return step
+        t = step
+    return t
+
+
+def _log_tail_newton(t: float, value: float, prob: float, lower: bool, log_density: float) -> float:
+    """Newton's step on log I_t - log prob (`lower`) or on log(1 - I_t) - log(1 - prob); nan where a tail is
+    0 or the step under- or overflows (nan is never inside a bracket)."""
+    tail, target = (value, prob) if lower else (1.0 - value, 1.0 - prob)
+    if tail <= 0.0 or abs(math.log(tail) - log_density) > 700.0:
+        return math.nan
+    move = (math.log(tail) - math.log(target)) * math.exp(math.log(tail) - log_density)
+    return t - move if lower else t + move
 
 
 def regularized_beta(t: float, a: float, b: float) -> float:

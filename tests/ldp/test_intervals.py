@@ -57,6 +57,17 @@ def test_clopper_pearson_matches_scipy_beta_quantiles(x, n, confidence):
     assert high == pytest.approx(expected_high, rel=1e-9, abs=1e-13)
 
 
+@pytest.mark.parametrize("n", [1, 2, 5, 50, 1000])
+@pytest.mark.parametrize("confidence", [0.9, 0.999, 1 - 1e-6, 1 - 1e-9])
+def test_clopper_pearson_has_its_closed_form_at_the_ends(n, confidence):
+    """x = n: the lower end solves t^n = alpha/2; x = 0: the upper end solves (1 - t)^n = alpha/2. Far in a tail, where
+    I_t is a tiny probability, a stop on its absolute rounding would be 1e-7 off, and so would the upper end found
+    in the upper tail (I_t = 1 - alpha/2: 1 minus the rounding)."""
+    end = ((1 - confidence) / 2) ** (1 / n)
+    assert intervals.clopper_pearson(n, n, confidence) == (pytest.approx(end, rel=1e-9), 1.0)
+    assert intervals.clopper_pearson(0, n, confidence) == (0.0, pytest.approx(1 - end, rel=1e-9, abs=1e-15))
+
+
 @pytest.mark.parametrize("x, n, confidence", [(7, 40, 0.95), (0, 15, 0.9), (33, 33, 0.99), (1, 300, 0.95)])
 def test_clopper_pearson_tail_probabilities_are_exactly_alpha_over_two(x, n, confidence):
     """The defining property: P(X >= x | L) = alpha/2 = P(X <= x | U)."""
