@@ -120,23 +120,21 @@ def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndar
     if any(len(column) != n for column in columns):
         raise ValueError("one value per response for each question")
     ids = [uuid.uuid4() for _ in range(n)]
-    with transaction.atomic():
-        _insert_rows(Response, RESPONSE_COLUMNS, _response_rows(survey, current.version, ids))
-        prepared = [Response._meta.pk.get_db_prep_value(id, connection) for id in ids]
-        _insert_rows(Report, "id, response_id, question_id, value",
-                     [(key, response, q.id, column[i]) for i, response in enumerate(prepared)
-                      for key, q, column in zip(report_keys(len(given)), given, columns, strict=True)])
-        tallies.add(given, {q.id: (_counts(q, values[q.id]), n) for q in given})
-        pair_tallies.add(given, values)
+    stored = [Response._meta.pk.get_db_prep_value(id, connection) for id in ids]  # SQLite: hex text
+    _insert_rows(Response, RESPONSE_COLUMNS, _response_rows(survey, current.version, stored))
+    _insert_rows(Report, "id, response_id, question_id, value",
+                 [(key, response, q.id, column[i]) for i, response in enumerate(stored)
+                  for key, q, column in zip(report_keys(len(given)), given, columns, strict=True)])
+    tallies.add(given, {q.id: (_counts(q, values[q.id]), n) for q in given})
+    pair_tallies.add(given, values)
     return ids
 
 
-def _response_rows(survey: Survey, version: str, ids: list[uuid.UUID]) -> list[tuple[Any, ...]]:
-    """The responses' rows as the database takes them, as the store writes them."""
-    fields = Response._meta
+def _response_rows(survey: Survey, version: str, stored: list[Any]) -> list[tuple[Any, ...]]:
+    """The rows of responses with these stored ids, as the store writes them."""
     day = connection.ops.adapt_datefield_value(timezone.now().date())
-    return [(fields.pk.get_db_prep_value(id, connection), survey.pk, version, day,
-             fields.get_field("submission_key").get_db_prep_value(uuid.uuid4(), connection), False) for id in ids]
+    key = Response._meta.get_field("submission_key")
+    return [(id, survey.pk, version, day, key.get_db_prep_value(uuid.uuid4(), connection), False) for id in stored]
 
 
 def _insert_rows(model: type[Response] | type[Report], columns: str, rows: list[tuple[Any, ...]]) -> None:
