@@ -10,10 +10,8 @@ be read, a bad query parameter) are answered by surveys.aggregation.refusing.
 
 import csv
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
-from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
@@ -25,21 +23,18 @@ from surveys.collection.models import Survey
 
 from . import (
     access,
-    charts,
     crosstab,
     exports,
     figure_tables,
     model_page,
     model_params,
     modelling,
-    numeric_charts,
     pair_counting,
     params,
-    prepared,
-    progress,
     refusing,
     relating,
     results,
+    results_page,
     wave_tables,
     wave_views,
     waves,
@@ -68,22 +63,11 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         options, problem = params.DEFAULTS, error
     found, current = results.survey_results(survey, options), plan.of(survey)
     relate, modelled = relating.context(survey, options, current), model_page.section(survey, request.GET, current)
-    coming_along = progress.of(found)
     across = wave_views.context(request.user, survey, options, found.weights)  # not raked twice
     response = render(request, "aggregation/dashboard.html", {
+        **results_page.context(survey, options, found), "problem": problem,
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
-        # The form shows the options as resolved (the interval in use); links keep only what was asked for.
-        "survey": survey, "results": found, "options": found.options, "problem": problem,
-        "progress": coming_along, "daily_chart": charts.daily_chart(coming_along.window),
-        **sharing.context(request, survey),
-        # No chart (its words are the figures) for a question whose estimates are not shown yet.
-        "questions": [(question, *numeric_charts.charts_of(question)) for question in found.questions],
-        "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
-        "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[found.options.fixed],
-        "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
-        "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
-        "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
-        **weighting.offer(survey, options), **modelled, **across,
+        **sharing.context(request, survey), **weighting.offer(survey, options), **modelled, **across,
     }, status=400 if problem or relate["relate_problem"] or across.get("wave_problem") else modelled["model_status"])
     if relating.counting(relate):
         response["Refresh"] = str(pair_counting.RETRY_AFTER)

@@ -1,0 +1,32 @@
+"""What the dashboard shows of a survey's own results: the figures with each question's charts, the
+arrivals per day, and the options form's choices and links (the other sections have their own modules:
+relating, model_page, wave_views, weighting)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from django.conf import settings
+
+from surveys.collection.models import Survey
+
+from . import charts, numeric_charts, params, prepared, progress
+from .params import ResultOptions
+from .results import SurveyResults
+
+
+def context(survey: Survey, options: ResultOptions, found: SurveyResults) -> dict[str, Any]:
+    coming_along = progress.of(found)
+    return {
+        # The form shows the options as resolved (the interval in use); links keep only what was asked for.
+        "survey": survey, "results": found, "options": found.options,
+        "progress": coming_along, "daily_chart": charts.daily_chart(coming_along.window),
+        # No chart (its words are the figures) for a question whose estimates are not shown yet.
+        "questions": [(question, *numeric_charts.charts_of(question)) for question in found.questions],
+        "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
+        "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[found.options.fixed],
+        "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
+        "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
+        "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
+    }
