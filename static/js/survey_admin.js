@@ -60,11 +60,13 @@ function fitBoxes(row) {
   show(box(row, "exclusive_options"), Boolean(kind.exclusive));
 }
 
+// Whether the mechanism takes the parameter (the server lists each mechanism's, as ldp declares them).
+const takes = (mechanism, name) => (config.parameters?.[mechanism] || []).includes(name);
+
 // q for q-RR, epsilon for the other randomized mechanisms, neither for a direct question.
 function showParameter(row) {
   const mechanism = field(row, "mechanism_name").value;
-  show(box(row, "q"), mechanism === "qrr");
-  show(box(row, "epsilon"), !["qrr", "direct", "direct_number"].includes(mechanism));
+  for (const name of ["q", "epsilon"]) show(box(row, name), takes(mechanism, name));
 }
 
 function figuresLine(row) {
@@ -85,14 +87,13 @@ async function refresh(row) {
   const line = figuresLine(row);
   const mechanism = field(row, "mechanism_name").value;
   const query = new URLSearchParams({ mechanism, kind: field(row, "kind")?.value || "" });
-  if (mechanism === "qrr") query.set("q", field(row, "q").value.trim());
-  else if (!["direct", "direct_number"].includes(mechanism)) query.set("epsilon", field(row, "epsilon").value.trim());
-  if (!["qrr", "bitflip", "direct_number"].includes(mechanism) && hasOptions(row)) query.set("k", String(optionCount(row)));
-  if (mechanism === "multiselect" && field(row, "at_most")?.value.trim()) {
-    query.set("at_most", field(row, "at_most").value.trim());
-  }
-  if (["onebit", "dlaplace", "direct_number"].includes(mechanism)) {
-    for (const name of ["lo", "hi", "step"]) query.set(name, field(row, name)?.value.trim() || "");
+  for (const name of config.parameters?.[mechanism] || []) {
+    const value = field(row, name)?.value.trim() || "";
+    if (name === "k") {
+      if (hasOptions(row)) query.set("k", String(optionCount(row)));
+    } else if (name !== "at_most" || value) { // at most: optional, left out when empty
+      query.set(name, value);
+    }
   }
   pending.get(row)?.abort();
   const controller = new AbortController();

@@ -350,6 +350,10 @@ def test_the_survey_page_tells_its_script_which_mechanisms_fit_which_kind(admin_
     config = json.loads(parse(admin_client.get(survey_url(survey)).content).by_id("survey-admin-config").raw_text)
     assert config["figures_url"] == FIGURES
     assert config["mechanisms"] == {"yes_no": ["qrr", "bitflip"], "single_choice": ["krr", "sue", "oue", "direct"]}
+    assert config["parameters"] == {  # the boxes a row shows and its figures request sends
+        "qrr": ["q"], "bitflip": ["epsilon"], "krr": ["epsilon", "k"], "sue": ["epsilon", "k"], "oue": ["epsilon", "k"],
+        "direct": ["k"], "multiselect": ["at_most", "epsilon", "k"], "onebit": ["epsilon", "hi", "lo", "step"],
+        "dlaplace": ["epsilon", "hi", "lo", "step"], "direct_number": ["hi", "lo", "step"]}
     assert Question.objects.count() == 4
 
 

@@ -23,6 +23,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+import ldp
 from ldp.rounding import total_loss
 from surveys.history import recorder
 from surveys.history.display import changes_table
@@ -135,6 +136,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 # The first two kinds' mechanisms, as before; `kinds` describes every kind (mechanisms, boxes).
                 "mechanisms": {kind.name: list(kind.mechanisms) for kind in kinds.KINDS[:2]},
                 "kinds": kinds.kinds_config(),
+                # What each mechanism takes (its `keys`): the boxes its row shows, what the figures request sends.
+                "parameters": {name: sorted(cls.keys) for name, cls in ldp.MECHANISMS.items()},
                 "text": {
                     "up": _("Move up"), "down": _("Move down"),
                     "total": _("Privacy cost of these questions: ε = {total} per respondent, of a budget of {budget}."),
