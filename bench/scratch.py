@@ -13,14 +13,16 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import signal
 import sqlite3
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection, transaction
@@ -43,6 +45,7 @@ class Scratch:
     def __init__(self) -> None:
         self.configured = connection.settings_dict["NAME"]  # the same dict as settings.DATABASES["default"]
         self.created = False
+        _keep_ctrl_c()
 
     def _use(self, name: str | os.PathLike[str]) -> None:
         connection.close()
@@ -238,6 +241,23 @@ class _PostgreSQLScratch(Scratch):
             cursor.execute(f"DROP INDEX {name}")  # regclass text: already quoted where needed
         return ([sql for _, sql in indexes]
                 + [f"ALTER TABLE {table} ADD CONSTRAINT {quote(name)} {sql}" for name, sql in constraints])
+
+
+def _keep_ctrl_c() -> None:
+    """Ctrl-C landing in a finalizer or a weakref callback (migrate makes many) is printed as "Exception
+    ignored" and dropped, and the run would go on for minutes with its scratch database: signal it again,
+    from another thread a moment later, so that it lands after the callback (raised within the hook, it
+    would be dropped too). Measured: 2 of 4 runs interrupted 0.3 s into migrate went on before."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            threading.Timer(0.01, signal.raise_signal, [signal.SIGINT]).start()
+        else:
+            previous(unraisable)
+
+    if getattr(previous, "__qualname__", "") != hook.__qualname__:  # once per process
+        sys.unraisablehook = hook
 
 
 def scratch_for(vendor: str) -> Callable[[str | None], Scratch]:
