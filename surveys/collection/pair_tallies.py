@@ -105,12 +105,6 @@ def self_join_sql(a: int, b: int) -> tuple[str, list[int]]:
             f"WHERE ra.question_id = %s GROUP BY ra.value, rb.value", [b, a])
 
 
-def count_from_reports(a: PlannedQuestion, b: PlannedQuestion) -> Cells:
-    """The pair's cells counted from the reports, linear in the responses: from the two questions' columns
-    (`report_columns`) when every response answers both, else one grouped self-join."""
-    return _count(a, b)
-
-
 def _columns(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]]) -> dict[int, report_columns.Column] | None:
     """The pairs' questions' columns, each read once, by question id; None unless every response answers them all."""
     ids = sorted({q.id for pair in pairs for q in pair})
@@ -118,9 +112,11 @@ def _columns(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]]) -> dict[i
     return None if columns is None else dict(zip(ids, columns, strict=True))
 
 
-def _count(a: PlannedQuestion, b: PlannedQuestion, columns: dict[int, report_columns.Column] | None = None) -> Cells:
-    """The pair's cells: from the columns given (read once for several pairs), else from its own two questions'
-    columns when every response answers both, else one grouped self-join."""
+def count_from_reports(a: PlannedQuestion, b: PlannedQuestion,
+                       columns: dict[int, report_columns.Column] | None = None) -> Cells:
+    """The pair's cells counted from the reports, linear in the responses: from the columns given (read once
+    for several pairs), else from its own two questions' columns (`report_columns`) when every response
+    answers both, else one grouped self-join."""
     if columns is None:
         columns = _columns([(a, b)])
     if columns is not None:
@@ -208,7 +204,7 @@ def _watch(a: PlannedQuestion, b: PlannedQuestion, columns: dict[int, report_col
     if _is_watched(a, b):
         counted = read(a, b)
     else:
-        counted = _count(a, b, columns)
+        counted = count_from_reports(a, b, columns)
         _store(a, b, counted)
         PairWatch.objects.create(question_a_id=a.id, question_b_id=b.id)
     each(a, b)
@@ -291,7 +287,7 @@ def rebuild(questions: Iterable[PlannedQuestion]) -> None:
     pairs = watched(questions)
     columns = _columns(pairs)  # each question's column read once when every response answers them all, else None
     for a, b in pairs:
-        counted = _count(a, b, columns)
+        counted = count_from_reports(a, b, columns)
         PairTally.objects.filter(question_a_id=a.id, question_b_id=b.id).delete()
         _store(a, b, counted)
 
@@ -302,7 +298,7 @@ def differences(questions: Iterable[PlannedQuestion]) -> list[tuple[PlannedQuest
     columns = _columns(pairs)
     found = []
     for a, b in pairs:
-        kept, recounted = read(a, b), _count(a, b, columns)
+        kept, recounted = read(a, b), count_from_reports(a, b, columns)
         if kept != recounted:
             found.append((a, b, kept, recounted))
     return found
