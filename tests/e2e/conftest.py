@@ -35,6 +35,9 @@ def browser():
         browser.close()
 
 
+TIMEOUT = 15_000  # ms: every page's default wait (the suite runs more workers than cores)
+
+
 class Visitor:
     """A browser context and its page kept from test to test and reset in between to a new visitor's: a new
     context and page cost about 0.7 CPU-s of Chromium (two renderer processes: the blank tab's, then the
@@ -61,7 +64,7 @@ class Visitor:
             for name in self.LASTING:
                 if hasattr(target, name):
                     setattr(target, name, self._spending(getattr(target, name)))
-        self.page.set_default_timeout(15_000)
+        self.page.set_default_timeout(TIMEOUT)
 
     def _spending(self, method):
         def called(*args, **kwargs):
@@ -90,7 +93,7 @@ class Visitor:
         self.context.clear_permissions()
         if self.page.viewport_size != self.viewport:
             self.page.set_viewport_size(self.viewport)
-        self.page.set_default_timeout(15_000)
+        self.page.set_default_timeout(TIMEOUT)
         self.origins.clear()
         self.listeners.clear()
 
