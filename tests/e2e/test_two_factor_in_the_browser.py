@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django_otp.oath import TOTP
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import axe_violations
 from tests.factories import PASSWORD
@@ -46,8 +47,9 @@ def test_a_staff_member_enrols_and_then_signs_in_only_with_the_code(live_server,
     get_user_model().objects.create_superuser(username="admin", password=PASSWORD)
     sign_in(page, live_server.url)
     assert axe_violations(page) == []
-    page.click("text=Two-factor sign-in")
-    assert page.locator(".two-factor-qr svg").is_visible()
+    page.click("text=Two-factor sign-in")  # returns once the new page starts, not once it is loaded
+    page.wait_for_load_state()
+    expect(page.locator(".two-factor-qr svg")).to_be_visible()
     assert axe_violations(page) == []
     key = page.locator("code").inner_text()
     page.fill("#id_password", PASSWORD)
