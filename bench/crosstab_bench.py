@@ -16,10 +16,11 @@ alone (what every ask cost before the pairs' running counts), the count from the
 API (counted within the request, or 202 and counted in the background, then the time until whole), and the
 later asks: the running counts alone (crosstab.pair_counts), the whole service (the counts plus every
 estimate), GET /api/v1/surveys/<slug>/crosstab/?a=&b= and the dashboard with that cross-tab; then the
-break-down by question --by (default 5): its first ask (above RELATE_NOW_RESPONSES answered at once and
-counted in the background: then also the time until the page shows the whole break-down) and the later ones,
-on the dashboard. Each line carries the load average (the machine is shared). It checks that every response
-was counted once per pair; --explain prints the self-join's plan.
+break-down by question --by (default 5): its first ask (above RELATE_NOW_RESPONSES counted in the background,
+which the ask waits for up to pair_counting.WAIT: then also the time until the page shows the whole break-down)
+and the later ones, on the dashboard; then a submission's CPU time with no pair watched and with the pairs
+above watched, in alternating rounds. Each line carries the load average (the machine is shared). It checks
+that every response was counted once per pair; --explain prints the self-join's plan.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ django.setup()
 import numpy as np  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.core.management.base import BaseCommand, CommandError, CommandParser  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 from django.test import Client, override_settings  # noqa: E402
 from django.urls import reverse  # noqa: E402
 from results_bench import QUESTIONS, _client, _fill, _get, _median, _sizes, _survey  # noqa: E402
@@ -127,7 +128,6 @@ def time_relating(write: Callable[[str], object], survey: Survey, client: Client
     of `repeat` calls after a warm-up; the load average beside each line (a shared machine)."""
     questions = {q.order: q for q in plan.of(survey)}
     _submissions(survey, SUBMISSIONS // 3)  # warm-up: imports, caches
-    unwatched = _submissions(survey, SUBMISSIONS)
     n = results.survey_results(survey).responses
     dashboard = reverse("aggregation:dashboard", args=[survey.slug])
     write(f"{connection.display_name}, {n:,} responses of {len(questions)} questions; seconds, wall (this "
@@ -157,6 +157,7 @@ def time_relating(write: Callable[[str], object], survey: Survey, client: Client
         started = time.perf_counter()
         answer = client.get(url)
         first = time.perf_counter() - started
+        counting = answer.status_code == 200 and "Refresh" in answer
         while answer.status_code == 200 and "Refresh" in answer:  # counted in the background: ask until whole
             time.sleep(0.2)
             answer = client.get(url)
@@ -165,15 +166,40 @@ def time_relating(write: Callable[[str], object], survey: Survey, client: Client
         raise CommandError(f"the break-down answered {answer.status_code}")
     later_by = _median(partial(_get, client, url), repeat)
     write(f"break-down by {by} ({len(questions) - 1} other questions): first ask {first:.3f} (answered "
-          f"{'at once, counted in the background' if whole > first else 'with the tables'}), whole after "
+          f"{'at once, counted in the background' if counting else 'with the tables'}), whole after "
           f"{whole:.3f}; then dashboard {_both(later_by)}   load {_load()}")
-    watched = _submissions(survey, SUBMISSIONS)
-    write(f"a submission in process (median of {SUBMISSIONS}, CPU): {unwatched * 1e3:.3f} ms with no pair watched, "
-          f"{watched * 1e3:.3f} ms with the {PairWatch.objects.filter(question_a__survey=survey).count()} pairs "
-          f"above watched ({watched / unwatched:.2f}x)   load {_load()}")
+    pairs_watched = PairWatch.objects.filter(question_a__survey=survey).count()
+    (unwatched, watched), ratios = _alternating(survey)
+    write(f"a submission in process (CPU, medians of {ROUNDS} alternating rounds of {SUBMISSIONS}): "
+          f"{unwatched * 1e3:.3f} ms with no pair watched, {watched * 1e3:.3f} ms with the {pairs_watched} pairs "
+          f"above watched ({watched / unwatched:.2f}x; rounds {' '.join(f'{r:.2f}' for r in ratios)})   "
+          f"load {_load()}")
 
 
-SUBMISSIONS = 300  # per phase: a few seconds; the rows they add change no figure above
+SUBMISSIONS = 150  # per round and phase: a second or two; the rows they add change no figure above
+ROUNDS = 4
+
+
+def _alternating(survey: Survey) -> tuple[tuple[float, float], list[float]]:
+    """A submission's CPU time with no pair watched and with the survey's watched pairs, in alternating
+    rounds (which goes first alternates too), so that a drift of the machine falls on both: the two medians
+    over the rounds, and each round's ratio. The watched pairs are recounted after (the submissions of the
+    rounds without them were not counted in them)."""
+    watches = [PairWatch(question_a_id=a, question_b_id=b) for a, b in
+               PairWatch.objects.filter(question_a__survey=survey).values_list("question_a_id", "question_b_id")]
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for round_ in range(ROUNDS):
+        for watching in (False, True) if round_ % 2 == 0 else (True, False):
+            PairWatch.objects.filter(question_a__survey=survey).delete()
+            if watching:
+                PairWatch.objects.bulk_create(watches)
+            times[watching].append(_submissions(survey, SUBMISSIONS))
+    with transaction.atomic():
+        PairWatch.objects.filter(question_a__survey=survey).delete()
+        PairWatch.objects.bulk_create(watches)
+        pair_tallies.rebuild(plan.of(survey))
+    ratios = [w / u for u, w in zip(times[False], times[True], strict=True)]
+    return (statistics.median(times[False]), statistics.median(times[True])), ratios
 
 
 def _submissions(survey: Survey, count: int) -> float:

@@ -131,8 +131,9 @@ STORAGES = {
 # (at 10^6 responses about 0.3 s a pair whose questions everybody answered, 2 to 3 s otherwise,
 # docs/operations.md). When a request would count more than DJANGO_RELATE_NOW_RESPONSES responses x
 # pairs (a pair everybody answered counting a quarter), the pairs are counted in a background thread
-# of the web process instead and the request is answered at once ("being counted", 202 for
-# programs), so it never outlasts the worker timeout (surveys/aggregation/pair_counting.py).
+# of the web process instead, which the request waits for up to 5 s before answering "being
+# counted" (202 for programs), so it never outlasts the worker timeout
+# (surveys/aggregation/pair_counting.py).
 RELATE_NOW_RESPONSES = env.integer("DJANGO_RELATE_NOW_RESPONSES", 800_000, 0, 10**9)
 
 # The report exports (reports.csv, .json, .dta, .sav) are prepared whole in a background thread of

@@ -105,10 +105,12 @@ def self_join_sql(a: int, b: int) -> tuple[str, list[int]]:
             f"WHERE ra.question_id = %s GROUP BY ra.value, rb.value", [b, a])
 
 
-def _columns(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]]) -> dict[int, report_columns.Column] | None:
-    """The pairs' questions' columns, each read once, by question id; None unless every response answers them all."""
+def _columns(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]],
+             beside: bool = False) -> dict[int, report_columns.Column] | None:
+    """The pairs' questions' columns, each read once, by question id; None unless every response answers them all.
+    `beside`: as `report_columns.complete`'s."""
     ids = sorted({q.id for pair in pairs for q in pair})
-    columns = report_columns.complete(ids) if ids else None
+    columns = report_columns.complete(ids, beside) if ids else None
     return None if columns is None else dict(zip(ids, columns, strict=True))
 
 
@@ -182,7 +184,7 @@ def watch_all(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]],
     if len(pairs) > 1:
         with transaction.atomic():
             _lock_out_submissions()
-            columns = _columns([(a, b) for a, b in pairs if not _is_watched(a, b)])
+            columns = _columns([(a, b) for a, b in pairs if not _is_watched(a, b)], beside=True)
             if columns is not None:
                 return [_watch(a, b, columns, each) for a, b in pairs]
     found = []

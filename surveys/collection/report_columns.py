@@ -11,12 +11,15 @@ the proof, checked every time; the tallies (each question's n) are only a hint: 
 question is missing for some responses, and no column is read in vain (the caller then reads the reports
 by response: a model's rows pivot, a pair's count self-joins). Every
 column and the count of responses come from one statement, hence from one snapshot of the database, whatever
-is submitted meanwhile. The text is held whole: about 2 MB per question at 10^6 responses.
+is submitted meanwhile; or, when the caller holds submissions back, from two statements of two connections
+that cannot see different reports (`complete`'s `beside`). The text is held whole: about 2 MB per question
+at 10^6 responses.
 """
 
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import cast
 
 import numpy as np
@@ -30,12 +33,34 @@ Column = npt.NDArray[np.int64]
 COUNTED = 1 << 16  # codes counted by np.bincount up to 4 n + this many (cheaper than sorting n codes)
 
 
-def complete(questions: list[int]) -> list[Column] | None:
+def complete(questions: list[int], beside: bool = False) -> list[Column] | None:
     """One column per question, in the order asked, if every response of their survey answers them all;
-    None if some does not (or the questions are not of one survey, or one is asked twice)."""
+    None if some does not (or the questions are not of one survey, or one is asked twice).
+
+    `beside`: the caller's transaction holds submissions back and has written nothing yet
+    (`pair_tallies.watch_all`), so that a second connection sees the same reports. Half the columns are then
+    read by one in another thread, at the same time: both engines step their indexes without Python's lock
+    (20 columns at 10^6 responses on SQLite, 2.6 -> 1.3 s). Each connection counts the responses in the
+    statement that reads its columns; different counts (a snapshot that differs after all) give None."""
     survey = _survey_of(questions)
     if survey is None or len(set(questions)) < len(questions) or not _tallies_agree(questions):
         return None
+    if beside and len(questions) > 1 and len(connection.atomic_blocks) == 1:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            theirs = pool.submit(_read_beside, survey, questions[1::2])
+            responses, mine = _read(survey, questions[::2])
+            other, found = theirs.result()
+        if other != responses:
+            return None
+        columns = [*mine, *found]
+        columns[::2], columns[1::2] = mine, found
+    else:
+        responses, columns = _read(survey, questions)
+    return columns if all(len(column) == responses for column in columns) else None
+
+
+def _read(survey: int, questions: list[int]) -> tuple[int, list[Column]]:
+    """The survey's count of responses and each question's values in response order, in one statement."""
     report, response = quoted(Report, "response", "question", "value"), quoted(Response, "survey")
     table, by, question, value = report
     if connection.vendor == "postgresql":
@@ -50,8 +75,25 @@ def complete(questions: list[int]) -> list[Column] | None:
         cursor.execute(f"SELECT (SELECT COUNT(*) FROM {response[0]} WHERE {response[1]} = %s), {columns}",
                        [survey, *questions])
         responses, *texts = cursor.fetchone()
-    found = [np.fromstring(text or "", dtype=np.int64, sep=",") for text in texts]
-    return found if all(len(column) == responses for column in found) else None
+    return responses, [_parsed(text or "", responses) for text in texts]
+
+
+def _read_beside(survey: int, questions: list[int]) -> tuple[int, list[Column]]:
+    """`_read` on this thread's own connection, closed after."""
+    try:
+        return _read(survey, questions)
+    finally:
+        connection.close()
+
+
+def _parsed(text: str, responses: int) -> Column:
+    """A column's text as integers. One digit each (most questions: options, bins, a few bits) is read by
+    position, ten times faster than parsing: a text of 2n - 1 characters with a comma at every odd position
+    holds n integers of one character, digits."""
+    raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    if responses and len(raw) == 2 * responses - 1 and (raw[1::2] == ord(",")).all():
+        return (raw[::2] - ord("0")).astype(np.int64)
+    return np.fromstring(text, dtype=np.int64, sep=",")
 
 
 def grouped(columns: list[Column]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:

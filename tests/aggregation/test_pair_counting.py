@@ -71,6 +71,7 @@ class Held:
 @pytest.fixture
 def held(monkeypatch, settings):
     settings.RELATE_NOW_RESPONSES = ONE_PAIR - 1  # one pair of RESPONSES responses is too much
+    monkeypatch.setattr(pair_counting, "WAIT", 0.05)  # the held count does not end meanwhile
     gate = Held(monkeypatch)
     yield gate
     gate.finish()  # no thread outlives its test, and its database
@@ -109,6 +110,22 @@ def test_the_first_ask_is_answered_202_and_starts_one_count_then_the_whole_table
     done = api(client, answered, q[3], q[1])
     assert done.status_code == 200 and done.json() == straightforward_json(answered, q[3], q[1])
     assert len(held.started) == 1
+
+
+def test_a_count_that_ends_while_the_first_ask_waits_is_answered_whole_at_once(client, answered, monkeypatch,
+                                                                               settings):
+    settings.RELATE_NOW_RESPONSES = ONE_PAIR - 1  # counted in the background, which takes far less than WAIT
+    start, started = pair_counting.start, []
+
+    def recorded(claim, pairs):
+        started.append([(a.id, b.id) for a, b in pairs])
+        return start(claim, pairs)
+
+    monkeypatch.setattr(pair_counting, "start", recorded)
+    q = questions(answered)
+    first = api(client, answered, q[3], q[1])
+    assert first.status_code == 200 and first.json() == straightforward_json(answered, q[3], q[1])
+    assert started == [[(q[1].id, q[3].id)]] and not PairCounting.objects.exists()
 
 
 def test_a_second_ask_while_counting_starts_none(client, answered, held):

@@ -2,8 +2,11 @@
 answers every question asked for, the rows are grouped from per-question columns read in response order, and must
 be identical (values, counts, order) to the pivoting query's (model_rows._pivoted); otherwise that query answers."""
 
+import threading
+
 import numpy as np
 import pytest
+from django.db import transaction
 
 from surveys.aggregation import model_rows
 from surveys.collection import builder, plan, report_columns
@@ -124,3 +127,51 @@ def test_the_responses_answering_any_are_all_when_one_question_has_a_report_from
     assert model_rows.answering_any(ids(survey, (4, 2))) == 135
     assert report_columns.responses_if_any_complete(ids(survey, (4,))) is None
     assert model_rows.answering_any(ids(survey, (4,))) == 120
+
+
+def reads_by_thread(monkeypatch) -> list[tuple[int, list[int]]]:
+    """(thread, question ids) of each statement that reads columns."""
+    found, read = [], report_columns._read
+    monkeypatch.setattr(report_columns, "_read", lambda survey, questions: found.append(
+        (threading.get_ident(), list(questions))) or read(survey, questions))
+    return found
+
+
+@pytest.mark.django_db(transaction=True)
+def test_columns_read_beside_a_lock_come_half_from_a_second_connection_and_are_the_same(survey, monkeypatch):
+    write(survey, 300, np.random.default_rng(9))
+    asked = ids(survey, (8, 4, 1, 7, 2, 6, 3))  # 4 has numbers of two digits: parsed, the others read by position
+    alone = report_columns.complete(asked)
+    reads = reads_by_thread(monkeypatch)
+    with transaction.atomic():
+        beside = report_columns.complete(asked, beside=True)
+    assert sorted(questions for _, questions in reads) == sorted([asked[::2], asked[1::2]])
+    assert len({thread for thread, _ in reads}) == 2
+    assert alone is not None and beside is not None and len(beside) == len(asked)
+    assert all(a.dtype == b.dtype == np.int64 and np.array_equal(a, b) for a, b in zip(alone, beside, strict=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_connection_that_counts_other_responses_gives_no_columns(survey, monkeypatch):
+    write(survey, 50, np.random.default_rng(10))
+    read = report_columns._read_beside
+    monkeypatch.setattr(report_columns, "_read_beside", lambda survey, questions: (
+        lambda found: (found[0] + 1, found[1]))(read(survey, questions)))
+    with transaction.atomic():
+        assert report_columns.complete(ids(survey, (1, 2, 3)), beside=True) is None
+
+
+def test_inside_a_transaction_that_may_have_written_columns_are_read_by_one_connection(survey, monkeypatch):
+    write(survey, 40, np.random.default_rng(12))
+    reads = reads_by_thread(monkeypatch)
+    with transaction.atomic():  # within the test's own: what it wrote is not committed
+        assert report_columns.complete(ids(survey, (1, 2, 3)), beside=True) is not None
+    assert reads == [(threading.get_ident(), ids(survey, (1, 2, 3)))]
+
+
+@pytest.mark.parametrize("text, responses", [
+    ("3,0,9,1", 4), ("", 0), ("7", 1), ("10,22", 3), ("12345", 3), ("1,22,3", 3), ("-1,2", 2), ("0,-3,5", 3),
+    ("9,9,9", 3), ("5,10,2", 4), (",".join(["8"] * 1000), 1000)])
+def test_a_column_reads_as_numpy_parses_it(text, responses):
+    found = report_columns._parsed(text, responses)
+    assert found.dtype == np.int64 and np.array_equal(found, np.fromstring(text, dtype=np.int64, sep=","))

@@ -25,5 +25,6 @@ def test_it_times_the_dashboard_cross_tabs_and_break_down_at_each_size(engine):
             "a submission in process"], done.stdout
     # 1 x 2, 8 x 10 and 5 by the 11 others, watched afresh at each size
     assert done.stdout.count("with the 13 pairs above watched") == 2, done.stdout
+    assert done.stdout.count("answered with the tables") == 2, done.stdout  # 200 responses: within the request
     assert not engine.exists(engine.configured)
     assert not engine.exists(scratch_name(lines[0]))

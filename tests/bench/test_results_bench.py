@@ -6,7 +6,9 @@ The command runs in a subprocess (tests/bench/engines.py says why).
 """
 
 import signal
+import sqlite3
 import subprocess
+from contextlib import closing
 
 import pytest
 
@@ -51,6 +53,9 @@ def test_keep_keeps_the_scratch_database_and_prints_its_name(engine):
     try:
         assert f"Kept {scratch}" in done.stdout
         assert engine.exists(scratch)
+        if not isinstance(engine, PostgreSQL):  # timed as configured, not as loaded (without a journal)
+            with closing(sqlite3.connect(scratch)) as kept:
+                assert kept.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         engine.remove(scratch)
 
