@@ -46,14 +46,15 @@ def complete(questions: list[int], beside: bool = False) -> list[Column] | None:
     if survey is None or len(set(questions)) < len(questions) or not _tallies_agree(questions):
         return None
     if beside and len(questions) > 1 and len(connection.atomic_blocks) == 1:
+        halves = questions[::2], questions[1::2]
         with ThreadPoolExecutor(max_workers=1) as pool:
-            theirs = pool.submit(_read_beside, survey, questions[1::2])
-            responses, mine = _read(survey, questions[::2])
+            theirs = pool.submit(_read_beside, survey, halves[1])
+            responses, mine = _read(survey, halves[0])
             other, found = theirs.result()
         if other != responses:
             return None
-        columns = [*mine, *found]
-        columns[::2], columns[1::2] = mine, found
+        by_id = dict(zip(halves[0], mine, strict=True)) | dict(zip(halves[1], found, strict=True))
+        columns = [by_id[q] for q in questions]
     else:
         responses, columns = _read(survey, questions)
     return columns if all(len(column) == responses for column in columns) else None
