@@ -13,7 +13,7 @@ import pytest
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Response, Survey
-from tests.e2e.conftest import axe_violations
+from tests.e2e.conftest import TIMEOUT, axe_violations
 from tests.e2e.privacy import CANARY, DETERMINISTIC_CRYPTO, record
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -40,7 +40,7 @@ def ticks(page):
 def open_page(browser, url):
     context = browser.new_context()
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(TIMEOUT)
     page.add_init_script(DETERMINISTIC_CRYPTO)
     requests = record(page)
     page.goto(url)

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 import ldp
 from surveys.collection.models import Response, Survey
-from tests.e2e.conftest import axe_violations
+from tests.e2e.conftest import TIMEOUT, axe_violations
 from tests.e2e.test_staff_pages import csp_violations
 from tests.factories import PASSWORD, saved_total
 
@@ -63,7 +63,7 @@ def test_a_new_admin_gets_a_survey_live_and_answered_in_fewer_than_25_interactio
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(TIMEOUT)
     violations = csp_violations(page)
     you = Journey(page, live_server.url)
 

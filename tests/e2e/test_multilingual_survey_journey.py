@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from surveys.collection.models import Response, Survey, SurveyTranslation
-from tests.e2e.conftest import axe_violations
+from tests.e2e.conftest import TIMEOUT, axe_violations
 from tests.e2e.test_first_survey_journey import Journey
 from tests.e2e.test_staff_pages import csp_violations
 from tests.factories import PASSWORD
@@ -32,7 +32,7 @@ def test_an_admin_gets_a_translated_survey_with_a_covariate_and_consent_answered
     get_user_model().objects.create_superuser(username="admin", password=PASSWORD)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(TIMEOUT)
     violations = csp_violations(page)
     you = Journey(page, live_server.url)
 
@@ -70,7 +70,7 @@ def test_an_admin_gets_a_translated_survey_with_a_covariate_and_consent_answered
 
     respondent = browser.new_context(locale="es-ES")  # Accept-Language: es
     answering = respondent.new_page()
-    answering.set_default_timeout(15_000)
+    answering.set_default_timeout(TIMEOUT)
     them = Journey(answering, live_server.url)
     them.goto("/s/campus-life/")
     expect(answering.locator("h1")).to_have_text("Vida en el campus")

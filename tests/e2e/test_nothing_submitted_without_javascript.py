@@ -6,6 +6,7 @@ after the page's own load carries an answer input's name or an answer given."""
 import pytest
 
 from tests.e2e.answering import every_kind_survey
+from tests.e2e.conftest import TIMEOUT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -17,7 +18,7 @@ def test_no_request_carries_an_answer_when_the_page_has_no_javascript(live_serve
     every_kind_survey()
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(TIMEOUT)
     page.goto(f"{live_server.url}/s/every/")
     assert page.locator("noscript").count() == 1
     requests = []
