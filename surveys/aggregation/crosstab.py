@@ -212,8 +212,10 @@ def question(current: SurveyPlan, question_id: int | None, name: str) -> Planned
     raise BadParameter(name, "no question of this survey has this id")
 
 
-def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyPlan | None = None) -> CrossTab:
-    """The cross-tab of questions options.a and options.b of `survey` (both required, different)."""
+def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyPlan | None = None,
+             wait: float = pair_counting.WAIT) -> CrossTab:
+    """The cross-tab of questions options.a and options.b of `survey` (both required, different); `wait`:
+    `pair_counting.ensure`'s."""
     current = current or plan.of(survey)
     versions.check(survey, current)
     a, b = question(current, options.a, "a"), question(current, options.b, "b")
@@ -222,7 +224,7 @@ def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyP
     if options.weighted:
         within_a_request(survey, tables=1)
         return weighted(survey, a, b, options, weighting.weights(survey, {q.id: q for q in current}))
-    pair_counting.ensure(survey, [(a, b)])  # pair_counting.Counting: being counted in the background
+    pair_counting.ensure(survey, [(a, b)], wait)  # pair_counting.Counting: being counted in the background
     return of_questions(survey, a, b, options)
 
 
@@ -282,8 +284,10 @@ class BreakDown:
     tables: list[CrossTab]  # a = the grouping question, b = each other question in order
 
 
-def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | None = None) -> BreakDown:
-    """The break-down by question options.by: one grouped query per other question."""
+def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | None = None,
+               wait: float = pair_counting.WAIT) -> BreakDown:
+    """The break-down by question options.by: one grouped query per other question; `wait`:
+    `pair_counting.ensure`'s."""
     current = current or plan.of(survey)
     versions.check(survey, current)
     by = question(current, options.by, "by")
@@ -293,5 +297,5 @@ def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | Non
         found = weighting.weights(survey, {q.id: q for q in current})
         groups = weighting.relating_reports(by, found)
         return BreakDown(by=by, tables=[weighted(survey, by, other, options, found, groups) for other in others])
-    pair_counting.ensure(survey, [(by, other) for other in others])  # or pair_counting.Counting
+    pair_counting.ensure(survey, [(by, other) for other in others], wait)  # or pair_counting.Counting
     return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in others])

@@ -9,6 +9,7 @@ the page asks again by itself (the dashboard's Refresh header).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,16 +134,17 @@ def context(survey: Survey, options: ResultOptions, current: SurveyPlan) -> dict
                              "picked_b": options.b or (choices[1].id if len(choices) > 1 else None),
                              "picked_by": options.by,
                              "relate_excluded": ", ".join(str(q.order) for q in current if not q.relatable)}
+    deadline = time.monotonic() + pair_counting.WAIT  # one wait for the page's counts, not one per table
     try:
         if options.a is not None or options.b is not None:
             try:
-                table = crosstab.crosstab(survey, options, current)
+                table = crosstab.crosstab(survey, options, current, deadline - time.monotonic())
                 found.update(crosstab=table, conditional_chart=conditional_chart(table))
             except pair_counting.Counting as counting:
                 found["crosstab_counting"] = counting
         if options.by is not None:
             try:
-                down = crosstab.break_down(survey, options, current)
+                down = crosstab.break_down(survey, options, current, deadline - time.monotonic())
                 found.update(break_down=down, break_down_tables=break_down_tables(down))
             except pair_counting.Counting as counting:
                 found["break_down_counting"] = counting

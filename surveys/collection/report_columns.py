@@ -24,13 +24,14 @@ from typing import cast
 
 import numpy as np
 import numpy.typing as npt
-from django.db import connection
+from django.db import OperationalError, connection
 from django.db.models import Field, Model, Sum
 
 from .models import REPORTS_BY_QUESTION, TALLY_N_SLOT, Question, Report, Response, Tally
 
 Column = npt.NDArray[np.int64]
 COUNTED = 1 << 16  # codes counted by np.bincount up to 4 n + this many (cheaper than sorting n codes)
+LOCK_TIMEOUT_MS = 1000  # the second connection's wait for a lock: none is expected (see _read_beside)
 
 
 def complete(questions: list[int], beside: bool = False) -> list[Column] | None:
@@ -50,7 +51,10 @@ def complete(questions: list[int], beside: bool = False) -> list[Column] | None:
         with ThreadPoolExecutor(max_workers=1) as pool:
             theirs = pool.submit(_read_beside, survey, halves[1])
             responses, mine = _read(survey, halves[0])
-            other, found = theirs.result()
+            try:
+                other, found = theirs.result()
+            except OperationalError:  # its lock_timeout: see _read_beside
+                return None
         if other != responses:
             return None
         by_id = dict(zip(halves[0], mine, strict=True)) | dict(zip(halves[1], found, strict=True))
@@ -80,8 +84,13 @@ def _read(survey: int, questions: list[int]) -> tuple[int, list[Column]]:
 
 
 def _read_beside(survey: int, questions: list[int]) -> tuple[int, list[Column]]:
-    """`_read` on this thread's own connection, closed after."""
+    """`_read` on this thread's own connection, closed after. On PostgreSQL its read waits for no lock: a
+    request for an exclusive lock on the reports (CLUSTER, ALTER TABLE) queued behind the caller's would
+    queue this read behind it, and the caller waits for this read, a circle PostgreSQL cannot see."""
     try:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
         return _read(survey, questions)
     finally:
         connection.close()

@@ -42,12 +42,14 @@ class Held:
     makes the next count raise instead."""
 
     def __init__(self, monkeypatch):
-        self.started, self.go, self.fail = [], threading.Event(), False
+        self.started, self.go, self.fail, self.waits = [], threading.Event(), False, []
         start, watch = pair_counting.start, pair_tallies.watch_all
 
         def recorded(claim, pairs):
             thread = start(claim, pairs)
             self.started.append((thread, [(a.id, b.id) for a, b in pairs]))
+            join = thread.join
+            thread.join = lambda timeout=None: self.waits.append(timeout) or join(timeout)  # the request's wait
             return thread
 
         def held(pairs, *each):
@@ -64,7 +66,7 @@ class Held:
     def finish(self):
         self.go.set()
         for thread, _ in self.started:
-            thread.join(60)
+            threading.Thread.join(thread, 60)  # not recorded
             assert not thread.is_alive()
 
 
@@ -224,6 +226,24 @@ def test_the_dashboard_cross_tab_is_counted_in_place(client, answered, held):
     assert "Refresh" not in page
     assert page.context["crosstab"].cells == crosstab.from_counts(answered, q[2], q[4],
                                                                   from_the_reports(q[2], q[4])).cells
+
+
+def test_a_dashboard_with_a_cross_tab_and_a_break_down_waits_once_for_both(client, answered, held):
+    q = questions(answered)
+    page = dashboard(client, answered, f"?a={q[2].id}&b={q[4].id}&by={q[1].id}")
+    assert page.status_code == 200 and page.context["crosstab"] is None and page.context["break_down"] is None
+    assert len(held.started) == 2 and len(held.waits) == 2 and sum(held.waits) <= pair_counting.WAIT
+
+
+def test_a_request_whose_pairs_another_is_counting_in_part_starts_the_rest_and_does_not_wait(client, answered,
+                                                                                              held):
+    q = questions(answered)
+    PairCounting.objects.create(question_a_id=q[1].id, question_b_id=q[3].id, claim="0" * 32,
+                                touched_at=timezone.now())
+    page = dashboard(client, answered, f"?by={q[1].id}")
+    assert page.status_code == 200 and page.context["break_down"] is None and page["Refresh"] == "5"
+    assert [pairs for _, pairs in held.started] == [[(q[1].id, q[2].id), (q[1].id, q[4].id)]]
+    assert held.waits == []
 
 
 def csv_url(survey, a, b):

@@ -3,13 +3,14 @@ answers every question asked for, the rows are grouped from per-question columns
 be identical (values, counts, order) to the pivoting query's (model_rows._pivoted); otherwise that query answers."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from surveys.aggregation import model_rows
-from surveys.collection import builder, plan, report_columns
+from surveys.collection import builder, pair_tallies, plan, report_columns
 from tests.aggregation.model_support import make_survey
 
 ORDERS = (1, 2, 3, 4, 5, 6, 7, 8)  # qrr, direct index, direct index, direct number, krr, 1-bit mean, oue, multi-select
@@ -142,9 +143,12 @@ def test_columns_read_beside_a_lock_come_half_from_a_second_connection_and_are_t
     write(survey, 300, np.random.default_rng(9))
     asked = ids(survey, (8, 4, 1, 7, 2, 6, 3))  # 4 has numbers of two digits: parsed, the others read by position
     alone = report_columns.complete(asked)
-    reads = reads_by_thread(monkeypatch)
+    reads, read_beside, closed = reads_by_thread(monkeypatch), report_columns._read_beside, []
+    monkeypatch.setattr(report_columns, "_read_beside", lambda survey, questions: (
+        read_beside(survey, questions), closed.append(connection.connection is None))[0])
     with transaction.atomic():
         beside = report_columns.complete(asked, beside=True)
+    assert closed == [True]  # the second connection, once read
     assert sorted(questions for _, questions in reads) == sorted([asked[::2], asked[1::2]])
     assert len({thread for thread, _ in reads}) == 2
     assert alone is not None and beside is not None and len(beside) == len(asked)
@@ -169,9 +173,52 @@ def test_inside_a_transaction_that_may_have_written_columns_are_read_by_one_conn
     assert reads == [(threading.get_ident(), ids(survey, (1, 2, 3)))]
 
 
-@pytest.mark.parametrize("text, responses", [
-    ("3,0,9,1", 4), ("", 0), ("7", 1), ("10,22", 3), ("12345", 3), ("1,22,3", 3), ("-1,2", 2), ("0,-3,5", 3),
-    ("9,9,9", 3), ("5,10,2", 4), (",".join(["8"] * 1000), 1000)])
-def test_a_column_reads_as_numpy_parses_it(text, responses):
+@pytest.mark.parametrize("text, responses, by_position", [
+    ("3,0,9,1", 4, True), ("", 0, False), ("7", 1, True), ("10,22", 3, False), ("12345", 3, False),
+    ("1,22,3", 3, False), ("-1,2", 2, False), ("0,-3,5", 3, False), ("9,9,9", 3, True), ("5,10,2", 4, False),
+    pytest.param(",".join(["8"] * 1000), 1000, True, id="a thousand eights")])
+def test_a_column_reads_as_numpy_parses_it(text, responses, by_position, monkeypatch):
+    expected, parse = np.fromstring(text, dtype=np.int64, sep=","), np.fromstring
+    parsed = []
+    monkeypatch.setattr(np, "fromstring", lambda *args, **kwargs: parsed.append(args) or parse(*args, **kwargs))
     found = report_columns._parsed(text, responses)
-    assert found.dtype == np.int64 and np.array_equal(found, np.fromstring(text, dtype=np.int64, sep=","))
+    assert found.dtype == np.int64 and np.array_equal(found, expected)
+    assert parsed == ([] if by_position else [(text,)])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_connection_that_would_queue_behind_an_exclusive_lock_request_gives_up(survey, monkeypatch):
+    """PostgreSQL: a request for an exclusive lock on the reports (a CLUSTER) queued behind the caller's lock
+    would queue the second connection's read behind it, while the caller waits for that read."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite's readers wait for no lock")
+    write(survey, 30, np.random.default_rng(13))
+    read = report_columns._read_beside
+
+    def exclusive():
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("LOCK TABLE collection_report IN ACCESS EXCLUSIVE MODE")
+        finally:
+            connection.close()
+
+    def behind_an_exclusive_request(survey_id, questions):
+        with connection.cursor() as cursor:
+            for _ in range(500):
+                cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted AND mode = 'AccessExclusiveLock'")
+                if cursor.fetchone()[0]:
+                    break
+                time.sleep(0.01)
+            else:
+                raise AssertionError("the exclusive request never queued")
+        return read(survey_id, questions)
+
+    clustering = threading.Thread(target=exclusive)
+    monkeypatch.setattr(report_columns, "_read_beside", behind_an_exclusive_request)
+    started = time.monotonic()
+    with transaction.atomic():
+        pair_tallies._lock_out_submissions()
+        clustering.start()
+        assert report_columns.complete(ids(survey, (1, 2, 3)), beside=True) is None
+    clustering.join(30)
+    assert not clustering.is_alive() and time.monotonic() - started < 10
