@@ -11,6 +11,7 @@ from django.db import connection, transaction
 
 from surveys.aggregation import model_rows
 from surveys.collection import builder, pair_tallies, plan, report_columns
+from surveys.collection.models import Report
 from tests.aggregation.model_support import make_survey
 
 ORDERS = (1, 2, 3, 4, 5, 6, 7, 8)  # qrr, direct index, direct index, direct number, krr, 1-bit mean, oue, multi-select
@@ -144,8 +145,13 @@ def test_columns_read_beside_a_lock_come_half_from_a_second_connection_and_are_t
     asked = ids(survey, (8, 4, 1, 7, 2, 6, 3))  # 4 has numbers of two digits: parsed, the others read by position
     alone = report_columns.complete(asked)
     reads, read_beside, closed = reads_by_thread(monkeypatch), report_columns._read_beside, []
-    monkeypatch.setattr(report_columns, "_read_beside", lambda survey, questions: (
-        read_beside(survey, questions), closed.append(connection.connection is None))[0])
+
+    def closing_after(survey_id, questions):
+        found = read_beside(survey_id, questions)
+        closed.append(connection.connection is None)  # this thread's connection
+        return found
+
+    monkeypatch.setattr(report_columns, "_read_beside", closing_after)
     with transaction.atomic():
         beside = report_columns.complete(asked, beside=True)
     assert closed == [True]  # the second connection, once read
@@ -159,8 +165,12 @@ def test_columns_read_beside_a_lock_come_half_from_a_second_connection_and_are_t
 def test_a_second_connection_that_counts_other_responses_gives_no_columns(survey, monkeypatch):
     write(survey, 50, np.random.default_rng(10))
     read = report_columns._read_beside
-    monkeypatch.setattr(report_columns, "_read_beside", lambda survey, questions: (
-        lambda found: (found[0] + 1, found[1]))(read(survey, questions)))
+
+    def one_more(survey_id, questions):
+        responses, columns = read(survey_id, questions)
+        return responses + 1, columns
+
+    monkeypatch.setattr(report_columns, "_read_beside", one_more)
     with transaction.atomic():
         assert report_columns.complete(ids(survey, (1, 2, 3)), beside=True) is None
 
@@ -198,7 +208,7 @@ def test_a_second_connection_that_would_queue_behind_an_exclusive_lock_request_g
     def exclusive():
         try:
             with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute("LOCK TABLE collection_report IN ACCESS EXCLUSIVE MODE")
+                cursor.execute(f"LOCK TABLE {Report._meta.db_table} IN ACCESS EXCLUSIVE MODE")
         finally:
             connection.close()
 
