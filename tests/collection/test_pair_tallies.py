@@ -11,7 +11,8 @@ from django.db import connection
 import ldp
 from surveys.aggregation import crosstab
 from surveys.collection import builder, pair_tallies, plan, purge, report_columns, submission, tallies
-from surveys.collection.models import PairTally, PairWatch, Report, Response
+from surveys.collection.builder import QuestionSpec
+from surveys.collection.models import PairTally, PairWatch, Report, Response, Survey
 from tests.aggregation.support import add_responses
 from tests.collection.helpers import failing_insert
 from tests.factories import valid_payload
@@ -147,6 +148,21 @@ def test_watching_a_break_down_reads_each_question_once_and_counts_each_pair_as_
     assert done == [(a.id, b.id) for a, b in pairs]
     assert counted == [pair_tallies.count_from_reports(a, b) for a, b in pairs]
     assert [whole(crosstab.pair_counts(a, b)) for a, b in pairs] == [whole(from_the_reports(a, b)) for a, b in pairs]
+
+
+def test_a_break_down_asks_for_the_unary_questions_together_so_that_each_connection_reads_half(db, monkeypatch):
+    interleaved = builder.create_survey("mixed", "Mixed", [
+        QuestionSpec("A?", "oue", epsilon=1.0, options=["a", "b", "c", "d"]), QuestionSpec("B?", "qrr", q="0.5"),
+        QuestionSpec("C?", "sue", epsilon=1.0, options=["a", "b", "c", "d"]), QuestionSpec("D?", "qrr", q="0.5"),
+        QuestionSpec("E?", "oue", epsilon=1.0, options=["a", "b", "c", "d"]), QuestionSpec("F?", "qrr", q="0.5"),
+        QuestionSpec("G?", "oue", epsilon=1.0, options=["a", "b", "c", "d"]), QuestionSpec("H?", "qrr", q="0.5")],
+        status=Survey.Status.OPEN, epsilon_budget=20.0)
+    submit_random(interleaved, 5, np.random.default_rng(12))
+    q = plan.of(interleaved).questions
+    read = columns_read(monkeypatch)
+    pair_tallies.watch_all([pair_tallies.ordered(q[1], other)[:2] for other in q if other.id != q[1].id])
+    assert read == [[q[1].id, q[3].id, q[5].id, q[7].id, q[0].id, q[2].id, q[4].id, q[6].id]]
+    assert read[0][::2] == [q[1].id, q[5].id, q[0].id, q[4].id]  # each half: two unary questions of four
 
 
 def test_a_break_down_with_a_question_some_skipped_watches_pair_by_pair(survey, monkeypatch):
