@@ -185,18 +185,22 @@ def _alternating(survey: Survey) -> tuple[tuple[float, float], list[float]]:
     rounds (which goes first alternates too), so that a drift of the machine falls on both: the two medians
     over the rounds, and each round's ratio. The watched pairs are recounted after (the submissions of the
     rounds without them were not counted in them)."""
+    watched = PairWatch.objects.filter(question_a__survey=survey)
     watches = [PairWatch(question_a_id=a, question_b_id=b) for a, b in
-               PairWatch.objects.filter(question_a__survey=survey).values_list("question_a_id", "question_b_id")]
+               watched.values_list("question_a_id", "question_b_id")]
+
+    def watch(on: bool) -> None:
+        watched.delete()
+        if on:
+            PairWatch.objects.bulk_create(watches)
+
     times: dict[bool, list[float]] = {False: [], True: []}
     for round_ in range(ROUNDS):
         for watching in (False, True) if round_ % 2 == 0 else (True, False):
-            PairWatch.objects.filter(question_a__survey=survey).delete()
-            if watching:
-                PairWatch.objects.bulk_create(watches)
+            watch(watching)
             times[watching].append(_submissions(survey, SUBMISSIONS))
     with transaction.atomic():
-        PairWatch.objects.filter(question_a__survey=survey).delete()
-        PairWatch.objects.bulk_create(watches)
+        watch(True)
         pair_tallies.rebuild(plan.of(survey))
     ratios = [w / u for u, w in zip(times[False], times[True], strict=True)]
     return (statistics.median(times[False]), statistics.median(times[True])), ratios

@@ -89,12 +89,11 @@ def ensure(survey: Survey, pairs: Sequence[Pair], wait: float = WAIT) -> None:
     claimed = _claim(missing)
     if claimed:
         thread = start(*claimed)
-        if len(claimed[1]) < len(missing):
-            raise Counting(counted=len(stored) - len(missing), pairs=len(stored))  # others count the rest
-        thread.join(max(wait, 0.0))
-        watched = _ids(_of(PairWatch, stored))
-        if all((a.id, b.id) in watched for a, b in stored):
-            return
+        if len(claimed[1]) == len(missing):  # else others count the rest: nothing to wait for
+            thread.join(max(wait, 0.0))
+            watched = _ids(_of(PairWatch, stored))
+            if all((a.id, b.id) in watched for a, b in stored):
+                return
     raise Counting(counted=sum((a.id, b.id) in watched for a, b in stored), pairs=len(stored))
 
 
