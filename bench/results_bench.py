@@ -58,7 +58,7 @@ from scratch import Scratch, scratch_for  # noqa: E402
 from ldp import Mechanism  # noqa: E402
 from ldp.mechanism_base import IntArray  # noqa: E402
 from surveys.aggregation import results, versions  # noqa: E402
-from surveys.collection import arrival_order, builder, plan, tallies  # noqa: E402
+from surveys.collection import answer_rows, arrival_order, builder, plan, tallies  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
 from surveys.collection.models import Survey  # noqa: E402
 from surveys.collection.models.keys import KEY_BITS  # noqa: E402
@@ -207,9 +207,12 @@ def _fill(scratch: Scratch, survey: Survey, count: int, rng: np.random.Generator
             # (response, question) index then grows in order instead of at random.
             ids = sorted(raw[64 * i:64 * i + 32] for i in range(size))
             keys = [raw[64 * i + 32:64 * i + 64] for i in range(size)]
-            scratch.write(cursor, "collection_response", RESPONSE_COLUMNS,
-                          [(rid, survey.pk, version, day, key) for rid, key in zip(ids, keys, strict=True)])
             columns = [_randomized(q.mechanism, size, rng).tolist() for q in current]
+            # Each response's answers, as the store keeps them (rebuild_counts then finds nothing to change).
+            answers = [answer_rows.joined(row) for row in zip(*columns, strict=True)]
+            scratch.write(cursor, "collection_response", (*RESPONSE_COLUMNS, "answers"),
+                          [(rid, survey.pk, version, day, key, text)
+                           for rid, key, text in zip(ids, keys, answers, strict=True)])
             # Random keys like the store's (models.keys): 62 random bits above 2**62.
             report_keys = iter((rng.integers(0, 1 << KEY_BITS, size * len(current)) | 1 << KEY_BITS).tolist())
             scratch.write(cursor, "collection_report", REPORT_COLUMNS,

@@ -10,8 +10,8 @@ from django.apps import apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from surveys.collection import invitations
-from surveys.collection.models import Invitation, Response
+from surveys.collection import invitations, plan
+from surveys.collection.models import Invitation, Report, Response
 from tests.factories import valid_payload
 
 CANARY = "canary-7f3a9c-do-not-store"
@@ -75,6 +75,10 @@ def test_a_response_row_holds_only_the_designed_fields(client, survey):
     assert post(client, valid_payload(survey)).status_code == 201
     row = Response.objects.values().get()
     # earlier_wave: one bit, whether the browser answered an earlier wave of the series (false outside one)
-    assert set(row) == {"id", "survey_id", "mechanism_version", "submitted_on", "submission_key", "earlier_wave"}
+    # answers: the reports' randomized values again, in the plan's order (surveys.collection.answer_rows)
+    assert set(row) == {"id", "survey_id", "mechanism_version", "submitted_on", "submission_key", "earlier_wave",
+                        "answers"}
+    reports = dict(Report.objects.values_list("question_id", "value"))
+    assert row["answers"] == ",".join(str(reports[q.id]) for q in plan.of(survey))
     assert row["earlier_wave"] is False
     assert "T" not in str(row["submitted_on"]) and len(str(row["submitted_on"])) == 10  # a day, not a time

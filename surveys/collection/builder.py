@@ -17,7 +17,7 @@ import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
-from . import kinds, pair_tallies, plan, tallies
+from . import answer_rows, kinds, pair_tallies, plan, tallies
 from .kinds import single_choice, yes_no
 from .models import (
     Option,
@@ -121,7 +121,10 @@ def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndar
         raise ValueError("one value per response for each question")
     ids = [uuid.uuid4() for _ in range(n)]
     stored = [Response._meta.pk.get_db_prep_value(id, connection) for id in ids]  # SQLite: hex text
-    _insert_rows(Response, RESPONSE_COLUMNS, _response_rows(survey, current.version, stored))
+    # Each response's answers when it has every question's report (else NULL, as for rows written by hand).
+    answers: list[str | None] = ([answer_rows.joined(row) for row in zip(*columns, strict=True)]
+                                 if len(given) == len(current) else [None] * n)
+    _insert_rows(Response, RESPONSE_COLUMNS, _response_rows(survey, current.version, stored, answers))
     _insert_rows(Report, "id, response_id, question_id, value",
                  [(key, response, q.id, column[i]) for i, response in enumerate(stored)
                   for key, q, column in zip(report_keys(len(given)), given, columns, strict=True)])
@@ -130,11 +133,12 @@ def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndar
     return ids
 
 
-def _response_rows(survey: Survey, version: str, stored: list[Any]) -> list[tuple[Any, ...]]:
-    """The rows of responses with these stored ids, as the store writes them."""
+def _response_rows(survey: Survey, version: str, stored: list[Any], answers: list[str | None]) -> list[tuple[Any, ...]]:
+    """The rows of responses with these stored ids and answers, as the store writes them."""
     day = connection.ops.adapt_datefield_value(timezone.now().date())
     key = Response._meta.get_field("submission_key")
-    return [(id, survey.pk, version, day, key.get_db_prep_value(uuid.uuid4(), connection), False) for id in stored]
+    return [(id, survey.pk, version, day, key.get_db_prep_value(uuid.uuid4(), connection), False, text)
+            for id, text in zip(stored, answers, strict=True)]
 
 
 def _insert_rows(model: type[Response] | type[Report], columns: str, rows: list[tuple[Any, ...]]) -> None:

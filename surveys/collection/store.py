@@ -23,7 +23,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from . import pair_tallies, prepared, tallies
+from . import answer_rows, pair_tallies, prepared, tallies
 from .models import Invitation, Report, Response, Survey
 from .models.keys import random_key, report_keys
 from .plan import PlannedQuestion
@@ -64,7 +64,8 @@ def spend_sql(new: NewResponse) -> tuple[str, list[Any]]:
             "RETURNING 1", [new.survey.pk, new.token_digest])
 
 
-RESPONSE_COLUMNS = "id, survey_id, mechanism_version, submitted_on, submission_key, earlier_wave"
+RESPONSE_COLUMNS = "id, survey_id, mechanism_version, submitted_on, submission_key, earlier_wave, answers"
+RESPONSE_MARKS = ", ".join(["%s"] * len(RESPONSE_COLUMNS.split(", ")))
 _LOCKS: dict[str, int] = {}  # database file -> the descriptor of its lock file, kept open by the process
 
 
@@ -112,7 +113,8 @@ def _response_values(new: NewResponse) -> list[Any]:
     fields = Response._meta
     return [fields.pk.get_db_prep_value(new.id, connection), new.survey.pk, new.version,
             connection.ops.adapt_datefield_value(new.day),
-            fields.get_field("submission_key").get_db_prep_value(new.key, connection), new.earlier_wave]
+            fields.get_field("submission_key").get_db_prep_value(new.key, connection), new.earlier_wave,
+            answer_rows.text(new.questions, new.values)]
 
 
 def _in_one_transaction(new: NewResponse) -> None:
@@ -125,7 +127,7 @@ def _in_one_transaction(new: NewResponse) -> None:
     rowid = ("rowid, ", [random_key()]) if connection.vendor == "sqlite" else ("", [])
     statements = [
         (f"INSERT INTO {table[Response]} ({rowid[0]}{RESPONSE_COLUMNS}) VALUES ({'%s, ' * len(rowid[1])}"
-         "%s, %s, %s, %s, %s, %s)", rowid[1] + response),
+         f"{RESPONSE_MARKS})", rowid[1] + response),
         (f"INSERT INTO {table[Report]} (id, response_id, question_id, value) VALUES "
          + ", ".join(["(%s, %s, %s, %s)"] * len(new.questions)),
          [value for key, q in zip(report_keys(len(new.questions)), new.questions, strict=True)
@@ -186,7 +188,7 @@ def _in_one_statement(new: NewResponse) -> None:
     sql = (
         f"WITH spent AS ({spent}), "
         f"response AS (INSERT INTO {table[Response]} ({RESPONSE_COLUMNS}) "
-        f"SELECT %s, %s, %s, %s, %s, %s FROM spent RETURNING id), "
+        f"SELECT {RESPONSE_MARKS} FROM spent RETURNING id), "
         f"reports AS (INSERT INTO {table[Report]} (id, response_id, question_id, value) "
         f"SELECT v.id, response.id, v.question_id, v.value FROM response CROSS JOIN (VALUES {reports}) "
         f"AS v (id, question_id, value)), "

@@ -28,7 +28,7 @@ import numpy as np
 from django.db import connection, transaction
 from django.db.models import Count, F, Sum
 
-from . import pair_tallies, plan
+from . import answer_rows, pair_tallies, plan
 from .models import TALLY_N_SLOT, TALLY_SHARDS, Report, Survey, Tally
 from .plan import PlannedQuestion
 
@@ -220,15 +220,18 @@ def differences(survey: Survey) -> list[Difference | PairDifference]:
 
 
 def rebuild(survey: Survey) -> None:
-    """Rewrite the survey's tallies from its reports, in one transaction.
+    """Rewrite the survey's tallies, and the responses' answers (`answer_rows`), from its reports, in one
+    transaction.
 
     The survey's tally rows are locked first (in id order), so a submission that has not
     incremented them yet waits and counts itself on top of the rebuilt values.
     """
-    questions = plan.of(survey).questions
+    current = plan.of(survey)
+    questions = current.questions
     with transaction.atomic():
         ensure_rows(questions)
         rows = list(Tally.objects.select_for_update().filter(question__survey=survey).order_by("pk"))
+        answer_rows.rebuild(survey.pk, current)  # before the pairs: they are counted from the answers
         counted = count_from_reports(questions)
         ks = {q.id: width(q) for q in questions}
         stale, changed = [], []

@@ -8,10 +8,11 @@ import time
 import numpy as np
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from surveys.aggregation import model_rows
 from surveys.collection import builder, pair_tallies, plan, report_columns
-from surveys.collection.models import Report
+from surveys.collection.models import Report, Response
 from tests.aggregation.model_support import make_survey
 
 ORDERS = (1, 2, 3, 4, 5, 6, 7, 8)  # qrr, direct index, direct index, direct number, krr, 1-bit mean, oue, multi-select
@@ -22,12 +23,15 @@ def survey(owner):
     return make_survey(owner)
 
 
-def write(survey, n: int, rng: np.random.Generator, orders=ORDERS) -> dict[int, np.ndarray]:
-    """n responses with reports of `orders` (random stored values within each question's range)."""
+def write(survey, n: int, rng: np.random.Generator, orders=ORDERS, answers: bool = False) -> dict[int, np.ndarray]:
+    """n responses with reports of `orders` (random stored values within each question's range). Without their
+    answers unless asked (as rows written by hand): the survey's columns are then read from the reports."""
     current = {q.order: q for q in plan.of(survey)}
     highest = {1: 2, 2: 3, 3: 2, 4: 73, 5: 3, 6: 2, 7: 8, 8: 8}  # the stored values' range: indexes, bitmasks
     values = {order: rng.integers(0, highest[order], n) for order in orders}
-    builder.write_responses(survey, {current[order].id: column for order, column in values.items()})
+    written = builder.write_responses(survey, {current[order].id: column for order, column in values.items()})
+    if not answers:
+        Response.objects.filter(pk__in=written).update(answers=None)
     return values
 
 
@@ -43,10 +47,11 @@ def assert_identical(found: model_rows.Rows, expected: model_rows.Rows) -> None:
     assert np.array_equal(found.values, expected.values) and np.array_equal(found.counts, expected.counts)
 
 
+@pytest.mark.parametrize("answers", [False, True], ids=["from the reports", "from the answers"])
 @pytest.mark.parametrize("orders", [ORDERS, (4, 1, 8, 2), (3, 7), (6,), (8, 4, 2, 5, 1, 3, 7, 6)])
-def test_a_complete_survey_is_grouped_from_its_columns_exactly_as_the_query_groups_it(survey, orders):
+def test_a_complete_survey_is_grouped_from_its_columns_exactly_as_the_query_groups_it(survey, orders, answers):
     rng = np.random.default_rng(11)
-    written = [write(survey, n, rng) for n in (170, 90, 240)]  # batches: rows stored in no order of response
+    written = [write(survey, n, rng, answers=answers) for n in (170, 90, 240)]  # batches: rows in no order
     columns = report_columns.complete(ids(survey, orders))
     assert columns is not None and [len(column) for column in columns] == [500] * len(orders)
     found, expected = model_rows.grouped(ids(survey, orders)), model_rows._pivoted(ids(survey, orders))
@@ -88,24 +93,26 @@ def test_columns_as_long_as_each_other_but_not_as_the_responses_are_not_lined_up
     assert found.n == 200
 
 
+@pytest.mark.parametrize("answers", [False, True], ids=["from the reports", "from the answers"])
 @pytest.mark.parametrize("arriving, n", [((1, 2, 3, 5, 6, 7, 8), 250), (ORDERS, 251)])
 def test_a_response_stored_between_the_tallies_and_the_read_is_read_in_its_place_or_not_at_all(
-        survey, monkeypatch, arriving, n):
-    """Without 4, the newcomer leaves column 4 a report short: not lined up, the query answers (250). With
-    every question, it is in every column, in its place (251). Either way the rows are the query's."""
+        survey, monkeypatch, arriving, n, answers):
+    """Without 4, the newcomer leaves column 4 a report short (and has no answers): not lined up, the query
+    answers (250). With every question, it is in every column, in its place (251). Either way the rows are the
+    query's."""
     rng = np.random.default_rng(6)
-    write(survey, 250, rng)
-    agree = report_columns._tallies_agree
+    write(survey, 250, rng, answers=answers)
+    alike = report_columns._tallied_alike
 
     def meanwhile(questions):
-        agreed = agree(questions)
-        write(survey, 1, rng, orders=arriving)
-        return agreed
+        counted = alike(questions)
+        write(survey, 1, rng, orders=arriving, answers=answers)
+        return counted
 
-    monkeypatch.setattr(report_columns, "_tallies_agree", meanwhile)
+    monkeypatch.setattr(report_columns, "_tallied_alike", meanwhile)
     asked = ids(survey, (2, 4, 8))
     found = model_rows.grouped(asked)
-    monkeypatch.setattr(report_columns, "_tallies_agree", agree)
+    monkeypatch.setattr(report_columns, "_tallied_alike", alike)
     assert found.n == n and (report_columns.complete(asked) is not None) == (n == 251)
     assert_identical(found, model_rows._pivoted(asked))
 
@@ -131,6 +138,74 @@ def test_the_responses_answering_any_are_all_when_one_question_has_a_report_from
     assert model_rows.answering_any(ids(survey, (4,))) == 120
 
 
+def read_from(asked: list[int]) -> tuple[str, list[np.ndarray] | None]:
+    """Where `complete` read the columns ("answers" or "reports"), and the columns."""
+    with CaptureQueriesContext(connection) as queries:
+        columns = report_columns.complete(asked)
+    reports = any(Report._meta.db_table in q["sql"] for q in queries.captured_queries)
+    return ("reports" if reports else "answers"), columns
+
+
+def test_responses_that_all_keep_their_answers_give_the_same_columns_from_their_rows_in_one_statement(survey):
+    rng = np.random.default_rng(13)
+    write(survey, 150, rng, answers=True)
+    write(survey, 60, rng, answers=True)
+    asked = ids(survey, (7, 4, 1, 8))
+    source, columns = read_from(asked)
+    Response.objects.update(answers=None)
+    assert source == "answers" and read_from(asked)[0] == "reports"
+    assert same_rows(columns, read_from(asked)[1])
+
+
+def same_rows(found: list[np.ndarray], expected: list[np.ndarray]) -> bool:
+    """The same rows as many times (the answers come in the table's order, the reports' in the responses')."""
+    grouped = report_columns.grouped
+    return all(np.array_equal(x, y) for x, y in zip(grouped(found), grouped(expected), strict=True))
+
+
+def other_version(survey) -> None:
+    Response.objects.filter(pk=Response.objects.filter(survey=survey).first().pk).update(mechanism_version="0" * 16)
+
+
+def no_answers(survey) -> None:
+    Response.objects.filter(pk=Response.objects.filter(survey=survey).first().pk).update(answers=None)
+
+
+def one_value_short(survey) -> None:
+    first = Response.objects.filter(survey=survey).first()
+    Response.objects.filter(pk=first.pk).update(answers=first.answers.rsplit(",", 1)[0])
+
+
+def none_and_one_value_over(survey) -> None:
+    """As many values as the responses need in all, but not one per question of each."""
+    first, second = Response.objects.filter(survey=survey)[:2]
+    Response.objects.filter(pk=first.pk).update(answers=None)
+    Response.objects.filter(pk=second.pk).update(answers=second.answers + "," + first.answers)
+
+
+@pytest.mark.parametrize("spoil", [no_answers, other_version, one_value_short, none_and_one_value_over])
+def test_one_response_without_answers_of_the_current_plan_sends_the_read_to_the_reports(survey, spoil):
+    write(survey, 90, np.random.default_rng(14), answers=True)
+    asked = ids(survey, ORDERS)
+    expected = read_from(asked)[1]
+    spoil(survey)
+    source, columns = read_from(asked)
+    assert source == "reports" and same_rows(columns, expected)
+
+
+def test_a_quarter_of_the_surveys_questions_or_more_are_read_from_the_answers_fewer_from_the_reports(survey):
+    write(survey, 50, np.random.default_rng(15), answers=True)
+    assert [read_from(ids(survey, orders))[0] for orders in [(1,), (1, 2), (4,), (4, 8)]] == [
+        "reports", "answers", "reports", "answers"]  # WORTH: 8 questions, 2 of them a quarter
+
+
+@pytest.mark.parametrize("room, source", [(0, "answers"), (-1, "reports")])
+def test_at_most_so_many_values_are_read_from_the_answers(survey, monkeypatch, room, source):
+    write(survey, 40, np.random.default_rng(16), answers=True)
+    monkeypatch.setattr(report_columns, "MOST_VALUES", 40 * len(ORDERS) + room)
+    assert read_from(ids(survey, ORDERS))[0] == source
+
+
 def reads_by_thread(monkeypatch) -> list[tuple[int, list[int]]]:
     """(thread, question ids) of each statement that reads columns."""
     found, read = [], report_columns._read
@@ -144,17 +219,17 @@ def test_columns_read_beside_a_lock_come_half_from_a_second_connection_and_are_t
     write(survey, 300, np.random.default_rng(9))
     asked = ids(survey, (8, 4, 1, 7, 2, 6, 3))  # 4 has numbers of two digits: parsed, the others read by position
     alone = report_columns.complete(asked)
-    reads, read_beside, closed = reads_by_thread(monkeypatch), report_columns._read_beside, []
+    reads, read_beside, closed = reads_by_thread(monkeypatch), report_columns._beside, []
 
-    def closing_after(survey_id, questions):
-        found = read_beside(survey_id, questions)
+    def closing_after(read, *args):
+        found = read_beside(read, *args)
         closed.append(connection.connection is None)  # this thread's connection
         return found
 
-    monkeypatch.setattr(report_columns, "_read_beside", closing_after)
+    monkeypatch.setattr(report_columns, "_beside", closing_after)
     with transaction.atomic():
         beside = report_columns.complete(asked, beside=True)
-    assert closed == [True]  # the second connection, once read
+    assert closed == [True, True]  # the second connection, once read: for the answers (none here), the reports
     assert sorted(questions for _, questions in reads) == sorted([asked[::2], asked[1::2]])
     assert len({thread for thread, _ in reads}) == 2
     assert alone is not None and beside is not None and len(beside) == len(asked)
@@ -162,15 +237,36 @@ def test_columns_read_beside_a_lock_come_half_from_a_second_connection_and_are_t
 
 
 @pytest.mark.django_db(transaction=True)
+def test_answers_read_beside_a_lock_come_half_from_a_second_connection_and_are_the_same(survey, monkeypatch):
+    write(survey, 400, np.random.default_rng(17), answers=True)
+    asked = ids(survey, (8, 4, 1, 7))
+    alone, answers, halves = report_columns.complete(asked), report_columns._answers, []
+
+    def recorded(survey_id, current, half=None):
+        found = answers(survey_id, current, half)
+        halves.append((threading.get_ident(), half and half[0], len(found)))
+        return found
+
+    monkeypatch.setattr(report_columns, "_answers", recorded)
+    with transaction.atomic():
+        beside = report_columns.complete(asked, beside=True)
+    assert sorted(half for _, half, _ in halves) == ["<", ">="] and len({thread for thread, *_ in halves}) == 2
+    assert sum(n for *_, n in halves) == 400 and min(n for *_, n in halves) > 150  # random keys: about half each
+    assert alone is not None and beside is not None and same_rows(beside, alone)
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_second_connection_that_counts_other_responses_gives_no_columns(survey, monkeypatch):
     write(survey, 50, np.random.default_rng(10))
-    read = report_columns._read_beside
+    beside = report_columns._beside
 
-    def one_more(survey_id, questions):
-        responses, columns = read(survey_id, questions)
+    def one_more(read, *args):
+        if read is not report_columns._read:  # the answers: none here
+            return beside(read, *args)
+        responses, columns = beside(read, *args)
         return responses + 1, columns
 
-    monkeypatch.setattr(report_columns, "_read_beside", one_more)
+    monkeypatch.setattr(report_columns, "_beside", one_more)
     with transaction.atomic():
         assert report_columns.complete(ids(survey, (1, 2, 3)), beside=True) is None
 
@@ -203,7 +299,7 @@ def test_a_second_connection_that_would_queue_behind_an_exclusive_lock_request_g
     if connection.vendor != "postgresql":
         pytest.skip("SQLite's readers wait for no lock")
     write(survey, 30, np.random.default_rng(13))
-    read = report_columns._read_beside
+    beside = report_columns._beside
 
     def exclusive():
         try:
@@ -212,7 +308,7 @@ def test_a_second_connection_that_would_queue_behind_an_exclusive_lock_request_g
         finally:
             connection.close()
 
-    def behind_an_exclusive_request(survey_id, questions):
+    def behind_an_exclusive_request(read, *args):
         with connection.cursor() as cursor:
             for _ in range(500):
                 cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted AND mode = 'AccessExclusiveLock'")
@@ -221,10 +317,10 @@ def test_a_second_connection_that_would_queue_behind_an_exclusive_lock_request_g
                 time.sleep(0.01)
             else:
                 raise AssertionError("the exclusive request never queued")
-        return read(survey_id, questions)
+        return beside(read, *args)
 
     clustering = threading.Thread(target=exclusive)
-    monkeypatch.setattr(report_columns, "_read_beside", behind_an_exclusive_request)
+    monkeypatch.setattr(report_columns, "_beside", behind_an_exclusive_request)
     started = time.monotonic()
     with transaction.atomic():
         pair_tallies._lock_out_submissions()

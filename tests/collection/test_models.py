@@ -301,7 +301,9 @@ def test_is_accepting_needs_an_open_status_and_now_inside_the_window(status, ope
 def test_a_response_has_no_field_that_could_identify_a_respondent():
     fields = {f.name for f in Response._meta.get_fields()}
     # earlier_wave: one bit, the browser's word that it answered an earlier wave of the series (it links nothing)
-    assert fields == {"id", "survey", "mechanism_version", "submitted_on", "submission_key", "earlier_wave", "reports"}
+    # answers: its reports' randomized values again, in one text (surveys.collection.answer_rows)
+    assert fields == {"id", "survey", "mechanism_version", "submitted_on", "submission_key", "earlier_wave", "reports",
+                      "answers"}
     assert Response._meta.get_field("earlier_wave").get_internal_type() == "BooleanField"
     assert Response._meta.get_field("submitted_on").get_internal_type() == "DateField"
     assert {f.name for f in Report._meta.get_fields()} == {"id", "response", "question", "value"}

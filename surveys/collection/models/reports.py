@@ -36,6 +36,10 @@ class Response(models.Model):
     # The browser's word that it answered an earlier wave of this survey's series (it remembers that it did,
     # nothing more): the difference between waves counts respondents who answered both. Links nothing.
     earlier_wave = models.BooleanField(default=False, db_default=False)
+    # A copy of its reports' values in one text, in the order of its version's plan's questions ("2,0,13"): many
+    # questions read as one row per response, not one index entry per report (`answer_rows`). NULL where a
+    # writer did not keep it (the reports are then read).
+    answers = models.TextField(null=True, editable=False)
 
     class Meta:
         constraints = [

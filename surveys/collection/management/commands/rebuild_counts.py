@@ -4,8 +4,9 @@
     python manage.py rebuild_counts demo health     # these surveys
     python manage.py rebuild_counts --verify        # only compare; exit 1 on any difference
 
-Needed after anything that writes or deletes reports without going through the submission
-or demo services (raw loads, deleted responses); each survey is rewritten in one transaction.
+Needed after anything that writes, changes or deletes reports without going through the submission
+or demo services (raw loads, edits, deleted responses); each survey is rewritten in one transaction,
+its responses' answers (`answer_rows`) too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from surveys.collection import plan, tallies
+from surveys.collection import answer_rows, plan, tallies
 from surveys.collection.models import Survey
 
 
@@ -33,11 +34,14 @@ class Command(BaseCommand):
             missing = sorted(set(slugs) - set(surveys.values_list("slug", flat=True)))
             if missing:
                 raise CommandError(f"no such survey: {', '.join(missing)}")
-        found = []
+        found: list[object] = []
         for survey in surveys:
             try:
                 if verify:
-                    differences = tallies.differences(survey)
+                    differences: list[object] = list(tallies.differences(survey))
+                    stale = answer_rows.stale(survey.pk, plan.of(survey))
+                    if stale:
+                        differences.append(f"{survey.slug}: {stale} responses keep other answers than their reports")
                     found += differences
                     for difference in differences:
                         self.stdout.write(str(difference))
@@ -48,4 +52,5 @@ class Command(BaseCommand):
             except plan.Unavailable as error:  # counts or configuration that cannot be read
                 raise CommandError(f"{survey.slug}: {error.reason}") from None
         if found:
-            raise CommandError(f"{len(found)} tallies differ from the reports; run rebuild_counts to fix them")
+            raise CommandError(f"{len(found)} counts or answers differ from the reports; "
+                               "run rebuild_counts to fix them")
