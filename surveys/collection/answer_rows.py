@@ -8,8 +8,8 @@ statement (`report_columns`). A row holds every question of its plan, so the col
 
 The text is a copy of the reports, written with them in one transaction by every writer (`store`, `builder`),
 like the tallies. Rows written otherwise hold NULL (the reports are then read); after an edit of the reports by
-hand, `rebuild` (in `tallies.rebuild`, hence `manage.py rebuild_counts`) writes every row's text again from
-its reports, as for the tallies.
+hand, `rebuild` (in `tallies.rebuild`, hence `manage.py rebuild_counts`) writes the text of every row that
+differs from its reports, as for the tallies.
 """
 
 from __future__ import annotations

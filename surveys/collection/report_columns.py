@@ -69,15 +69,10 @@ def complete(questions: list[int], beside: bool = False) -> list[Column] | None:
         return kept
     if beside and len(questions) > 1:
         halves = questions[::2], questions[1::2]
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            theirs = pool.submit(_beside, _read, survey, halves[1])
-            responses, mine = _read(survey, halves[0])
-            try:
-                other, found = theirs.result()
-            except OperationalError:  # its lock_timeout: see _beside
-                return None
-        if other != responses:
+        both = _at_once(_read, (survey, halves[0]), (survey, halves[1]))
+        if both is None or both[0][0] != both[1][0]:
             return None
+        (responses, mine), (_, found) = both
         by_id = dict(zip(halves[0], mine, strict=True)) | dict(zip(halves[1], found, strict=True))
         columns = [by_id[q] for q in questions]
     else:
@@ -97,14 +92,8 @@ def _from_answers(survey: int, questions: list[int], counted: int, beside: bool)
         return None
     if beside:
         middle = Response._meta.pk.get_db_prep_value(MIDDLE_KEY, connection)
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            theirs = pool.submit(_beside, _answers, survey, current, (">=", middle))
-            mine = _answers(survey, current, ("<", middle))
-            try:
-                found = theirs.result()
-            except OperationalError:  # its lock_timeout: see _beside
-                return None
-        tables = [mine, found]
+        both = _at_once(_answers, (survey, current, ("<", middle)), (survey, current, (">=", middle)))
+        tables = list(both) if both else [None]
     else:
         tables = [_answers(survey, current)]
     if any(table is None for table in tables):
@@ -149,6 +138,18 @@ def _read(survey: int, questions: list[int]) -> tuple[int, list[Column]]:
                        [survey, *questions])
         responses, *texts = cursor.fetchone()
     return responses, [_parsed(text or "", responses) for text in texts]
+
+
+def _at_once(read: Callable[..., Read], mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> tuple[Read, Read] | None:
+    """`read(*mine)` here and `read(*theirs)` on a second connection (`_beside`) at the same time; None if the
+    second gave up waiting for a lock."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        found = pool.submit(_beside, read, *theirs)
+        here = read(*mine)
+        try:
+            return here, found.result()
+        except OperationalError:  # its lock_timeout: see _beside
+            return None
 
 
 def _beside(read: Callable[..., Read], *args: Any) -> Read:
