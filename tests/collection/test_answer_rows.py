@@ -66,8 +66,14 @@ def test_a_rebuild_writes_only_the_rows_whose_answers_differ(survey):
     current = plan.of(survey)
     builder.write_responses(survey, {q.id: np.random.default_rng(5).integers(0, 2, 25) for q in current})
     Response.objects.filter(pk__in=list(Response.objects.values_list("pk", flat=True)[:3])).update(answers="9")
+    said = io.StringIO()  # the tallies agree: only the answers differ
+    with pytest.raises(CommandError, match="1 counts or answers differ"):
+        call_command("rebuild_counts", "health", "--verify", stdout=said)
+    assert said.getvalue().splitlines() == ["health: 3 responses keep other answers than their reports",
+                                            "health: MISMATCH"]
     assert answer_rows.rebuild(survey.pk, current) == 3
     assert answer_rows.rebuild(survey.pk, current) == 0 and kept_answers(survey) == expected_answers(survey)
+    call_command("rebuild_counts", "health", "--verify", stdout=io.StringIO())  # no CommandError now
 
 
 def test_a_rebuild_writes_every_rows_answers_again_from_its_reports(survey):
