@@ -55,9 +55,13 @@ def test_the_demo_respondent_page_has_no_violations_in_any_state(live_server, pa
 
     answer_with_the_last_option(page)
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)  # closed while the page was open
-    page.click("#send")
-    page.wait_for_selector("#send:disabled")  # a refusal (4xx): sending again would not help
-    assert page.locator("#status").inner_text().strip() != "" and visible(page, "#survey")
+    # The server's answer, not the button: it is disabled from the moment sending starts, and a survey
+    # opened again before the request arrives would take it.
+    with page.expect_response(lambda answer: answer.request.method == "POST") as refusal:
+        page.click("#send")
+    assert 400 <= refusal.value.status < 500
+    expect(page.locator("#status")).to_contain_text(refusal.value.json()["error"]["reason"])
+    assert page.locator("#send").is_disabled() and visible(page, "#survey")  # sending again would not help
     assert Response.objects.count() == 0
     assert axe_violations(page) == [], "refused by the server"
 
