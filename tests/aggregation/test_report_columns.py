@@ -317,6 +317,9 @@ def test_a_second_connection_that_would_queue_behind_an_exclusive_lock_request_g
                 time.sleep(0.01)
             else:
                 raise AssertionError("the exclusive request never queued")
+            # Without the second connection's own lock_timeout the three would wait for each other for ever:
+            # this bounds the wait, and the time below says which ended it.
+            cursor.execute("SET statement_timeout = 15000")
         return beside(read, *args)
 
     clustering = threading.Thread(target=exclusive)

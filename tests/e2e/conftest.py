@@ -218,3 +218,17 @@ def agree(page):
     """Agree to a survey's consent text (the demo has one), which shows its questions."""
     page.click("#agree")
     page.wait_for_selector("#survey:not([hidden])")
+
+
+def add_question(page):
+    """Click the survey page's "Add another Question" and return the new row. The click is made again if it added
+    none: the live figures' answers change the rows' heights, and one arriving between the mouse's press and its
+    release moves the link from under it (Playwright checks the target of the press, not of the click). The row is
+    added in the click's own handler, so it is there when the click returns, or never."""
+    index = int(page.input_value("#id_questions-TOTAL_FORMS"))
+    row = page.locator(f"#questions-{index}")
+    for _ in range(2):
+        page.click("#questions-group .add-row a")
+        if row.count():
+            return row
+    raise AssertionError("two clicks on the add link added no question")

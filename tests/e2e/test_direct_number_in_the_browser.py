@@ -21,6 +21,7 @@ from ldp.intervals import t_value
 from surveys.collection import plan
 from surveys.collection.models import Survey
 from tests.e2e.answering import COUNT_RANDOM_WORDS
+from tests.e2e.conftest import add_question
 from tests.e2e.test_staff_pages import csp_violations, log_in
 from tests.factories import PASSWORD, saved_total
 
@@ -38,12 +39,10 @@ def type_the_survey(page, live_server, survey):
     """The admin adds a yes/no question (q-RR) and the age asked directly, with its bins."""
     violations = csp_violations(page)
     log_in(page, f"{live_server.url}/admin/login/", "admin", f"/admin/collection/survey/{survey.pk}/change/")
-    page.click("#questions-group .add-row a")
-    cheated = page.locator("#questions-0")
+    cheated = add_question(page)
     cheated.locator("[name=questions-0-text]").fill("Have you ever cheated on an exam?")
     cheated.locator("[name=questions-0-q]").fill("0.5")
-    page.click("#questions-group .add-row a")
-    age = page.locator("#questions-1")
+    age = add_question(page)
     age.locator("[name=questions-1-text]").fill("Your age in years?")
     age.locator("[name=questions-1-kind]").select_option("numeric")
     age.locator("[name=questions-1-mechanism_name]").select_option("direct_number")

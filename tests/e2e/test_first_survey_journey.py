@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 import ldp
 from surveys.collection.models import Response, Survey
-from tests.e2e.conftest import TIMEOUT, axe_violations
+from tests.e2e.conftest import TIMEOUT, add_question, axe_violations
 from tests.e2e.test_staff_pages import csp_violations
 from tests.factories import PASSWORD, saved_total
 
@@ -38,6 +38,10 @@ class Journey:
     def click(self, selector):
         self.count += 1
         self.page.click(selector)
+
+    def add_question(self):
+        self.count += 1
+        return add_question(self.page)
 
     def fill(self, selector, text):
         self.count += 1
@@ -78,10 +82,10 @@ def test_a_new_admin_gets_a_survey_live_and_answered_in_fewer_than_25_interactio
     you.fill("[name=questions-0-text]", "Have you ever cheated on an exam?")
     first = page.locator("#questions-0 .field-privacy .readonly")
     expect(first).to_have_text(re.compile(r"^ε = 1\.0987 \(q = 0\.5000\)"))  # ln 3 = 1.098612..., rounded up
-    you.click("#questions-group .add-row a")
+    you.add_question()
     you.fill("[name=questions-1-text]", "Have you driven after drinking?")
     you.choose("[name=questions-1-mechanism_name]", "bitflip")  # epsilon = 1 unless changed
-    you.click("#questions-group .add-row a")
+    you.add_question()
     you.fill("[name=questions-2-text]", "How often do you use recreational drugs?")
     you.choose("[name=questions-2-kind]", "single_choice")  # k-ary RR, epsilon = 1, offered first
     you.fill("[name=questions-2-options_text]", "\n".join(DRUGS))

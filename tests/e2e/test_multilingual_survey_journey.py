@@ -43,7 +43,7 @@ def test_an_admin_gets_a_translated_survey_with_a_covariate_and_consent_answered
     you.fill("#id_title", "Campus life")
     you.fill("#id_consent", CONSENT[0])
     you.fill("[name=questions-0-text]", QUESTIONS[0][0])  # a q-RR with q = 0.5 unless changed
-    you.click("#questions-group .add-row a")
+    you.add_question()
     you.fill("[name=questions-1-text]", QUESTIONS[1][0])
     you.choose("[name=questions-1-kind]", "single_choice")
     you.choose("[name=questions-1-mechanism_name]", "direct")  # a covariate: sent as given, no epsilon

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 import ldp
 from surveys.collection.models import Survey
+from tests.e2e.conftest import add_question
 from tests.e2e.test_staff_pages import csp_violations, log_in
 from tests.factories import PASSWORD, saved_total
 
@@ -34,8 +35,7 @@ def test_an_admin_types_each_new_kind_and_sees_its_boxes_and_figures(live_server
     total = page.locator("#privacy-total")
     boxes = ("options_text", "prefer_not_to_say", "exclusive_options", "at_most", "lo", "hi", "step", "q", "epsilon")
 
-    page.click("#questions-group .add-row a")
-    multi = page.locator("#questions-0")
+    multi = add_question(page)
     multi.locator("[name=questions-0-text]").fill("Used?")
     multi.locator("[name=questions-0-kind]").select_option("multi_select")
     assert offered(multi, 0) == ["multiselect"]
@@ -50,8 +50,7 @@ def test_an_admin_types_each_new_kind_and_sees_its_boxes_and_figures(live_server
     expect(figures).to_contain_text("differ in at most 2 boxes")
     expect(total).to_have_attribute("data-total", saved_total(chosen))
 
-    page.click("#questions-group .add-row a")
-    hours = page.locator("#questions-1")
+    hours = add_question(page)
     hours.locator("[name=questions-1-text]").fill("Hours?")
     hours.locator("[name=questions-1-kind]").select_option("numeric")
     assert offered(hours, 1) == ["krr", "onebit", "dlaplace", "direct_number"]  # in the list's order
@@ -74,8 +73,7 @@ def test_an_admin_types_each_new_kind_and_sees_its_boxes_and_figures(live_server
     assert visible(hours, *boxes) == ["options_text", "lo", "hi", "step", "epsilon"]
     hours.locator("[name=questions-1-mechanism_name]").select_option("dlaplace")
 
-    page.click("#questions-group .add-row a")
-    agree = page.locator("#questions-2")
+    agree = add_question(page)
     agree.locator("[name=questions-2-text]").fill("Agree?")
     agree.locator("[name=questions-2-kind]").select_option("ordinal")
     assert offered(agree, 2) == ["krr", "sue", "oue"]

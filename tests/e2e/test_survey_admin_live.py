@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 import ldp
 from surveys.collection.models import Survey
+from tests.e2e.conftest import add_question
 from tests.e2e.test_staff_pages import csp_violations, log_in
 from tests.factories import PASSWORD, saved_total
 
@@ -27,8 +28,7 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     log_in(page, f"{live_server.url}/admin/login/", "admin", change)
     total = page.locator("#privacy-total")
 
-    page.click("#questions-group .add-row a")
-    row = page.locator("#questions-0")
+    row = add_question(page)
     row.locator("[name=questions-0-text]").fill("Cheated?")
     assert row.locator(".field-q").is_visible() and not row.locator(".field-epsilon").is_visible()
     row.locator("[name=questions-0-q]").fill("0.5")
@@ -45,8 +45,7 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     expect(total).to_have_attribute("data-total", saved_total(bitflip))
 
     # A second, single-choice question: only the mechanisms that fit, its options counted.
-    page.click("#questions-group .add-row a")
-    second = page.locator("#questions-1")
+    second = add_question(page)
     second.locator("[name=questions-1-text]").fill("Colour?")
     second.locator("[name=questions-1-kind]").select_option("single_choice")
     offered = second.locator("[name=questions-1-mechanism_name] option:not([hidden])").evaluate_all(
@@ -83,15 +82,13 @@ def test_a_direct_question_has_no_parameter_box_and_stays_out_of_the_total(live_
     log_in(page, f"{live_server.url}/admin/login/", "admin", change)
     total = page.locator("#privacy-total")
 
-    page.click("#questions-group .add-row a")
-    first = page.locator("#questions-0")
+    first = add_question(page)
     first.locator("[name=questions-0-text]").fill("Cheated?")
     first.locator("[name=questions-0-q]").fill("0.5")
     expect(total).to_have_attribute("data-total", "1.0987")
     expect(total).to_contain_text("Over the budget")
 
-    page.click("#questions-group .add-row a")
-    age = page.locator("#questions-1")
+    age = add_question(page)
     age.locator("[name=questions-1-text]").fill("Age band?")
     age.locator("[name=questions-1-kind]").select_option("single_choice")
     age.locator("[name=questions-1-options_text]").fill("18-34\n35-54\n55+")
