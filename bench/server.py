@@ -5,6 +5,7 @@ around the load (CSRF cookie, JSON GET, hashed static modules, `rebuild_counts -
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import os
 import re
@@ -54,10 +55,26 @@ class ScratchPostgres:
             connection.execute(f'CREATE DATABASE "{self.name}"')
             connection.execute(f'ALTER ROLE CURRENT_USER IN DATABASE "{self.name}" SET synchronous_commit = on')
 
+    LEAVE_SECONDS = 120  # how long drop() waits for connections it may not end (autovacuum's: seconds)
+
     def drop(self) -> None:
+        """Drop it, FORCE ending connections left behind. FORCE may not end another role's process, an
+        autovacuum worker's included (PostgreSQL 15: insufficient_privilege); those end by themselves, so the
+        drop is tried again meanwhile, as bench/scratch.py's (which goes through Django's connection)."""
         import psycopg
+        deadline = time.monotonic() + self.LEAVE_SECONDS
         with psycopg.connect(self.admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+            for attempt in itertools.count():
+                try:
+                    connection.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+                    return
+                except psycopg.errors.InsufficientPrivilege as error:
+                    if time.monotonic() > deadline:
+                        raise
+                    if not attempt:
+                        print(f"Waiting for another role's connection to {self.name} to end ({error})",
+                              file=sys.stderr, flush=True)
+                time.sleep(0.5)
 
 
 def production_env(tmp: Path, database_url: str) -> dict[str, str]:

@@ -5,10 +5,13 @@ import os
 import re
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.bench.engines import ROOT, SUITE_URL
+from bench.server import ScratchPostgres
+from tests.bench.engines import ROOT, SUITE_URL, PostgreSQL
 
 pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
 
@@ -37,3 +40,30 @@ def test_it_alternates_the_phases_and_every_round_stores_new_submissions():
     if SUITE_URL.startswith(("postgres://", "postgresql://")):  # durable commits, though the suite's role has none
         assert re.search(r"^setup: .* \(PostgreSQL scratch database \w+, synchronous_commit = on\)$", out,
                          re.MULTILINE), out
+
+
+@pytest.mark.slow
+def test_its_scratch_database_waits_for_a_connection_it_may_not_end_then_goes(engine, capsys):
+    # As an autovacuum worker's does: DROP DATABASE ... WITH (FORCE) may not end another role's process.
+    if not isinstance(engine, PostgreSQL):
+        pytest.skip("a PostgreSQL server's processes")
+    scratch = ScratchPostgres(SUITE_URL)
+    bystander = engine.bystander(scratch.name)
+    try:
+        if bystander is None:
+            pytest.skip("needs root to connect as the server's postgres user")
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            dropping = pool.submit(scratch.drop)
+            deadline = time.monotonic() + 30
+            while "Waiting for another role's connection" not in capsys.readouterr().err:
+                assert not dropping.done() and time.monotonic() < deadline, "it did not wait for the session"
+                time.sleep(0.1)
+            assert engine.exists(scratch.name)
+            bystander.stdin.close()  # psql ends its session
+            dropping.result(timeout=60)
+        assert not engine.exists(scratch.name)
+    finally:
+        if bystander is not None and bystander.poll() is None:
+            bystander.kill()
+        if engine.exists(scratch.name):
+            engine.remove(scratch.name)
