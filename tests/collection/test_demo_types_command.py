@@ -20,15 +20,19 @@ def run_demo(**options):
     return out.getvalue()
 
 
-@pytest.fixture
-def types_demo(db):
-    output = run_demo(responses=3000, seed=11, types=True)
+def types_demo(responses):
+    output = run_demo(responses=responses, seed=11, types=True)
     return Survey.objects.get(slug=demo.TYPES_SLUG), output
 
 
-@pytest.mark.slow
-def test_it_has_one_question_of_each_kind_within_its_budget(types_demo):
-    survey, output = types_demo
+@pytest.fixture
+def large_types_demo(db):
+    """Enough responses to recover the stated truths (3,000 responses cost seconds: only that test has them)."""
+    return types_demo(3000)
+
+
+def test_it_has_one_question_of_each_kind_within_its_budget(db):
+    survey, output = types_demo(10)
     current = plan.of(survey)
     assert [(q.kind, q.mechanism.name) for q in current] == [
         ("multi_select", "multiselect"), ("numeric", "onebit"), ("numeric", "dlaplace"), ("numeric", "krr"),
@@ -57,8 +61,8 @@ def truth_mean(question, fractions):
 
 
 @pytest.mark.slow
-def test_the_results_recover_the_stated_truth_of_every_kind(types_demo):
-    survey, _ = types_demo
+def test_the_results_recover_the_stated_truth_of_every_kind(large_types_demo):
+    survey, _ = large_types_demo
     found = results.survey_results(survey)
     multi, hours, drinks, ages, stress = found.questions
     for j, expected in enumerate(kept_ticks(demo.TYPES_TRUTH[1], 2)):
@@ -83,13 +87,12 @@ def test_every_question_is_past_its_planner_number_at_the_default_responses(db):
     assert results.survey_results(survey, fixed).needed <= 5000  # the command's default
 
 
-@pytest.mark.slow
-def test_running_it_twice_adds_nothing(types_demo):
-    survey, _ = types_demo
+def test_running_it_twice_adds_nothing(db):
+    survey, _ = types_demo(10)
     version = plan.of(survey).version
     again = run_demo(responses=3000, seed=12, types=True)
-    assert "Question types demo already there: 3000 responses." in again
-    assert Survey.objects.filter(slug=demo.TYPES_SLUG).count() == 1 and survey.responses.count() == 3000
+    assert "Question types demo already there: 10 responses." in again
+    assert Survey.objects.filter(slug=demo.TYPES_SLUG).count() == 1 and survey.responses.count() == 10
     assert plan.of(survey).version == version
 
 
