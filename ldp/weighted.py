@@ -17,6 +17,9 @@ are 0, so its variance is 0 but for rounding (about 1e-33, or exactly 0, as the 
 ROUNDING x lambda_w (1 - lambda_w) the variance is taken as 0, its interval as the estimate alone, the
 same every time: the margin's share is known, not estimated.
 
+Grouped rows (`Design.counts`): one report per row, standing for the row's count of respondents; the figures
+are those of the rows written out.
+
 A mean (1-bit mean, discrete Laplace): the weighted mean of the per-report unbiased values
 (`ldp.linear_model.per_report_values`), its linearization standard error and a normal interval,
 clipped to the question's range.
@@ -88,7 +91,7 @@ def weighted_fractions(mechanism: Mechanism, reports: npt.ArrayLike, design: Des
     """
     check_confidence(confidence)
     y = indicators(mechanism, reports)
-    if y.shape[0] != design.n:
+    if y.shape[0] != design.weights.size:
         raise ValueError("one report per weight")
     lam, variance = design.mean(y)
     spreads = lam * (1.0 - lam)

@@ -57,7 +57,7 @@ def weighted_independence(a: Mechanism, reports_a: npt.ArrayLike, b: Mechanism, 
     0.1188599769
     """
     xa, xb = indicators(a, reports_a), indicators(b, reports_b)
-    if xa.shape[0] != design.n or xb.shape[0] != design.n:
+    if xa.shape[0] != design.weights.size or xb.shape[0] != design.weights.size:
         raise ValueError("one report of each question per weight")
     best = (math.inf, 0.0, 0.0, 0.0)
     tables = [(rows, columns) for rows in _sides(xa, a.unary) for columns in _sides(xb, b.unary)]

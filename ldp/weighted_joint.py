@@ -17,7 +17,8 @@ interval needs Var(pi_w_ab), Var(pi_w_a) and their covariance: all from `Design.
 (Var(u + v) - Var(u) - Var(v)) / 2, exact because the linearization variance is a quadratic form in the
 residuals), so the delta-method standard error is that of the linearized ratio (s_a s_b - R s_a) / pi_w_a.
 
-Reports are given as `ldp.weighted.indicators` takes them: option indexes, or (n, k) bits for unary questions.
+Grouped rows (`Design.counts`) give the figures of the rows written out. Reports are given as
+`ldp.weighted.indicators` takes them: option indexes, or (n, k) bits for unary questions.
 """
 
 from __future__ import annotations
@@ -40,13 +41,13 @@ BATCH = 4_000_000  # numbers (32 MB) per call of Design.mean
 def _scores(mechanism: Mechanism, reports: npt.ArrayLike, design: Design) -> tuple[FloatArray, FloatArray]:
     """The 0/1 indicators x (n, k) and the unbiased scores s = (x - q) / g."""
     x = indicators(mechanism, reports)
-    if x.shape[0] != design.n:
+    if x.shape[0] != design.weights.size:
         raise ValueError("one report per weight")
     return x, (x - mechanism.q_other) / (mechanism.p - mechanism.q_other)
 
 
 def _rates(design: Design, xa: FloatArray, xb: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-    w = design.weights
+    w = design.mass  # grouped rows: each row's weight times the respondents it stands for
     total = w.sum()
     return ((xa * w[:, None]).T @ xb) / total, (w @ xa) / total, (w @ xb) / total
 
@@ -127,7 +128,7 @@ def _by_rows(design: Design, columns: Callable[[int], FloatArray], rows: int) ->
 
     for i in range(rows):
         block = columns(i)
-        if batch and (sum(b.shape[1] for b in batch) + block.shape[1]) * design.n > BATCH:
+        if batch and (sum(b.shape[1] for b in batch) + block.shape[1]) * design.weights.size > BATCH:
             flush()
         batch.append(block)
     flush()

@@ -136,6 +136,12 @@ STORAGES = {
 # (surveys/aggregation/pair_counting.py).
 RELATE_NOW_RESPONSES = env.integer("DJANGO_RELATE_NOW_RESPONSES", 800_000, 0, 10**9)
 
+# Weighted figures read the answers of every response to the questions they need (and the margin questions)
+# within the request, once, as columns grouped in numpy (surveys/aggregation/weighting.py): about a second and
+# 8 bytes a value at 10^6 responses of 20 questions (docs/operations.md). A request that would read more than
+# DJANGO_WEIGHT_NOW_VALUES responses x questions is refused before anything is read (409 naming `weighted`).
+WEIGHT_NOW_VALUES = env.integer("DJANGO_WEIGHT_NOW_VALUES", 32_000_000, 0, 10**10)
+
 # The report exports (reports.csv, .json, .dta, .sav) are prepared whole in a background thread of
 # the web process, from one consistent read of the database, into DJANGO_EXPORT_DIR (private: 0700,
 # files 0600; every app server must see the same directory), then downloaded with their length and

@@ -21,11 +21,12 @@ and numeric bins as options, a direct number in its bins). A break-down leaves r
 Weighted (options.weighted): the responses raked to the survey's population margins (surveys.aggregation.weighting,
 the weighted estimates' weights), and the joint and conditional fractions under them (`ldp.weighted_joint`: the
 weighted means of the score products, their variance by the same linearization through the raking). They read
-each question's reports of the weighted responses, not the pair's running counts, so no pair is counted in the
-background; the independence test is Rao and Scott's F on the weighted reports (`ldp.weighted_association`); the
-counts, n and the effect size are those reports' own, unweighted. Refusals as the weighted
+the two questions' columns of every response once, grouped with the margins' cells into distinct (cell, A, B) rows
+and their counts (`weighting.Weights.grouped`), not the pair's running counts, so no pair is counted in the
+background; the independence test is Rao and Scott's F on those rows (`ldp.weighted_association`); the
+counts, n and the effect size are the weighted responses' own, unweighted. Refusals as the weighted
 estimates': no margins is a 400 naming `weighted`, responses that cannot be raked (or a question a weighted
-response did not answer) a 409.
+response did not answer, or more answers than a request may read) a 409.
 """
 
 from __future__ import annotations
@@ -34,14 +35,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from django.conf import settings
 from django.utils.translation import gettext as _
 
 import ldp
+from ldp.raking import Design
 from ldp.weighted_association import weighted_independence
 from ldp.weighted_joint import weighted_conditional, weighted_joint
 from surveys.collection import pair_tallies, plan
-from surveys.collection.models import Response, Survey
+from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.localized import point
 
@@ -87,8 +88,9 @@ class CrossTab:
     options: ResultOptions
     counts: ldp.JointCounts | None  # None when n = 0
     needed: int  # respondents for a joint cell's margin, worst case
-    weights: weighting.Weights | None = None  # weighted figures: the weights, and each question's reports under them
-    reports: tuple[Any, Any] | None = None  # A's and B's reports (`weighting.relating_reports`), weighted only
+    weights: weighting.Weights | None = None  # weighted figures: the weights they are under
+    reports: tuple[Any, Any] | None = None  # weighted only: A's and B's reports in each row of `design`
+    design: Design | None = None  # weighted only: the weights over the distinct (cell, A, B) rows
 
     @property
     def n(self) -> int:
@@ -123,9 +125,9 @@ class CrossTab:
     def joint(self) -> ldp.JointEstimate | None:
         if self.counts is None:
             return None
-        if self.weights is not None and self.reports is not None:
+        if self.design is not None and self.reports is not None:
             return weighted_joint(self.a.relating, self.reports[0], self.b.relating, self.reports[1],
-                                  self.weights.design, confidence=self.confidence)
+                                  self.design, confidence=self.confidence)
         return ldp.estimate_joint(self.a.relating, self.b.relating, self.counts, confidence=self.confidence)
 
     @cached_property
@@ -142,9 +144,9 @@ class CrossTab:
     def relation(self) -> Relation | None:
         if self.counts is None:
             return None
-        if self.weights is not None and self.reports is not None:
+        if self.design is not None and self.reports is not None:
             return Relation(weighted_independence(self.a.relating, self.reports[0], self.b.relating, self.reports[1],
-                                                  self.weights.design, self.counts))
+                                                  self.design, self.counts))
         return Relation(ldp.independence(self.a.relating, self.b.relating, self.counts))
 
     @cached_property
@@ -173,9 +175,9 @@ class CrossTab:
     def _conditional(self, given: str) -> ldp.Conditional | None:
         if self.counts is None:
             return None
-        if self.weights is not None and self.reports is not None:
+        if self.design is not None and self.reports is not None:
             return weighted_conditional(self.a.relating, self.reports[0], self.b.relating, self.reports[1],
-                                        self.weights.design, given=given, confidence=self.confidence)
+                                        self.design, given=given, confidence=self.confidence)
         return ldp.estimate_conditional(self.a.relating, self.b.relating, self.counts, given=given,
                                         confidence=self.confidence)
 
@@ -222,34 +224,27 @@ def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyP
     if a.id == b.id:
         raise BadParameter("b", "must be a different question from a")
     if options.weighted:
-        within_a_request(survey, tables=1)
-        return weighted(survey, a, b, options, weighting.weights(survey, {q.id: q for q in current}))
+        return weighted(survey, a, b, options, weighting.weights(survey, {q.id: q for q in current}, [a.id, b.id]))
     pair_counting.ensure(survey, [(a, b)], wait)  # pair_counting.Counting: being counted in the background
     return of_questions(survey, a, b, options)
 
 
-def within_a_request(survey: Survey, tables: int) -> None:
-    """A weighted table is made from its questions' reports of every response within the request (the pairs'
-    running counts carry no weights, and nothing weighted is counted in the background): refused, as a 409
-    naming `weighted`, beyond the responses x questions read a request may count (RELATE_NOW_RESPONSES)."""
-    responses = Response.objects.filter(survey=survey).count()
-    if responses * (tables + 1) > settings.RELATE_NOW_RESPONSES:
-        raise weighting.Unweightable(_(
-            "%(responses)s responses are too many to weight %(tables)s table(s) within a request (at most "
-            "%(limit)s responses times the questions read); ask for it unweighted, or relate fewer questions.")
-            % {"responses": f"{responses:,}", "tables": tables, "limit": f"{settings.RELATE_NOW_RESPONSES:,}"})
-
-
 def weighted(survey: Survey, a: PlannedQuestion, b: PlannedQuestion, options: ResultOptions,
-             found: weighting.Weights, a_reports: Any = None) -> CrossTab:
-    """The cross-tab under the weights, from both questions' reports of the weighted responses (A's read here unless
-    given: a break-down reads its grouping question's once)."""
-    reports = (weighting.relating_reports(a, found) if a_reports is None else a_reports,
-               weighting.relating_reports(b, found))
-    counts = ldp.JointCounts.from_reports(a.relating, reports[0], b.relating, reports[1])
+             found: weighting.Weights) -> CrossTab:
+    """The cross-tab under the weights, from the distinct (cell, A's report, B's report) rows of the weighted
+    responses and their counts (`weighting.Weights.grouped`)."""
+    design, (stored_a, stored_b) = found.grouped(a, b)
+    reports = (weighting.as_related(a, stored_a), weighting.as_related(b, stored_b))
+    counts = ldp.JointCounts.from_values(a.relating, b.relating, _relating_values(a, stored_a),
+                                         _relating_values(b, stored_b), design.counts)
     needed = ldp.joint_respondents_needed(a.relating, b.relating, options.margin, options.confidence)
     return CrossTab(survey=survey, a=a, b=b, options=options, counts=counts, needed=needed, weights=found,
-                    reports=reports)
+                    reports=reports, design=design)
+
+
+def _relating_values(question: PlannedQuestion, stored: Any) -> Any:
+    """Stored values as `question.relating` stores them: a unary report as is, an index one's option (its bin)."""
+    return stored if question.relating.unary else weighting.as_related(question, stored)
 
 
 def of_questions(survey: Survey, a: PlannedQuestion, b: PlannedQuestion,
@@ -293,9 +288,7 @@ def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | Non
     by = question(current, options.by, "by")
     others = [other for other in current if other.id != by.id and other.relatable]
     if options.weighted:
-        within_a_request(survey, tables=len(others))
-        found = weighting.weights(survey, {q.id: q for q in current})
-        groups = weighting.relating_reports(by, found)
-        return BreakDown(by=by, tables=[weighted(survey, by, other, options, found, groups) for other in others])
+        found = weighting.weights(survey, {q.id: q for q in current}, [by.id, *(other.id for other in others)])
+        return BreakDown(by=by, tables=[weighted(survey, by, other, options, found) for other in others])
     pair_counting.ensure(survey, [(by, other) for other in others], wait)  # or pair_counting.Counting
     return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in others])

@@ -123,10 +123,10 @@ def column(survey: Survey, current: SurveyPlan, questions: Sequence[PlannedQuest
     positions = [asked.index(m.question_id) for m in found]
     codes = _codes(survey, [planned[m.question_id] for m in found])
     try:
-        design, _ = weighting.raked(found, planned, codes)
+        design, _, cells = weighting.by_cells(found, planned, [codes[m.question_id] for m in found])
     except weighting.Unweightable:  # every weight empty; the dashboard's weighted figures say why
         return Column(None, positions)
-    return Column(design.weights, positions)
+    return Column(design.weights[cells], positions)
 
 
 def _codes(survey: Survey, margins: list[PlannedQuestion]) -> dict[int, npt.NDArray[np.int64]]:

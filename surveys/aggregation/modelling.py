@@ -163,7 +163,7 @@ def _weights(margins: list[Any], questions: dict[int, PlannedQuestion], rows: mo
     responses (those that answer some margin question) not among the rows."""
     design, used = weighting.raked(margins, questions, {m.question_id: rows.column(m.question_id) for m in margins},
                                    counts=rows.counts)
-    return weighting.Weights(design, {}, used, answering - rows.n)
+    return weighting.Weights(design, used, answering - rows.n)
 
 
 def _binary(outcome: PlannedQuestion, stored: npt.NDArray[np.int64], level: int | None) -> npt.NDArray[np.float64]:

@@ -186,7 +186,7 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
                  else _question_result(q, *counted[q.id], options, planned) for q in current]
     weights = None
     if options.weighted:
-        weights = weighting.weights(survey, {q.id: q for q in current})
+        weights = weighting.weights(survey, {q.id: q for q in current}, [q.id for q in current])
         questions = [_weighted(result, weights, options.confidence) for result in questions]
     return SurveyResults(survey=survey, options=options, responses=_responses(counted),
                          epsilon_total=current.epsilon_total, questions=questions, planned=planned, weights=weights)

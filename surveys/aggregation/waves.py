@@ -172,7 +172,7 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
 def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
     """The wave's responses raked to its own margins; a refusal that names the wave when they cannot be."""
     try:
-        return weighting.weights(wave, {q.id: q for q in planned})
+        return weighting.weights(wave, {q.id: q for q in planned}, [q.id for q in planned if q.mechanism.one_of_k])
     except BadParameter as refusal:  # no margins
         raise BadParameter(refusal.field, _("Wave %(wave)s: %(reason)s") % {"wave": wave.wave,
                                                                            "reason": refusal.reason}) from None

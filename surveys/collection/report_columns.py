@@ -80,6 +80,37 @@ def complete(questions: list[int], beside: bool = False) -> list[Column] | None:
     return columns if all(len(column) == responses for column in columns) else None
 
 
+MISSING = -(1 << 62)  # `aligned`'s value where a response has no report of the question (reports are far smaller)
+
+
+def aligned(questions: list[int]) -> list[Column]:
+    """One column per question over every response of their survey, in response order: `complete`'s columns when
+    every response answers them all, else each read by a join from the responses, MISSING where a response has
+    no report of the question (a response of an older plan, a question added since)."""
+    found = complete(questions)
+    if found is not None:
+        return found
+    survey = _survey_of(questions)
+    if survey is None or len(set(questions)) < len(questions):
+        raise ValueError("the questions must be of one survey, each once")
+    (reports, by, question, value), (responses, key, of_survey) = (quoted(Report, "response", "question", "value"),
+                                                                   quoted(Response, "id", "survey"))
+    text = f"{value}::text" if connection.vendor == "postgresql" else value
+    joined = "string_agg" if connection.vendor == "postgresql" else "group_concat"
+    columns = ", ".join(
+        f"(SELECT {joined}(v, ',') FROM (SELECT COALESCE({text}, '{MISSING}') AS v FROM {responses} AS s "
+        f"LEFT JOIN {reports} AS r ON r.{by} = s.{key} AND r.{question} = %s WHERE s.{of_survey} = %s "
+        f"ORDER BY s.{key}) AS c{j})" for j in range(len(questions)))
+    with connection.cursor() as cursor:  # only quoted names (and a number of ours) are interpolated
+        cursor.execute(f"SELECT (SELECT COUNT(*) FROM {responses} WHERE {of_survey} = %s), {columns}",
+                       [survey, *(p for q in questions for p in (q, survey))])
+        count, *texts = cursor.fetchone()
+    read = [_parsed(text or "", count) for text in texts]
+    if any(len(column) != count for column in read):  # one statement, one snapshot: cannot differ
+        raise RuntimeError("the responses' columns came out of different lengths")
+    return read
+
+
 def _from_answers(survey: int, questions: list[int], counted: int, beside: bool) -> list[Column] | None:
     """The columns from the responses' rows (`answer_rows`): None unless every response of the survey has its
     answers under the current plan, and reading them all is worth it (`WORTH`, `MOST_VALUES`; `counted`: the

@@ -16,7 +16,7 @@ from surveys.aggregation import export_weights, report_blocks, weighting
 from surveys.aggregation.models import MarginShare, PopulationMargin
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
-from surveys.collection.models import Survey
+from surveys.collection.models import Report, Survey
 from tests.aggregation.support import add_responses, reference_responses, reference_rows
 
 AGE, REGION = {"18-34": 0.3, "35-54": 0.4, "55+": 0.3}, {"North": 0.45, "South": 0.55}
@@ -58,7 +58,15 @@ def dashboard_weights(survey):
     """Each weighted response's weight as the dashboard's figures use it, by response id (text)."""
     current = plan.of(survey)
     found = weighting.weights(survey, {q.id: q for q in current})
-    return {str(response): float(found.design.weights[row]) for response, row in found.responses.items()}
+    margins = [m.question_id for m in weighting.margins_of(survey)]
+    of_cell = {tuple(cell): float(w) for *cell, w in zip(*(m.codes.tolist() for m in found.design.margins),
+                                                   found.design.weights.tolist(), strict=True)}
+    answers: dict = {}
+    for response, question, value in Report.objects.filter(question_id__in=margins).values_list(
+            "response_id", "question_id", "value"):
+        answers.setdefault(str(response), {})[question] = value
+    return {response: of_cell[tuple(given[q] for q in margins)]
+            for response, given in answers.items() if len(given) == len(margins)}
 
 
 def download(client, owner, survey, name):

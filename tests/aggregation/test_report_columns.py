@@ -331,3 +331,34 @@ def test_a_second_connection_that_would_queue_behind_an_exclusive_lock_request_g
         assert report_columns.complete(ids(survey, (1, 2, 3)), beside=True) is None
     clustering.join(30)
     assert not clustering.is_alive() and time.monotonic() - started < 10
+
+
+def expected_aligned(survey, orders) -> list[np.ndarray]:
+    """Each question's value of every response in key order, MISSING where it has none: from the ORM, by response
+    (`aligned`'s order when it reads the reports)."""
+    current = {q.order: q.id for q in plan.of(survey)}
+    stored = {(response, question): value for response, question, value in
+              Report.objects.filter(response__survey=survey).values_list("response_id", "question_id", "value")}
+    keys = Response.objects.filter(survey=survey).order_by("pk").values_list("pk", flat=True)
+    return [np.array([stored.get((key, current[order]), report_columns.MISSING) for key in keys])
+            for order in orders]
+
+
+def test_aligned_columns_hold_every_response_in_key_order_and_mark_a_missing_report(survey):
+    rng = np.random.default_rng(4)
+    write(survey, 40, rng, orders=(1, 2, 5))
+    write(survey, 30, rng)
+    found = report_columns.aligned(ids(survey, (1, 7, 5)))
+    expected = expected_aligned(survey, (1, 7, 5))
+    assert [len(column) for column in found] == [70] * 3
+    assert (found[1] == report_columns.MISSING).sum() == 40 and (found[0] != report_columns.MISSING).all()
+    assert all(np.array_equal(a, b) for a, b in zip(found, expected, strict=True))
+
+
+def test_aligned_columns_of_a_survey_every_response_answers_are_its_complete_columns(survey):
+    write(survey, 50, np.random.default_rng(5), answers=True)
+    asked = ids(survey, (8, 1, 4))
+    found, complete = report_columns.aligned(asked), report_columns.complete(asked)
+    assert complete is not None and all(np.array_equal(a, b) for a, b in zip(found, complete, strict=True))
+    # From the responses' answers: lined up, in the rows' order rather than the keys'.
+    assert sorted(zip(*found, strict=True)) == sorted(zip(*expected_aligned(survey, (8, 1, 4)), strict=True))

@@ -149,14 +149,14 @@ def test_a_weighted_cross_tab_is_made_within_the_request_up_to_the_limit_and_ref
     enter(survey, 2, AGE)
     q = ids(survey)
     query = f"?a={q[1]}&b={q[4]}&weighted=true"
-    settings.RELATE_NOW_RESPONSES = 2 * N  # N responses, two questions' reports read: exactly the limit
+    settings.WEIGHT_NOW_VALUES = 3 * N  # N responses' answers to three questions (the margin, A, B): the limit
     assert api(owner_client, survey, query)[0] == 200
-    settings.RELATE_NOW_RESPONSES = 2 * N - 1
+    settings.WEIGHT_NOW_VALUES = 3 * N - 1
     status, body = api(owner_client, survey, query)
     assert status == 409 and body["error"] == {
         "code": "unavailable", "field": "weighted",
-        "reason": f"{N} responses are too many to weight 1 table(s) within a request (at most {2 * N - 1:,} "
-                  "responses times the questions read); ask for it unweighted, or relate fewer questions."}
+        "reason": f"{N} responses are too many to weight within a request with 3 questions' answers (at most "
+                  f"{3 * N - 1:,} answers are read); ask for it unweighted, or for fewer questions (a cross-tab)."}
 
 
 def test_a_randomized_mean_is_still_refused_weighted(owner_client, survey, answered):

@@ -138,9 +138,11 @@ def test_a_weighted_break_down_is_made_within_the_request_up_to_the_limit_and_re
         owner_client, survey, answered, settings):
     enter(survey, 2, AGE)
     q = ids(survey)
-    settings.RELATE_NOW_RESPONSES = 5 * N  # by region: four other questions to relate, five read
+    every = len(q)  # the page's weighted figures read every question's answers, the break-down's among them
+    settings.WEIGHT_NOW_VALUES = every * N
     assert page(owner_client, survey, f"?by={q[3]}&weighted=on").status_code == 200
-    settings.RELATE_NOW_RESPONSES = 5 * N - 1
+    settings.WEIGHT_NOW_VALUES = every * N - 1
     refused = page(owner_client, survey, f"?by={q[3]}&weighted=on")
     assert refused.status_code == 409
-    assert f"{N} responses are too many to weight 4 table(s) within a request" in refused.content.decode()
+    assert (f"{N} responses are too many to weight within a request with {every} questions&#x27; answers"
+            in refused.content.decode())

@@ -9,12 +9,14 @@ import json
 
 import numpy as np
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from ldp.linear_model import per_report_values
 from ldp.raking import margin, rake
 from ldp.weighted import indicators, weighted_fractions, weighted_mean
-from surveys.collection import builder
+from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
@@ -157,3 +159,43 @@ def test_a_number_asked_directly_is_weighted_as_the_answers_themselves(owner_cli
     years = weighted_mean(18.0 + np.asarray(answered[2], dtype=float), design, 18, 99)
     assert body["questions"][1]["mean"] == pytest.approx(years.as_dict(), abs=1e-12)
     assert body["questions"][1]["interval"] == "weighted"
+
+
+def test_responses_without_every_margin_answer_are_left_out_and_the_rest_weighted_as_alone(owner_client, survey,
+                                                                                          answered):
+    enter(survey, 2, AGE)
+    enter(survey, 3, REGION)
+    status, alone = estimates(owner_client, survey, "?weighted=true")
+    current = {q.order: q.id for q in plan.of(survey)}
+    builder.write_responses(survey, {current[1]: [0, 1, 1], current[2]: [0, 1, 2]})  # no region: not weighted
+    status, body = estimates(owner_client, survey, "?weighted=true")
+    assert status == 200 and body["weights"]["left_out"] == 3 and body["weights"]["n"] == N
+    assert weighted_figures(body) == weighted_figures(alone) and body["weights"] == {**alone["weights"], "left_out": 3}
+
+
+def weighted_figures(body):
+    """Each question's weighted figures: its options' estimates and intervals, and its mean."""
+    return [(q["mean"], [{key: o[key] for key in ("estimate", "std_error", "ci_low", "ci_high")}
+                         for o in q["options"]]) for q in body["questions"]]
+
+
+def test_a_weighted_response_without_some_question_is_refused_naming_it(owner_client, survey, answered):
+    enter(survey, 2, AGE)
+    current = {q.order: q.id for q in plan.of(survey)}
+    builder.write_responses(survey, {q: [0] for order, q in current.items() if order != 4})
+    status, body = estimates(owner_client, survey, "?weighted=true")
+    assert status == 409 and body["error"] == {
+        "code": "unavailable", "field": "weighted",
+        "reason": "Question 4 was not answered by every weighted response."}
+
+
+def test_a_weighted_request_beyond_what_may_be_read_is_refused_before_any_answer_is_read(owner_client, survey,
+                                                                                        answered, settings):
+    enter(survey, 2, AGE)
+    settings.WEIGHT_NOW_VALUES = 7 * N  # seven questions' answers of N responses: the limit
+    assert estimates(owner_client, survey, "?weighted=true")[0] == 200
+    settings.WEIGHT_NOW_VALUES = 7 * N - 1
+    with CaptureQueriesContext(connection) as queries:
+        status, body = estimates(owner_client, survey, "?weighted=true")
+    assert status == 409 and body["error"]["reason"].startswith(f"{N} responses are too many to weight")
+    assert not [q["sql"] for q in queries.captured_queries if "collection_report" in q["sql"]]
