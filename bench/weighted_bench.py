@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +91,8 @@ class Command(BaseCommand):
             tallies.rebuild(survey)
             arrival_order.rewrite_in_key_order()
             for name, url in figures.items():
-                plain = _median(lambda url=url: _get(client, url, False), repeat)
-                weighted = _median(lambda url=url: _get(client, url, True), repeat)
+                plain = _median(partial(_get, client, url, False), repeat)
+                weighted = _median(partial(_get, client, url, True), repeat)
                 self.stdout.write(
                     f"{size:>9,} {name:<14} unweighted {plain[0]:6.3f} s ({plain[1]:6.3f}) weighted "
                     f"{weighted[0]:6.3f} s ({weighted[1]:6.3f})  ratio {weighted[0] / plain[0]:5.2f}x  "
