@@ -46,6 +46,7 @@ class ResultOptions:
     weighted: bool = False  # to the survey's population margins (surveys.aggregation.weighting)
     first: int | None = None  # wave numbers: the change from `first` to `second` (surveys.aggregation.waves)
     second: int | None = None
+    pilot: bool = False  # the dashboard also shows figures below the planner's size, each marked (`too_few`)
 
     def query(self) -> str:
         """The estimate options as a query string (for links that keep them)."""
@@ -81,7 +82,7 @@ class ResultOptions:
 DEFAULTS = ResultOptions()
 FIELDS = ("confidence", "interval", "simultaneous", "margin", "weighted")  # the estimates API and export
 CROSSTAB_FIELDS = ("a", "b", "confidence", "margin", "weighted")  # the cross-tab API and export
-DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by", "first", "second")
+DASHBOARD_FIELDS = (*FIELDS, "a", "b", "by", "first", "second", "pilot")
 WAVE_FIELDS = ("confidence", "first", "second", "weighted")  # the waves API and waves.csv
 
 
@@ -152,6 +153,7 @@ READERS = {
     "interval": _interval,
     "simultaneous": lambda text: _flag("simultaneous", text),
     "weighted": lambda text: _flag("weighted", text),
+    "pilot": lambda text: _flag("pilot", text),
     "margin": lambda text: _number("margin", text, MARGIN_MIN, MARGIN_MAX),
     "a": lambda text: _question("a", text),
     "b": lambda text: _question("b", text),

@@ -6,7 +6,11 @@ the intervals shown; `CrossTab.needed`: a joint cell's). Below it the randomizat
 lie far outside 0-100% and its interval span almost everything.
 
 How each place applies it (one rule, two presentations, never a figure without the reason):
-- the dashboard's question results withhold the estimates and say why (a chart is read at a glance);
+- every section of the dashboard (the questions' results, the cross-tab, the break-down's tables and the trends
+  across waves) withholds a figure below the planner's size and says why, in the same words (a chart is read at
+  a glance), unless the researcher asks for pilot figures (`ResultOptions.pilot`, "Show pilot figures"): then
+  every section shows them, each marked as a pilot figure, with its warning and its intervals clipped to what is
+  possible (0-100%);
 - every other place gives the figure with the warning beside it: the estimates API and the cross-tab API
   (`too_few`, `warning`), estimates.csv and crosstab.csv (the same two columns), the dashboard's cross-tab and
   break-down (a notice on each table) and the generated R and Python scripts (a warning line per question and a
@@ -35,7 +39,7 @@ def question_warning(n: int, needed: int, margin: str, level: str) -> str | None
         return None
     return _("Too few respondents: %(n)s of the %(needed)s needed for %(margin)s at %(level)s. The "
              "randomization dominates: an estimate can lie far from the truth and its interval span almost "
-             "everything; the dashboard does not show these estimates yet.") % {
+             "everything.") % {
         "n": n, "needed": needed, "margin": margin, "level": level}
 
 
@@ -47,6 +51,17 @@ def crosstab_warning(n: int, needed: int, margin: str, level: str) -> str | None
              "%(level)s. The randomization of two answers at once dominates: these estimates can lie far from "
              "the truth and their intervals are wide.") % {
         "n": n, "needed": needed, "margin": margin, "level": level}
+
+
+def waves_warning(waves: list[int], needed: int, margin: str, level: str) -> str | None:
+    """The warning beside a question's trend across waves when some wave has fewer respondents than the planner's
+    `needed` (the same planner as the question's own results), or None."""
+    if not waves:
+        return None
+    return _("Too few respondents in wave %(waves)s: fewer than the %(needed)s needed for %(margin)s at %(level)s. "
+             "The randomization dominates: an estimate can lie far from the truth and its interval span almost "
+             "everything.") % {"waves": ", ".join(map(str, waves)), "needed": needed, "margin": margin,
+                                "level": level}
 
 
 def mean_variance(question: PlannedQuestion) -> float | None:

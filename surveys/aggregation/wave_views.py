@@ -26,7 +26,9 @@ from surveys.errors import ErrorSerializer
 from surveys.localized import point
 from surveys.refusals import Refusal
 
-from . import access, api, params, trend_charts, waves, weighting
+from . import access, api, params, results, trend_charts, waves, weighting
+from . import too_few as rule
+from .templatetags.results_format import level, points
 from .wave_serializers import SeriesResultsSerializer
 
 
@@ -80,10 +82,19 @@ def context(user: Any, survey: Survey, options: params.ResultOptions,
         return {}
     found, unweighted = made
     trends = [(trend, trend_charts.trend_chart(trend), change_rows(trend),
-               waves.correlation_words(trend) if trend.change else "")
+               waves.correlation_words(trend) if trend.change else "", too_few(trend, options))
               for trend in found.trends]
     return {"series": found, "trends": trends, "wave_problem": problem, "waves_query": query(found),
             "waves_unweighted": unweighted}
+
+
+def too_few(trend: waves.Trend, options: params.ResultOptions) -> str | None:
+    """The one rule across waves (`too_few`): the warning when a wave has reports of the question but fewer than
+    its planner's respondents at the page's margin and level (Wilson intervals, as the waves'), else None."""
+    fixed = replace(options, interval=params.FIXED_DEFAULT, simultaneous=False)
+    needed = results.needed(trend.question, fixed)
+    few = [p.wave for p in trend.points if 0 < p.n < needed]
+    return rule.waves_warning(few, needed, points(options.margin), level(options.confidence))
 
 
 def _weighed_or_said(user: Any, survey: Survey, options: params.ResultOptions, weights: weighting.Weights | None

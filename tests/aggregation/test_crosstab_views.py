@@ -19,8 +19,9 @@ def ids(survey):
 
 
 def dashboard(client, user, survey, query=""):
+    """The dashboard with pilot figures shown: these surveys' tables have fewer responses than the planner's."""
     client.force_login(user)
-    return client.get(reverse("aggregation:dashboard", args=[survey.slug]) + query)
+    return client.get(reverse("aggregation:dashboard", args=[survey.slug]) + (query or "?") + "&pilot=on")
 
 
 def test_the_picker_offers_every_question_for_a_b_and_by(client, owner, survey):

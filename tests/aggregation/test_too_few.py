@@ -31,8 +31,7 @@ def needed(survey):
 
 def question_warning(n, need):
     return (f"Too few respondents: {n} of the {need} needed for {points(MARGIN)} at 95%. The randomization "
-            "dominates: an estimate can lie far from the truth and its interval span almost everything; the "
-            "dashboard does not show these estimates yet.")
+            "dominates: an estimate can lie far from the truth and its interval span almost everything.")
 
 
 def crosstab_warning(n, need, margin):
@@ -111,20 +110,34 @@ def test_the_cross_tab_api_csv_page_and_break_down_give_the_figures_with_the_rul
     assert {(r["respondents_needed"], r["too_few"], r["warning"]) for r in rows} == {
         (str(need), str(warning is not None).lower(), warning or "")}
 
+    # The dashboard: withheld below the planner, with the warning and how to see it; with pilot figures asked
+    # for, shown and marked, with the same warning.
     html = get(client, owner, "dashboard", two_questions, pair).content.decode()
-    notices = html.count(f'<p class="notice early too-few" role="note">{warning}</p>')
-    assert (notices, html.count("too-few")) == ((1, 1) if warning else (0, 0))
-    assert '<table class="estimates joint">' in html
+    pilot = get(client, owner, "dashboard", two_questions, pair + "&pilot=on").content.decode()
+    assert (html.count(withheld(warning)), html.count("too-few"), html.count('<table class="estimates joint">')) == (
+        (1, 1, 0) if warning else (0, 0, 1))
+    assert (pilot.count(marked(warning)), pilot.count('<table class="estimates joint">')) == (
+        (1, 1) if warning else (0, 1))
 
     # The break-down by the direct question: the k-RR question's table, with the same rule for the same pair.
-    down = get(client, owner, "dashboard", two_questions, f"?by={direct.id}&margin={margin}").content.decode()
+    query = f"?by={direct.id}&margin={margin}"
+    down = get(client, owner, "dashboard", two_questions, query).content.decode()
+    shown = get(client, owner, "dashboard", two_questions, query + "&pilot=on").content.decode()
     assert ldp.joint_respondents_needed(direct.mechanism, krr.mechanism, margin) == need
-    warning_down = warning
-    expected = (f'<p class="notice too-few" role="note" id="too-few-{krr.id}">{warning_down}</p>'
-                if warning_down else None)
-    assert down.count('class="notice too-few"') == (1 if warning_down else 0)
-    assert expected is None or expected in down
-    assert down.count('<table class="estimates break-down-table">') == 1
+    assert (down.count(withheld(warning)), down.count('<table class="estimates break-down-table">')) == (
+        (1, 0) if warning else (0, 1))
+    assert (shown.count(marked(warning)), shown.count('<table class="estimates break-down-table">')) == (
+        (1, 1) if warning else (0, 1))
+
+
+def withheld(warning):
+    return (f'<p class="notice early too-few withheld" role="note">{warning} <strong>Not shown yet.</strong> '
+            "Tick “Show pilot figures” above to see them, marked as such.</p>")
+
+
+def marked(warning):
+    return ('<p class="notice pilot too-few" role="note"><strong class="pilot-mark">Pilot figures</strong> '
+            f"{warning}</p>")
 
 
 def test_the_warning_follows_the_confidence_level(client, owner, two_questions):

@@ -5,6 +5,7 @@ is assigned to; superusers all)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from django.urls import reverse
@@ -25,7 +26,8 @@ def series(owner):
 
 
 def dashboard(client, survey, query=""):
-    return client.get(reverse("aggregation:dashboard", args=[survey.slug]) + query)
+    """With pilot figures shown: these waves have fewer respondents than the planner's."""
+    return client.get(reverse("aggregation:dashboard", args=[survey.slug]) + (query or "?") + "&pilot=on")
 
 
 def api(client, survey, query=""):
@@ -165,3 +167,20 @@ def test_the_schema_describes_the_waves_api_as_it_answers(client, owner, series)
     assert set(question["waves"][0]) == properties("Point")
     assert set(question["waves"][0]["remembered"]) == properties("PermanentLayer")
     assert set(question["change"]) == properties("Change")
+
+
+def test_a_trend_with_a_wave_below_the_planner_is_withheld_unless_pilot_figures_are_asked(client, owner, series):
+    surveys, _ = series
+    client = login(client, owner)
+    trends = waves.series_results(surveys[2], owner, ResultOptions()).trends
+    warnings = [wave_views.too_few(trend, ResultOptions()) for trend in trends]
+    assert all(warnings) and all(w.startswith("Too few respondents in wave 1, 2, 3: fewer than the ") for w in warnings)
+    withheld = section(client.get(reverse("aggregation:dashboard", args=[surveys[2].slug])))
+    assert '<svg class="chart trend"' not in withheld and "a change of" not in withheld
+    assert withheld.count('<p class="notice early too-few withheld" role="note">Too few respondents in wave') == len(
+        trends)
+    shown = section(dashboard(client, surveys[2]))
+    assert shown.count('<svg class="chart trend"') == len(trends)
+    assert shown.count('<strong class="pilot-mark">Pilot figures</strong> Too few respondents in wave') == len(trends)
+    enough = replace(ResultOptions(), margin=0.5)
+    assert [wave_views.too_few(trend, enough) for trend in trends] == [None] * len(trends)

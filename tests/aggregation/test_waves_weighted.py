@@ -177,7 +177,7 @@ def test_the_weighted_change_of_waves_that_share_respondents_takes_the_largest_v
     assert download.status_code == 200 and len(rows) == 2 + 3 + 3 + 2
     assert {(row["correlation"], row["assumption"], row["shared"], row["weighted"]) for row in rows} == {
         ("unknown", words, "12", "true")}
-    page = client.get(reverse("aggregation:dashboard", args=[surveys[1].slug]) + "?weighted=on")
+    page = client.get(reverse("aggregation:dashboard", args=[surveys[1].slug]) + "?weighted=on&pilot=on")
     part = section(page.content.decode())
     assert page.status_code == 200 and words.replace("'", "&#x27;") in part and "a change of" in part
     assert "whose weighted covariance is not worked out, its interval allows for the largest variance" in part
@@ -195,7 +195,7 @@ def test_a_wave_that_cannot_be_weighted_is_named_and_the_dashboard_shows_the_wav
     answer = client.get(reverse("aggregation:api-waves", args=[surveys[1].slug]) + "?weighted=on")
     assert (answer.status_code, answer.json()["error"]) == (400, {"code": "bad_parameter", "field": "weighted",
                                                                   "reason": reason})
-    page = client.get(reverse("aggregation:dashboard", args=[surveys[1].slug]) + "?weighted=on")
+    page = client.get(reverse("aggregation:dashboard", args=[surveys[1].slug]) + "?weighted=on&pilot=on")
     html = page.content.decode()
     assert page.status_code == 200 and f"The figures across waves are unweighted: {reason}" in html
     assert "a change of" in section(html) and "weighted=on" not in section(html)
@@ -232,7 +232,7 @@ def test_the_api_gives_each_waves_weights_and_says_the_figures_are_weighted(clie
 
 def test_the_weighted_dashboard_section_says_so_and_keeps_weighted_in_its_links(client, owner, series):
     surveys, _ = series
-    page = login(client, owner).get(reverse("aggregation:dashboard", args=[surveys[1].slug]) + "?weighted=on")
+    page = login(client, owner).get(reverse("aggregation:dashboard", args=[surveys[1].slug]) + "?weighted=on&pilot=on")
     html = page.content.decode()
     part = section(html)
     assert page.status_code == 200
