@@ -30,7 +30,7 @@ from surveys.history.display import changes_table
 from surveys.history.hooks import RecordsConfigurationChanges
 from surveys.history.models import ConfigurationChange
 
-from .. import figures, invitations, kinds, lifecycle, plan, purge, sharing
+from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing
 from ..models import Series, Survey
 from . import views
 from .questions import QuestionInline
@@ -78,6 +78,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                               **kwargs: Any) -> forms.Field | None:
         if db_field.name == "access":
             kwargs["help_text"] = ACCESS_HELP
+        if db_field.name == "researchers":
+            kwargs["help_text"] = researchers.help_text()
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def get_urls(self) -> list[URLPattern]:
@@ -118,8 +120,9 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         return [survey.pk]
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
-        """A new survey's results are its creator's to see, unless they choose otherwise."""
-        return {"researchers": [request.user.pk], **super().get_changeform_initial_data(request)}
+        """A new survey's results are its creator's and the researchers groups' to see, unless the admin unticks
+        them."""
+        return {"researchers": researchers.preselected(request.user), **super().get_changeform_initial_data(request)}
 
     def add_view(self, request: HttpRequest, form_url: str = "",
                  extra_context: dict[str, Any] | None = None) -> HttpResponse:

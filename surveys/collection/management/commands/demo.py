@@ -3,9 +3,10 @@ import secrets
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
 
-from surveys.collection import demo
+from surveys.collection import demo, researchers
 
 
 class Command(BaseCommand):
@@ -28,6 +29,8 @@ class Command(BaseCommand):
             demo.simulate_responses(survey, responses, seed)
         researcher = self._account("researcher", "DEMO_RESEARCHER_PASSWORD", superuser=False)
         survey.researchers.add(researcher[0])
+        for name in researchers.group_names():  # so a survey an admin creates is preselected for the researcher
+            researcher[0].groups.add(Group.objects.get_or_create(name=name)[0])
         admin = self._account("admin", "DEMO_ADMIN_PASSWORD", superuser=True)
         self.stdout.write(
             f"Demo survey {'created' if created else 'already there'}: {survey.responses.count()} responses.\n"
