@@ -34,6 +34,7 @@ from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers,
 from ..models import Series, Survey
 from . import views
 from .questions import QuestionInline
+from .survey_form import SurveyForm
 from .translations import SurveyTranslationInline, translate_view, translation_links
 
 # Invitations limit who may answer, not who may read: the page and the definition API serve the
@@ -62,7 +63,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}}
     # Status changes only through the open/close actions, which check the configuration first.
     readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary", "translations", "series",
-                       "wave")
+                       "wave", "replanned")
     inlines = [QuestionInline, SurveyTranslationInline]
     object_history_template = "admin/collection/survey/object_history.html"  # with the field-level history
     actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
@@ -72,7 +73,10 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                                    "invitation_summary", "series", "wave")}),
         (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
         (gettext_lazy("Results"), {"fields": ("researchers",)}),
+        (gettext_lazy("Intervals valid however often you look"), {"fields": (
+            "planned_size", "planned_confidence", "reason", "replanned")}),
     )
+    form = SurveyForm
 
     def formfield_for_dbfield(self, db_field: models.Field[Any, Any], request: HttpRequest,
                               **kwargs: Any) -> forms.Field | None:
@@ -168,6 +172,12 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         if direct:
             found += " " + _("(randomized questions only; %(count)d not randomized, sent as given)") % {"count": direct}
         return found
+
+    @admin.display(description=gettext_lazy("Re-planned"))
+    def replanned(self, survey: Survey) -> str:
+        if survey.replanned_at is None:
+            return "-"
+        return _("at n = %(n)d: %(reason)s") % {"n": survey.replanned_at, "reason": survey.replan_reason}
 
     @admin.display(description=gettext_lazy("Other languages"))
     def translations(self, survey: Survey) -> str:
