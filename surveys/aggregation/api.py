@@ -39,7 +39,9 @@ PARAMETERS = [
         "Bonferroni: each of a question's k intervals at 1 - (1 - confidence) / k, so all hold together; "
         "default false.")),
     OpenApiParameter("margin", OpenApiTypes.DOUBLE, description=(
-        f"Planner target half-width, {params.MARGIN_MIN} to {params.MARGIN_MAX}; default 0.05.")),
+        f"Planner target half-width, {params.MARGIN_MIN} to {params.MARGIN_MAX}; default 0.05. It sets the "
+        "respondents needed, never the anytime intervals (their planned size is the survey's, fixed when it "
+        "opened).")),
 ]
 
 
