@@ -57,3 +57,4 @@ def test_the_form_says_who_is_preselected(admin_client, team):
 def test_the_demo_researcher_is_in_the_researchers_group(db, capsys):
     call_command("demo", responses=10, seed=1)
     assert list(Group.objects.get(name="researchers").user_set.values_list("username", flat=True)) == ["researcher"]
+

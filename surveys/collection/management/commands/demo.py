@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
 
-from surveys.collection import demo, researchers
+from surveys.collection import demo, replanning, researchers
 
 
 class Command(BaseCommand):
@@ -25,6 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, responses: Any, seed: Any, base_url: Any, types: bool = False,
                **options: Any) -> None:
         survey, created = demo.create_demo_survey()
+        self._planned(survey)
         if not survey.responses.exists():
             demo.simulate_responses(survey, responses, seed)
         researcher = self._account("researcher", "DEMO_RESEARCHER_PASSWORD", superuser=False)
@@ -44,6 +45,7 @@ class Command(BaseCommand):
 
     def _types(self, researcher: Any, responses: int, seed: int | None, base_url: str) -> None:
         survey, created = demo.create_types_survey()
+        self._planned(survey)
         if not survey.responses.exists():
             demo.simulate_types_responses(survey, responses, seed)
         survey.researchers.add(researcher)
@@ -53,6 +55,12 @@ class Command(BaseCommand):
             f"  Respond:   {base_url}/s/{survey.slug}/\n"
             f"  Results:   {base_url}/results/{survey.slug}/\n"
         )
+
+    def _planned(self, survey: Any) -> None:
+        """The planned size Open would have set (the demo surveys are made open), before the simulated reports."""
+        if survey.planned_size is None and not survey.responses.exists():
+            replanning.plan_at_open(survey)
+            survey.save(update_fields=["planned_size", "planned_confidence"])
 
     def _account(self, username: str, variable: str, superuser: bool) -> tuple[Any, str]:
         password = os.environ.get(variable) or secrets.token_urlsafe(12)
