@@ -20,9 +20,11 @@ import logging
 import sys
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views import defaults
 from rest_framework import serializers
@@ -143,7 +145,11 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """handler404: an address under /api/ that no route matches gets the API's error shape."""
+    """handler404: an address under /api/ that no route matches gets the API's error shape; a 404 that names its
+    own page (`page`: a results survey the user may not see, surveys.aggregation.access) gets that page."""
     if request.path.startswith("/api/"):
         return JsonResponse(body("not_found", "request", _("not found")), status=404)
+    page = getattr(exception, "page", None)
+    if page:
+        return render(request, page, {"contact": settings.SURVEY_ACCESS_CONTACT}, status=404)
     return defaults.page_not_found(request, exception)

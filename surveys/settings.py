@@ -155,6 +155,13 @@ EXPORT_WAIT = env.integer("DJANGO_EXPORT_WAIT", 5, 0, 60)
 EXPORT_KEEP_HOURS = env.integer("DJANGO_EXPORT_KEEP_HOURS", 24, 1, 24 * 90)
 EXPORT_BACKGROUND = env.boolean("DJANGO_EXPORT_BACKGROUND", True)
 
+# Who sees a new survey's results: the admin creating it, and the members of the groups named in
+# DJANGO_SURVEY_DEFAULT_RESEARCHERS (comma-separated group names, default "researchers"), preselected in the
+# admin's form, where the admin may untick them. DJANGO_SURVEY_ACCESS_CONTACT (e.g. an address) is whom a
+# researcher who opens a survey they may not see is told to ask; blank: "the site's administrators".
+SURVEY_DEFAULT_RESEARCHERS = env.listing("DJANGO_SURVEY_DEFAULT_RESEARCHERS", ["researchers"])
+SURVEY_ACCESS_CONTACT = env.text("DJANGO_SURVEY_ACCESS_CONTACT", "")
+
 # Sign-in: DJANGO_LOGIN_LOCKOUT="COUNT/SECONDS" (default 5/900) or "off": after COUNT failed sign-ins
 # for one username from one address within SECONDS, that username is refused from that address
 # for SECONDS (surveys/accounts/throttle.py), on both login pages. DJANGO_STAFF_2FA: "optional"

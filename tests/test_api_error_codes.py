@@ -116,8 +116,9 @@ def test_an_unknown_survey_and_an_unknown_address_are_not_found(client, db):
 def test_a_results_survey_the_researcher_is_not_assigned_to_is_not_found(client, other_researcher, survey):
     client.force_login(other_researcher)
     response = client.get(reverse("aggregation:api-estimates", args=[survey.slug]))
-    assert answer(response) == (404, "application/json", refusal("not_found", "request",
-                                                                 "No Survey matches the given query."))
+    assert answer(response) == (404, "application/json", refusal(
+        "not_found", "request", "no survey you may see has this address: it does not exist, or you are not among its "
+        "researchers (the survey's administrators can add you)"))
 
 
 def test_anonymous_results_are_not_authenticated(client, survey):

@@ -80,9 +80,9 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
 
 
 def _anytime(current: SurveyPlan, python: bool) -> dict[str, Any]:
-    """What intervals valid at any time (--interval anytime) need at the dashboard's defaults (confidence 0.95,
-    margin 0.05), from the survey's design alone: the sequences' planning size and each question's respondents
-    needed for a margin that holds at every look."""
+    """What intervals valid at any time (--interval anytime) need: the sequences' planned size (the survey's, fixed
+    when it opened, at every confidence and margin) and, at the dashboard's defaults (confidence 0.95, margin 0.05),
+    each question's respondents needed for a margin that holds at every look."""
     options = replace(params.DEFAULTS, interval=params.ANYTIME)
     return {"anytime_confidence": repr(options.confidence), "anytime_margin": repr(options.margin),
             "planned": results.planning_size(current, options),

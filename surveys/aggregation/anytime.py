@@ -4,8 +4,8 @@ service already has, for a survey that is still open.
 A fixed-n interval holds at one sample size chosen in advance; a researcher who looks at an open survey every
 day needs intervals that hold at every look at once (see `ldp.sequences`). The sequence at n depends only on
 the counts at n and the planning size, so no history of reports is needed. The planning size is the survey's
-planner target (the most respondents any question needs for the chosen margin, with intervals that hold at
-any time): it depends on the design and the margin, never on the reports, and the sequence is narrowest there.
+planned size, fixed when it opened (sequence_plan.py): never the margin asked for now, nor the reports, and the
+sequence is narrowest there.
 
 - Options of a single-choice question, bits of a multi-select or unary encoding, the 1-bit mean's bit:
   `ldp.sequences.fraction_sequence`; all of a question's intervals hold together (a union bound over its k

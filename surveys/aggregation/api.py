@@ -10,7 +10,6 @@ configuration cannot be read gets 409. A cross-tab whose pair is being counted i
 (surveys.aggregation.pair_counting) is 202 {"status": "counting", ...} with Retry-After.
 """
 
-from django.shortcuts import get_object_or_404
 from django.views.decorators.cache import never_cache
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework.decorators import api_view, permission_classes
@@ -18,11 +17,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from surveys.accounts.guards import SignedIn
-from surveys.collection.models import Survey
 from surveys.errors import ErrorSerializer
 
+from . import access, model_params, modelling, pair_counting, params, results
 from . import crosstab as crosstabs
-from . import model_params, modelling, pair_counting, params, results
 from .crosstab_serializers import CountingSerializer, CrossTabSerializer
 from .model_serializers import ModelSerializer
 from .serializers import SurveyEstimatesSerializer
@@ -41,7 +39,9 @@ PARAMETERS = [
         "Bonferroni: each of a question's k intervals at 1 - (1 - confidence) / k, so all hold together; "
         "default false.")),
     OpenApiParameter("margin", OpenApiTypes.DOUBLE, description=(
-        f"Planner target half-width, {params.MARGIN_MIN} to {params.MARGIN_MAX}; default 0.05.")),
+        f"Planner target half-width, {params.MARGIN_MIN} to {params.MARGIN_MAX}; default 0.05. It sets the "
+        "respondents needed, never the anytime intervals (their planned size is the survey's, fixed when it "
+        "opened).")),
 ]
 
 
@@ -56,7 +56,7 @@ PARAMETERS = [
 def estimates(request: Request, slug: str) -> Response:
     """Per question: counts of randomized reports, n, unbiased estimates, standard errors,
     intervals, post-processed (clipped, simplex-projected) estimates and the planner."""
-    survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
+    survey = access.survey_for(request.user, slug)
     found = results.survey_results(survey, params.parse(request.query_params))
     return Response(SurveyEstimatesSerializer(found).data)
 
@@ -93,7 +93,7 @@ def crosstab(request: Request, slug: str) -> Response:
     for a joint cell. Computed from the stored reports: no extra privacy cost. The first time a pair
     of a large survey is asked for, it is counted in the background: 202 with the progress and
     Retry-After; ask again."""
-    survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
+    survey = access.survey_for(request.user, slug)
     try:
         found = crosstabs.crosstab(survey, params.parse(request.query_params, params.CROSSTAB_FIELDS))
     except pair_counting.Counting as counting:
@@ -139,6 +139,6 @@ def model(request: Request, slug: str) -> Response:
     and the power to detect an odds ratio, fitted on the stored reports of the responses that answer every
     question used (no extra privacy cost). 409 with too few respondents (the early-results rule of the
     outcome's estimates), when the data separate or the fit does not converge."""
-    survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
+    survey = access.survey_for(request.user, slug)
     found = modelling.fit(survey, model_params.parse(request.query_params))
     return Response(ModelSerializer(found).data)

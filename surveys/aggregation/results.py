@@ -193,8 +193,11 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
 
 
 def planning_size(current: plan.SurveyPlan, options: ResultOptions) -> int:
-    """The confidence sequences' planning size: the survey's planner target, from the design and margin alone."""
-    return max([_needed(q, options) for q in current] or [1])
+    """The confidence sequences' planning size: the survey's planned size, fixed at Open (sequence_plan), never
+    the margin or confidence asked for now (a size chosen after looking voids the guarantee)."""
+    from . import sequence_plan
+
+    return sequence_plan.of_plan(current).size
 
 
 def needed(question: PlannedQuestion, options: ResultOptions) -> int:

@@ -11,7 +11,7 @@ from django.conf import settings
 
 from surveys.collection.models import Survey
 
-from . import charts, numeric_charts, params, prepared, progress
+from . import charts, numeric_charts, params, prepared, progress, sequence_plan
 from .params import ResultOptions
 from .results import SurveyResults
 
@@ -29,4 +29,5 @@ def context(survey: Survey, options: ResultOptions, found: SurveyResults) -> dic
         "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
         "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
+        "sequence_plan": sequence_plan.shown(survey, found.planned),
     }

@@ -165,8 +165,8 @@ class SurveyEstimatesSerializer(serializers.Serializer):
         "often you look, all of a question's intervals together; an ordinal mean score keeps its fixed-n interval "
         "(see each question's interval). wilson (the default once closed) or exact: fixed-n intervals."))
     planned = serializers.IntegerField(allow_null=True, help_text=(
-        "With anytime intervals: their planning size, the survey's planner target (respondents_needed), where "
-        "they are narrowest; null with fixed-n intervals."))
+        "With anytime intervals: their planning size, where they are narrowest: the survey's planned size, fixed "
+        "when it opened (margin does not change it); null with fixed-n intervals."))
     simultaneous = serializers.BooleanField(source="options.simultaneous")
     weights = WeightsSerializer(allow_null=True, help_text=(
         "With weighted=true: the population margins the responses were raked to and what the weights cost; "

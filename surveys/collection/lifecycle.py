@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 
 import ldp
 
-from . import kinds, languages, plan
+from . import kinds, languages, plan, replanning
 from .models import MAX_OPTIONS, Question, Survey
 
 
@@ -60,8 +60,10 @@ def open_survey(survey: Survey) -> None:
     found = problems(survey)
     if found:
         raise ValidationError(_("cannot open: %(problems)s") % {"problems": "; ".join(found)})
+    if survey.status == Survey.Status.DRAFT:  # its first opening: before any report
+        replanning.plan_at_open(survey)
     survey.status = Survey.Status.OPEN
-    survey.save(update_fields=["status"])
+    survey.save(update_fields=["status", "planned_size", "planned_confidence"])
 
 
 def close_survey(survey: Survey) -> None:

@@ -44,8 +44,9 @@ def run_again(given: Survey) -> Survey:
         survey.save(update_fields=["series", "wave"])
     waves = Survey.objects.select_for_update().filter(series=survey.series)
     number = (waves.aggregate(last=Max("wave"))["last"] or 0) + 1
+    # The planned size carries over (chosen before this wave's reports); the last wave's re-plan does not.
     wave = _copy(survey, slug=_free_slug(survey.slug, number), wave=number, status=Survey.Status.DRAFT,
-                 opens_at=None, closes_at=None)
+                 opens_at=None, closes_at=None, replanned_at=None, replan_reason="")
     wave.researchers.set(survey.researchers.all())
     for row in survey.translations.all():
         _copy(row, survey=wave)

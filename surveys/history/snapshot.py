@@ -17,6 +17,9 @@ from surveys.collection.models import Question, Survey
 
 SURVEY_FIELDS = ("title", "slug", "description", "language", "consent", "status", "opens_at", "closes_at", "access",
                  "epsilon_budget")
+# The confidence sequences' plan (set at Open, re-planned with a reason): absent while blank, so the snapshots of
+# surveys that never had one stay as they were.
+PLAN_FIELDS = ("planned_size", "planned_confidence", "replanned_at", "replan_reason")
 TRANSLATED_FIELDS = ("title", "description", "consent")  # a survey's texts in another language: "title:es"
 QUESTION_FIELDS = ("order", "text", "kind", "mechanism_name", "q", "epsilon")
 
@@ -30,6 +33,7 @@ def of(survey_id: int) -> Snapshot | None:
     if survey is None:
         return None
     fields = {name: _text(survey, name) for name in SURVEY_FIELDS}
+    fields.update({name: text for name in PLAN_FIELDS if (text := _text(survey, name))})
     fields["researchers"] = ", ".join(sorted(user.get_username() for user in survey.researchers.all()))
     for row in survey.translations.all():
         fields.update({f"{name}:{row.language}": getattr(row, name) for name in TRANSLATED_FIELDS})

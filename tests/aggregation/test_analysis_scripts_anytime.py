@@ -9,7 +9,6 @@ the estimate divides by p - q (above 0.2 here). TOLERANCE = 1e-9 is ample (measu
 for R). A discrete Laplace mean's ends are found the same way in its mixture's ln M, convex in the mean.
 """
 
-import subprocess
 import sys
 
 import pytest
@@ -83,11 +82,21 @@ def test_the_r_script_gives_the_dashboards_intervals_valid_at_any_time(exported)
 
 
 @pytest.mark.slow
-def test_another_planning_size_is_asked_for_at_other_settings(exported):
+def test_the_scripts_use_the_surveys_planned_size_at_any_confidence_and_margin(client, exported):
     survey, folder, _ = exported
-    done = run([sys.executable, f"{survey.slug}-analysis.py", "--interval", "anytime", "--confidence", "0.9",
-                "--planned", "1000", "--csv", "py.csv"], folder)
-    assert done.returncode == 0
-    refused = subprocess.run([sys.executable, f"{survey.slug}-analysis.py", "--interval", "anytime", "--confidence",
-                              "0.9"], cwd=folder, capture_output=True, text=True, timeout=120, check=False)
-    assert refused.returncode == 2 and "--planned" in refused.stderr
+    type(survey).objects.filter(pk=survey.pk).update(planned_size=1000, planned_confidence=0.9)
+    api = client.get(reverse("aggregation:api-estimates", args=[survey.slug]),
+                     {"confidence": "0.9", "margin": "0.5"}).json()
+    assert api["planned"] == 1000
+    (folder / "again").mkdir()
+    folder = fetch(client, survey, folder / "again")
+    assert "PLANNED = 1000  #" in (folder / f"{survey.slug}-analysis.py").read_text()
+    run([sys.executable, f"{survey.slug}-analysis.py", "--interval", "anytime", "--confidence", "0.9", "--margin",
+         "0.5", "--csv", "py.csv"], folder)
+    rows = read_csv(folder / "py.csv")
+    assert len(rows) == len(expected_rows(api))
+    for row, want in zip(rows, expected_rows(api), strict=True):
+        assert (row["question_key"], row["option_index"], row["interval"]) == want[:3]
+        for column, value in zip(NUMBERS, want[5:], strict=True):  # the planner's figures differ off the defaults
+            assert (row[column] == "") == (value is None)
+            assert value is None or abs(float(row[column]) - value) <= TOLERANCE, (want[:2], column)

@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.db.models import Count
 
 import ldp
+import ldp.sequences
 from surveys.collection import demo, plan
 from surveys.collection.models import Question, Report, Response, Survey
 
@@ -118,3 +119,10 @@ def test_the_demo_mechanisms_are_the_documented_ones(db):
     assert qrr == ldp.QRandomizedResponse("0.5")
     assert bitflip == ldp.BitFlip(math.log(3))
     assert isinstance(krr, ldp.KaryRR) and krr == ldp.KaryRR(krr.epsilon, 4)
+
+
+def test_the_demo_survey_is_planned_as_open_would_plan_it(demo_output):
+    """Made open, the demo survey gets the planned size Open sets: the planner's figure for ±5 points at 95%."""
+    survey = Survey.objects.get(slug=demo.SLUG)
+    figure = max(ldp.sequences.anytime_respondents_needed(q.mechanism(), 0.05, 0.95) for q in survey.questions.all())
+    assert (survey.planned_size, survey.planned_confidence, survey.replanned_at) == (figure, 0.95, None)

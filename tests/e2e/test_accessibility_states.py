@@ -112,7 +112,7 @@ def test_the_question_kinds_demo_has_no_violations_in_any_state(live_server, pag
     assert axe_violations(page) == [], "receipt"
 
 
-def test_the_preview_and_the_404_page_have_no_violations(live_server, page_in_language, language):
+def test_the_preview_the_404_and_the_no_access_pages_have_no_violations(live_server, page_in_language, language):
     survey, _ = demo.create_demo_survey()
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
     make_user("editor", is_staff=True)
@@ -126,6 +126,11 @@ def test_the_preview_and_the_404_page_have_no_violations(live_server, page_in_la
     assert response.status == 404
     in_language(page, language)
     assert axe_violations(page) == [], "404"
+
+    response = page.goto(f"{live_server.url}/results/{survey.slug}/")  # signed in, not among its researchers
+    assert response.status == 404
+    in_language(page, language)
+    assert axe_violations(page) == [], "no access"
 
 
 def test_the_front_and_sign_in_pages_have_no_violations_with_or_without_errors(live_server, page_in_language,

@@ -31,7 +31,7 @@ def test_an_open_survey_shows_intervals_valid_at_any_time_and_a_closed_one_fixed
 
     kind = page.locator("#interval-kind")
     assert kind.get_attribute("data-interval") == "anytime"
-    assert f"{ANYTIME_WORDS}, planned for {found.planned} respondents." in kind.text_content()
+    assert f"{ANYTIME_WORDS}, planned for {found.planned} respondents at 95%." in kind.text_content()
     caption = page.locator("table.estimates caption").text_content()
     assert "intervals valid however often you look" in caption
     assert f"{row.ci_low * 100:.1f}% – {row.ci_high * 100:.1f}%" in page.locator("table.estimates").text_content()

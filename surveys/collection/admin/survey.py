@@ -30,10 +30,11 @@ from surveys.history.display import changes_table
 from surveys.history.hooks import RecordsConfigurationChanges
 from surveys.history.models import ConfigurationChange
 
-from .. import figures, invitations, kinds, lifecycle, plan, purge, sharing
+from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing
 from ..models import Series, Survey
 from . import views
 from .questions import QuestionInline
+from .survey_form import SurveyForm
 from .translations import SurveyTranslationInline, translate_view, translation_links
 
 # Invitations limit who may answer, not who may read: the page and the definition API serve the
@@ -62,7 +63,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}}
     # Status changes only through the open/close actions, which check the configuration first.
     readonly_fields = ("status", "epsilon_summary", "response_count", "invitation_summary", "translations", "series",
-                       "wave")
+                       "wave", "replanned")
     inlines = [QuestionInline, SurveyTranslationInline]
     object_history_template = "admin/collection/survey/object_history.html"  # with the field-level history
     actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
@@ -72,12 +73,17 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                                    "invitation_summary", "series", "wave")}),
         (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
         (gettext_lazy("Results"), {"fields": ("researchers",)}),
+        (gettext_lazy("Intervals valid however often you look"), {"fields": (
+            "planned_size", "planned_confidence", "reason", "replanned")}),
     )
+    form = SurveyForm
 
     def formfield_for_dbfield(self, db_field: models.Field[Any, Any], request: HttpRequest,
                               **kwargs: Any) -> forms.Field | None:
         if db_field.name == "access":
             kwargs["help_text"] = ACCESS_HELP
+        if db_field.name == "researchers":
+            kwargs["help_text"] = researchers.help_text()
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def get_urls(self) -> list[URLPattern]:
@@ -118,8 +124,9 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         return [survey.pk]
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
-        """A new survey's results are its creator's to see, unless they choose otherwise."""
-        return {"researchers": [request.user.pk], **super().get_changeform_initial_data(request)}
+        """A new survey's results are its creator's and the researchers groups' to see, unless the admin unticks
+        them."""
+        return {"researchers": researchers.preselected(request.user), **super().get_changeform_initial_data(request)}
 
     def add_view(self, request: HttpRequest, form_url: str = "",
                  extra_context: dict[str, Any] | None = None) -> HttpResponse:
@@ -165,6 +172,12 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         if direct:
             found += " " + _("(randomized questions only; %(count)d not randomized, sent as given)") % {"count": direct}
         return found
+
+    @admin.display(description=gettext_lazy("Re-planned"))
+    def replanned(self, survey: Survey) -> str:
+        if survey.replanned_at is None:
+            return "-"
+        return _("at n = %(n)d: %(reason)s") % {"n": survey.replanned_at, "reason": survey.replan_reason}
 
     @admin.display(description=gettext_lazy("Other languages"))
     def translations(self, survey: Survey) -> str:

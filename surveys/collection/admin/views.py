@@ -153,6 +153,11 @@ def tell_done(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Surve
     """The verb's message and, for an opened survey nobody is assigned to, a warning: its results
     would be missing from every researcher's list."""
     model_admin.message_user(request, done_message(request, survey, verb), messages.SUCCESS)
+    if verb == "open" and survey.planned_size is not None:  # fixed before anyone looks: say what was fixed
+        model_admin.message_user(request, _(
+            "%(survey)s: its intervals valid however often you look are planned for %(size)d respondents at "
+            "%(confidence)s.") % {"survey": survey, "size": survey.planned_size,
+                                  "confidence": f"{(survey.planned_confidence or 0.95) * 100:g}%"}, messages.INFO)
     if verb == "open" and not survey.researchers.exists():
         model_admin.message_user(request, _("%(survey)s: no researcher is assigned, so only superusers see its "
                                             "results. Choose its researchers under Results.") % {"survey": survey},

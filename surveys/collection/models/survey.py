@@ -85,6 +85,18 @@ class Survey(models.Model):
     series = models.ForeignKey(Series, on_delete=models.PROTECT, null=True, blank=True, related_name="waves",
                                help_text=_("Optional: the series this survey is a wave of."))
     wave = models.PositiveIntegerField(null=True, blank=True, help_text=_("Its number in the series: 1, 2, ..."))
+    # The confidence sequences' planned size, fixed before anyone looks (ldp.sequences: the guarantee holds for a
+    # size chosen in advance); blank until Open sets the planner's figure. Changed after the first report only with
+    # a reason (surveys/collection/replanning.py), kept with the number of responses then.
+    planned_size = models.PositiveIntegerField(
+        _("planned size"), null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text=_("Respondents the intervals valid however often you look are planned for (narrowest there). "
+                    "Blank: the planner's figure for ±5 points at the planned confidence, set when the survey opens."))
+    planned_confidence = models.FloatField(
+        _("planned confidence"), null=True, blank=True, validators=[MinValueValidator(0.5), MaxValueValidator(0.999)],
+        help_text=_("The confidence the planned size is figured at. Blank: 95%, set when the survey opens."))
+    replanned_at = models.PositiveIntegerField(_("re-planned at n"), null=True, blank=True, editable=False)
+    replan_reason = models.TextField(_("reason for re-planning"), blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = SurveyQuerySet.as_manager()

@@ -3,9 +3,10 @@ import secrets
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
 
-from surveys.collection import demo
+from surveys.collection import demo, replanning, researchers
 
 
 class Command(BaseCommand):
@@ -24,10 +25,13 @@ class Command(BaseCommand):
     def handle(self, *args: Any, responses: Any, seed: Any, base_url: Any, types: bool = False,
                **options: Any) -> None:
         survey, created = demo.create_demo_survey()
+        self._planned(survey)
         if not survey.responses.exists():
             demo.simulate_responses(survey, responses, seed)
         researcher = self._account("researcher", "DEMO_RESEARCHER_PASSWORD", superuser=False)
         survey.researchers.add(researcher[0])
+        for name in researchers.group_names():  # so a survey an admin creates is preselected for the researcher
+            researcher[0].groups.add(Group.objects.get_or_create(name=name)[0])
         admin = self._account("admin", "DEMO_ADMIN_PASSWORD", superuser=True)
         self.stdout.write(
             f"Demo survey {'created' if created else 'already there'}: {survey.responses.count()} responses.\n"
@@ -41,6 +45,7 @@ class Command(BaseCommand):
 
     def _types(self, researcher: Any, responses: int, seed: int | None, base_url: str) -> None:
         survey, created = demo.create_types_survey()
+        self._planned(survey)
         if not survey.responses.exists():
             demo.simulate_types_responses(survey, responses, seed)
         survey.researchers.add(researcher)
@@ -50,6 +55,12 @@ class Command(BaseCommand):
             f"  Respond:   {base_url}/s/{survey.slug}/\n"
             f"  Results:   {base_url}/results/{survey.slug}/\n"
         )
+
+    def _planned(self, survey: Any) -> None:
+        """The planned size Open would have set (the demo surveys are made open), before the simulated reports."""
+        if survey.planned_size is None and not survey.responses.exists():
+            replanning.plan_at_open(survey)
+            survey.save(update_fields=["planned_size", "planned_confidence"])
 
     def _account(self, username: str, variable: str, superuser: bool) -> tuple[Any, str]:
         password = os.environ.get(variable) or secrets.token_urlsafe(12)

@@ -1,0 +1,34 @@
+"""The survey's admin form: the model's fields, and the reason a re-plan of the confidence sequences needs once
+the survey has reports (surveys.collection.replanning), asked afresh each time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy
+
+from .. import replanning
+from ..models import Survey
+
+
+class SurveyForm(forms.ModelForm):
+    reason = forms.CharField(
+        label=gettext_lazy("Reason for re-planning"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=gettext_lazy("Required to change the planned size or confidence once the survey has responses: "
+                               "kept in its history, and the results page says where the intervals were re-planned."))
+
+    class Meta:
+        model = Survey
+        fields = "__all__"
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.instance.pk is not None and {"planned_size", "planned_confidence"} & set(self.changed_data):
+            try:
+                replanning.replan(self.instance, data.get("planned_size"), data.get("planned_confidence"),
+                                  data.get("reason") or "")
+            except ValidationError as error:
+                self.add_error("planned_size" if error.code == "planned_size" else "reason", error)
+        return data
