@@ -47,9 +47,10 @@ def test_it_stores_a_margin_whose_shares_cover_every_option_and_add_up_to_one(ad
 
 
 @pytest.mark.parametrize("shares, message", [
-    (["0.3", "0.4", "0.31"], "The shares must add up to 1; they add up to 1.01."),
-    (["0.3", "0.4", "0.299998"], "The shares must add up to 1; they add up to 0.999998."),
-    (["0.5", "0.5"], "Give a share for every option of the question"),
+    (["0.3", "0.4", "0.31"], "question 2 “Age band?”: the shares must add up to 1; they add up to 1.01."),
+    (["0.3", "0.4", "0.299998"], "question 2 “Age band?”: the shares must add up to 1; they add up to 0.999998."),
+    (["0.5", "0.5"], "question 2 “Age band?”: give a share for every option of the question (the weights need the "
+                     "whole population); missing: “55+”."),
     (["0.5", "0.5", "0"], "A share must be above 0"),
 ])
 def test_it_refuses_shares_that_do_not_describe_the_population_and_stores_nothing(admin_client, questions,
