@@ -36,13 +36,23 @@ def margins_page(request: HttpRequest, slug: str) -> HttpResponse:
             found = margins.copy_from(survey, int(wave) if wave.isdigit() else wave, request.user)
         else:
             entries, unread = entered(survey, request.POST)
-            if unread:
-                raise margins.Refused(unread)
-            found = margins.validate(survey, entries)
+            found = _validated(survey, entries, unread)
         margins.replace(survey, found, request.user)
     except margins.Refused as refused:
         return _render(request, survey, entries, refused.problems, status=400)
     return redirect(reverse("aggregation:margins", args=[survey.slug]) + "?saved=1")
+
+
+def _validated(survey: Survey, entries: list[dict[str, Any]], unread: list[margins.Problem]) -> list[margins.Margin]:
+    """Every problem at once: the tables that cannot be read, and what the rules find in the rest."""
+    try:
+        found = margins.validate(survey, entries)
+    except margins.Refused as refused:
+        unreadable = {problem.entry for problem in unread}
+        unread = unread + [problem for problem in refused.problems if problem.entry not in unreadable]
+    if unread:
+        raise margins.Refused(sorted(unread, key=lambda problem: problem.entry or 0))
+    return found
 
 
 def offer(survey: Survey) -> dict[str, Any]:

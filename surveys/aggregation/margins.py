@@ -264,7 +264,7 @@ def stale(found: Sequence[PopulationMargin]) -> list[str]:
         if not is_direct(question):
             problems.append(_("%(question)s is no longer sent as given (its mechanism is %(mechanism)s): a "
                               "randomized answer does not say whom to weight") % {
-                "question": name, "mechanism": question.get_mechanism_name_display()})
+                "question": name, "mechanism": _mechanism_label(question.mechanism_name)})
             continue
         options = {option.pk: option for option in question.ordered_options()}
         shares = {share.option_id: share.share for share in margin.shares.all()}
@@ -282,6 +282,11 @@ def stale(found: Sequence[PopulationMargin]) -> list[str]:
             problems.append(_("%(question)s: its population shares add up to %(total)s, not 1, or one is not above "
                               "0") % {"question": name, "total": f"{total.normalize():f}"})
     return problems
+
+
+def _mechanism_label(name: str) -> str:
+    mechanism = ldp.MECHANISMS.get(name)
+    return mechanism.label if mechanism is not None else name
 
 
 def copy_from(survey: Survey, wave: Any, user: Any) -> list[Margin]:
