@@ -36,9 +36,8 @@ def margin(question, source="Census 2021", shares=AGE):
 
 def stored(survey):
     """Every stored share: (question order, source, option label, share as stored)."""
-    return sorted((s.margin.question.order, s.margin.source, s.option.label, str(s.share))
-                  for s in MarginShare.objects.filter(margin__question__survey=survey).select_related("margin__question",
-                                                                                                      "option"))
+    shares = MarginShare.objects.filter(margin__question__survey=survey).select_related("margin__question", "option")
+    return sorted((s.margin.question.order, s.margin.source, s.option.label, str(s.share)) for s in shares)
 
 
 def questions(survey):
