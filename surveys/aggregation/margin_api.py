@@ -34,17 +34,17 @@ class OptionField(serializers.Field):
     """An option by label (case and surrounding spaces aside) or by 0-based index."""
 
 
-class ShareSerializer(serializers.Serializer):
+class StoredShareSerializer(serializers.Serializer):
     option = serializers.IntegerField(help_text="The option's 0-based index.")
     label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     share = serializers.FloatField(help_text="Its share of the population, above 0 and at most 1.")
 
 
-class MarginSerializer(serializers.Serializer):
+class StoredMarginSerializer(serializers.Serializer):
     question = serializers.IntegerField(help_text="The question's id.")
     order = serializers.IntegerField()
     text = serializers.CharField()
-    shares = ShareSerializer(many=True, help_text="One per option, in the options' order; they add up to 1.")
+    shares = StoredShareSerializer(many=True, help_text="One per option, in the options' order; they add up to 1.")
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # Declared here: a class attribute named `source` would shadow DRF's own Field.source.
@@ -59,7 +59,7 @@ class DirectQuestionSerializer(serializers.Serializer):
 
 
 class MarginsSerializer(serializers.Serializer):
-    margins = MarginSerializer(many=True)
+    margins = StoredMarginSerializer(many=True)
     questions = DirectQuestionSerializer(many=True, help_text="The survey's questions sent as given: the ones a "
                                                               "margin can be set for.")
 
