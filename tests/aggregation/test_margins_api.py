@@ -246,3 +246,18 @@ def test_copying_a_margin_whose_options_changed_names_the_option(owner_client, t
     assert put(owner_client, second, {"copy_from": 1}) == (400, {"error": {
         "code": "invalid", "field": "margins[0].shares[2].option",
         "reason": f"{AGE_TEXT} has no option “55+” (give an option's label or its index, 0 for the first)."}})
+
+
+def test_only_a_wave_of_the_same_series_that_the_researcher_may_see_is_copied(owner_client, owner, two_waves):
+    first, second, q = two_waves
+    put(owner_client, first, {"margins": [margin(q[2])]})
+    third = waves.run_again(second)  # wave 3, with wave 1's margin: not the owner's to see
+    third.researchers.clear()
+    elsewhere = waves.run_again(waves.run_again(first.__class__.objects.create(
+        slug="elsewhere", title="Elsewhere", epsilon_budget=1.0)))  # wave 3 of another series, the owner's
+    elsewhere.researchers.add(owner)
+    put(owner_client, second, {"margins": []})
+    assert put(owner_client, second, {"copy_from": 3}) == (400, {"error": {
+        "code": "invalid", "field": "copy_from",
+        "reason": "This survey's series has no other wave 3 that you may see."}})
+    assert stored(second) == []
