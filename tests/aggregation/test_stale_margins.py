@@ -88,3 +88,12 @@ def test_the_admins_open_button_says_why_and_a_sound_margin_opens(client, superu
     response = client.post(f"{SURVEYS}{direct_survey.pk}/open/", follow=True)
     assert messages_on(response) == [f"Covariates: cannot open: {MECHANISM}"]
     assert Survey.objects.get(pk=direct_survey.pk).status == Survey.Status.DRAFT
+
+
+def test_a_report_export_with_stale_margins_is_a_409_page_before_anything_is_prepared(owner_client, direct_survey):
+    enter(direct_survey, 2, AGE)
+    mechanism_changed(direct_survey)
+    response = owner_client.get(reverse("aggregation:export-reports-csv", args=[direct_survey.slug]))
+    assert response.status_code == 409
+    assert f"The weighted figures cannot be computed: {reason(MECHANISM)}" in response.content.decode()
+    assert not direct_survey.prepared_exports.exists()
