@@ -51,6 +51,7 @@ LOGGED_OUT = "302 /accounts/login/"  # LOGOUT_REDIRECT_URL
 TO_CHANGE = "302 {url}change/"  # the admin's old object URL
 BACK_TO_CHANGE = "302 {parent}change/"  # from .../<id>/open/ back to .../<id>/change/
 TO_WAVE = "302 /s/health/"  # a series' stable link, to its open wave
+SAVED = "302 {url}?saved=1"  # the margins page after a save
 
 CASES = cases()
 
@@ -123,6 +124,11 @@ MATRIX = {
     ("aggregation:export-model", "GET", "link"):                    (LOGIN,      LOGIN,      409,        404,        404,        404,        409),
     ("aggregation:api-waves", "GET", "link"):                       (403,        403,        200,        404,        404,        404,        200),
     ("aggregation:export-waves", "GET", "link"):                    (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    # Population margins: set by the survey's researchers (the results' access rule), on the page and in the API.
+    ("aggregation:margins", "GET", "link"):                         (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:margins", "POST", "link"):                        (LOGIN,      LOGIN,      SAVED,      404,        404,        404,        SAVED),
+    ("aggregation:api-margins", "GET", "link"):                     (403,        403,        200,        404,        404,        404,        200),
+    ("aggregation:api-margins", "PUT", "link"):                     (403,        403,        200,        404,        404,        404,        200),
     ("aggregation:api-schema", "GET", None):                        (200,        200,        200,        200,        200,        200,        200),
 
     # The admin: staff only; model pages by model permission.
@@ -302,7 +308,8 @@ LISTED = {
     "other_researcher": {"theirs"},
     "staff": set(),
     "staff_viewer": set(),
-    "superuser": {"health", "invited", "closed", "later", "ended", "draft", "theirs"},
+    # and the draft that holds the admin's population margin (urls_under_test.sound_margin)
+    "superuser": {"health", "invited", "closed", "later", "ended", "draft", "theirs", "margins-world"},
 }
 
 

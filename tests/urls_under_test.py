@@ -15,6 +15,7 @@ taken from the cookie the respondent's page sets.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,7 +32,7 @@ from django.urls import URLResolver, get_resolver
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from surveys.aggregation.models import PopulationMargin
+from surveys.aggregation.models import MarginShare, PopulationMargin
 from surveys.collection import builder, invitations, plan
 from surveys.collection.models import Question, Series, Survey
 from surveys.history.models import ConfigurationChange
@@ -75,6 +76,8 @@ METHODS = {
     "admin:collection_survey_new_wave": ("GET", "POST"),
     "admin:collection_survey_translate": ("GET", "POST"),
     "two-factor": ("GET", "POST"),
+    "aggregation:margins": ("GET", "POST"),
+    "aggregation:api-margins": ("GET", "PUT"),
 }
 
 # Query strings a view needs to do its work (rather than refuse a malformed request); a function
@@ -257,6 +260,18 @@ class Surveys(dict):
         return [self[subject] for subject in SURVEY_SUBJECTS if subject != "unknown"]
 
 
+def sound_margin() -> PopulationMargin:
+    """A margin the rules allow (a direct question, a share per option adding up to 1), of a draft nobody else
+    sees: a margin on one of the world's randomized questions would make its weighted figures and exports 409."""
+    draft = builder.create_survey("margins-world", "Margins", [
+        builder.QuestionSpec("Age band?", "direct", options=["Young", "Old"])], status=Survey.Status.DRAFT)
+    question = draft.questions.get()
+    margin = PopulationMargin.objects.create(question=question, source="Census 2021")
+    for option in question.ordered_options():
+        MarginShare.objects.create(margin=margin, option=option, share="0.5")
+    return margin
+
+
 @dataclass
 class World:
     """The cast, the surveys (by subject) and one object per admin model; see `build`."""
@@ -290,8 +305,7 @@ class World:
             ConfigurationChange: ConfigurationChange.objects.create(
                 who="super", survey_id=survey.pk, survey="Health (health)", action="changed",
                 changes=[{"field": "epsilon budget", "before": "6.0", "after": "9.0"}]),
-            PopulationMargin: PopulationMargin.objects.create(question=survey.ordered_questions().first(),
-                                                              source="Census 2021"),
+            PopulationMargin: sound_margin(),
         }
         return cls(users, Surveys(survey, owner), admin_objects)
 
@@ -392,6 +406,8 @@ class World:
 
     def body(self, role: str, case: Case) -> dict | None:
         """What a POST carries: a well-formed submission for the submission API, else nothing."""
+        if case.url.key == "aggregation:api-margins":
+            return {"margins": []}  # a replacement that is always sound: none
         if case.url.key != "collection:api-responses":
             return None
         survey = self.surveys.get(case.subject)
@@ -406,6 +422,11 @@ class World:
             return self.get(role, self.path(case))
         if case.method == "POST":
             return self.post(role, self.path(case), self.body(role, case))
+        if case.method == "PUT":
+            browser = self.client(role)
+            headers = {"X-CSRFToken": self.csrf_token(browser)}
+            return _read(browser.put(self.path(case), json.dumps(self.body(role, case)),
+                                     content_type="application/json", headers=headers))
         raise ValueError(case.method)
 
     def get(self, role: str, path: str, **extra):

@@ -28,7 +28,7 @@ from django.utils.http import content_disposition_header
 from surveys.collection import plan
 from surveys.collection.models import Survey
 
-from . import access, exports, prepared, refusing
+from . import access, exports, prepared, refusing, weighting
 from .export_formats import FORMATS
 from .models import PreparedExport
 from .views import researchers_only
@@ -42,6 +42,7 @@ READY = PreparedExport.Status.READY
 def export_reports(request: HttpRequest, slug: str, fmt: str) -> HttpResponseBase:
     survey = access.survey_for(request.user, slug)
     plan.of(survey)  # a survey whose configuration cannot be read: refused before anything is prepared
+    weighting.margins_of(survey)  # and one whose weight column would be raked to stale margins
     wanted = request.GET.get("export")
     export = prepared.find(survey, wanted, fmt) if wanted else prepared.request(survey, fmt)
     file = prepared.opened(export) if export is not None and export.status == READY else None

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
+from django.urls import reverse
 
 from surveys.collection import plan
 
@@ -31,7 +32,10 @@ def answered(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpRespons
         except plan.Unavailable as error:
             # Only raised once the view has let the user see the survey.
             survey = access.survey_for(request.user, slug)
-            return render(request, "aggregation/unavailable.html", {"survey": survey, "reason": error.reason},
+            # Weights refused (stale margins, say) are the researcher's to correct, on the margins page.
+            margins = reverse("aggregation:margins", args=[survey.slug]) if error.field == "weighted" else ""
+            return render(request, "aggregation/unavailable.html",
+                          {"survey": survey, "reason": error.reason, "margins_url": margins},
                           status=UNAVAILABLE_STATUS)
 
     return wrapped

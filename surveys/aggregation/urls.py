@@ -1,12 +1,13 @@
 from django.urls import path
 
-from . import api, download_views, prepared_views, schema, views, wave_views
+from . import api, download_views, margin_api, margin_page, prepared_views, schema, views, wave_views
 
 app_name = "aggregation"
 
 urlpatterns = [
     path("results/", views.survey_list, name="surveys"),
     path("results/<slug:slug>/", views.dashboard, name="dashboard"),
+    path("results/<slug:slug>/margins/", margin_page.margins_page, name="margins"),
     path("results/<slug:slug>/export/estimates.csv", views.export_estimates, name="export-estimates"),
     path("results/<slug:slug>/export/reports.csv", prepared_views.export_reports, {"fmt": "csv"},
          name="export-reports-csv"),
@@ -29,6 +30,7 @@ urlpatterns = [
     path("api/v1/surveys/<slug:slug>/models/", api.model, name="api-models"),
     path("api/v1/surveys/<slug:slug>/estimates/", api.estimates, name="api-estimates"),
     path("api/v1/surveys/<slug:slug>/crosstab/", api.crosstab, name="api-crosstab"),
+    path("api/v1/surveys/<slug:slug>/margins/", margin_api.survey_margins, name="api-margins"),
     path("api/v1/surveys/<slug:slug>/waves/", wave_views.series, name="api-waves"),
     path("api/v1/schema/", schema.schema_view, name="api-schema"),
 ]

@@ -26,6 +26,7 @@ from . import (
     crosstab,
     exports,
     figure_tables,
+    margin_page,
     model_page,
     model_params,
     modelling,
@@ -67,7 +68,8 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     response = render(request, "aggregation/dashboard.html", {
         **results_page.context(survey, options, found), "problem": problem,
         **relate, "relate_query": options.crosstab_query() if relate["crosstab"] else "",
-        **sharing.context(request, survey), **weighting.offer(survey, options), **modelled, **across,
+        **sharing.context(request, survey), **weighting.offer(survey, options), **margin_page.offer(survey),
+        **modelled, **across,
     }, status=400 if problem or relate["relate_problem"] or across.get("wave_problem") else modelled["model_status"])
     if relating.counting(relate):
         response["Refresh"] = str(pair_counting.RETRY_AFTER)

@@ -112,8 +112,15 @@ def offer(survey: Survey, options: ResultOptions) -> dict[str, Any]:
 
 
 def margins_of(survey: Survey) -> list[PopulationMargin]:
-    return list(PopulationMargin.objects.filter(question__survey=survey).select_related("question")
-                .prefetch_related("shares", "question__options").order_by("question__order", "question_id"))
+    """The survey's margins; Unweightable (409) naming each question whose margin went stale since it was entered
+    (surveys.aggregation.margins.check): never a figure raked to impossible shares."""
+    from . import margins  # imported here: the rest of this module is not this change's
+
+    found = margins.stored(survey)
+    stale = margins.check(found)
+    if stale:
+        raise Unweightable(stale)
+    return found
 
 
 def weights(survey: Survey, questions: Mapping[int, PlannedQuestion], asked: Sequence[int] = ()) -> Weights:
@@ -175,8 +182,9 @@ def required_margins(survey: Survey) -> list[PopulationMargin]:
     """The survey's margins; a refusal when it has none."""
     found = margins_of(survey)
     if not found:
-        raise BadParameter(FIELD, _("This survey has no population margins to weight to: an admin enters them for "
-                                    "its direct questions first."))
+        raise BadParameter(FIELD, _("This survey has no population margins to weight to: a researcher of the survey "
+                                    "sets them for its direct questions first (Population margins, on its results "
+                                    "page)."))
     return found
 
 

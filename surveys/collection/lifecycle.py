@@ -35,12 +35,21 @@ def problems(survey: Survey) -> list[str]:
         except ValidationError as error:
             found.append(_("question %(n)s: %(problem)s") % {"n": question.order, "problem": " ".join(error.messages)})
     found += languages.missing(survey)  # every offered language complete: no respondent sees a gap
+    found += margin_problems(survey)
     if not found:
         total = plan.of(survey).epsilon_total
         if total > survey.epsilon_budget:
             found.append(_("its questions cost ε = %(total)s, over the budget %(budget)s")
                          % {"total": f"{total:.4f}", "budget": f"{survey.epsilon_budget:g}"})
     return found
+
+
+def margin_problems(survey: Survey) -> list[str]:
+    """Population margins its weights could not be raked to (a question no longer sent as given, an option
+    without a share): refused at Open rather than found when the figures are read."""
+    from surveys.aggregation import margins  # results depend on collection, not the other way round
+
+    return margins.stale(margins.stored(survey))
 
 
 def option_problems(question: Question) -> list[str]:

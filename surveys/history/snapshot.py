@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.utils.translation import gettext as _
 
@@ -29,7 +30,8 @@ Snapshot = dict[str, Any]  # {"survey": {field: text}, "questions": {id: {field:
 def of(survey_id: int) -> Snapshot | None:
     """The survey's configuration now, or None if there is no such survey."""
     survey = Survey.objects.filter(pk=survey_id).prefetch_related(
-        "researchers", "translations", "questions__translations", "questions__options__translations").first()
+        "researchers", "translations", "questions__translations", "questions__options__translations",
+        "questions__population_margin__shares").first()
     if survey is None:
         return None
     fields = {name: _text(survey, name) for name in SURVEY_FIELDS}
@@ -46,7 +48,21 @@ def of(survey_id: int) -> Snapshot | None:
         if exclusive:  # absent when none: the snapshots of other questions stay as they were
             questions[str(question.pk)]["exclusive"] = " | ".join(exclusive)
         questions[str(question.pk)].update(_translated(question, options))
+        margin = _margin(question, options)
+        if margin:  # absent when none, as "exclusive"
+            questions[str(question.pk)]["margin"] = margin
     return {"survey": fields, "questions": questions}
+
+
+def _margin(question: Question, options: list[Any]) -> str:
+    """The population margin its weights are raked to (surveys.aggregation.margins): "source: label share | ...",
+    read through the relation's name (the results app depends on this one, not the other way round)."""
+    try:
+        margin = question.population_margin
+    except ObjectDoesNotExist:
+        return ""
+    shares = {share.option_id: share.share for share in margin.shares.all()}
+    return f"{margin.source}: " + " | ".join(f"{option.label} {shares.get(option.pk, '-')}" for option in options)
 
 
 def _translated(question: Question, options: list[Any]) -> dict[str, str]:
@@ -91,7 +107,8 @@ def _label_survey(field: str) -> str:
 
 def _label_question(field: str) -> str:
     field, language = _language_of(field)
-    own = {"options": _("options"), "exclusive": _("exclusive options")}  # no field of the question
+    # none of them a field of the question
+    own = {"options": _("options"), "exclusive": _("exclusive options"), "margin": _("population margin")}
     found = own[field] if field in own else str(_field(Question, field).verbose_name)
     return f"{found} ({language})" if language else found
 

@@ -250,3 +250,11 @@ def test_responses_arriving_during_a_fit_are_in_none_of_its_counts(owner_client,
     _, after = model(owner_client, survey, query)  # a fit now counts them: left out, of the model and its raking
     left_out = before["weights"]["left_out"]
     assert (after["dropped"], after["weights"]["left_out"]) == (before["dropped"] + 10, left_out + 10)
+
+
+def test_the_dashboards_weighted_model_names_the_margins_it_was_raked_to(owner_client, survey, reports, ids):
+    enter_margins(survey)
+    query = f"outcome={ids[1]}&covariates={ids[3]},{ids[4]}&weighted=on&margin=0.1"
+    page = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?" + query).content.decode()
+    assert ("sandwich standard errors through the raking. Margins: <strong>Age band?</strong> (Census), "
+            "<strong>Sex?</strong> (Census).") in page

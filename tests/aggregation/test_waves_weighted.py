@@ -188,8 +188,8 @@ def test_a_wave_that_cannot_be_weighted_is_named_and_the_dashboard_shows_the_wav
     PopulationMargin.objects.filter(question__survey=surveys[0]).delete()
     with pytest.raises(BadParameter) as refused:
         waves.series_results(surveys[1], owner, ResultOptions(weighted=True))
-    reason = ("Wave 1: This survey has no population margins to weight to: an admin enters them for its direct "
-              "questions first.")
+    reason = ("Wave 1: This survey has no population margins to weight to: a researcher of the survey sets them for "
+              "its direct questions first (Population margins, on its results page).")
     assert (refused.value.field, refused.value.reason) == ("weighted", reason)
     login(client, owner)
     answer = client.get(reverse("aggregation:api-waves", args=[surveys[1].slug]) + "?weighted=on")

@@ -126,7 +126,10 @@ def test_other_researchers_see_no_weighted_figures(client, other_researcher, sur
 
 def test_the_dashboard_offers_weighted_figures_once_margins_exist(owner_client, survey, answered):
     url = reverse("aggregation:dashboard", args=[survey.slug])
-    assert "weights-offer" not in owner_client.get(url).content.decode()
+    before = owner_client.get(url).content.decode()
+    assert "weights-offer" not in before  # no weighted figures to offer: setting the margins instead
+    margins = reverse("aggregation:margins", args=[survey.slug])
+    assert f'<a href="{margins}">Set population margins</a>' in before
     enter(survey, 2, AGE)
     page = owner_client.get(url).content.decode()
     link = "?confidence=0.95&amp;simultaneous=off&amp;margin=0.05&amp;weighted=on"

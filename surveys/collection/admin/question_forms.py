@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -109,6 +109,15 @@ class QuestionInlineForm(forms.ModelForm):
         if at_most is not None and not found.errors and at_most >= len(found.rows):
             self.add_error("at_most", _("The limit must be below the number of options (%(k)d); leave it empty to "
                                         "allow any number of ticks.") % {"k": len(found.rows)})
+        margin = margin_of(self.instance)
+        if margin is not None and name and not sent_as_given(name):
+            self.add_error("mechanism_name", switch_refused(self.instance, margin))
+        elif margin is not None and not found.errors and [row.label for row in self.option_rows] != [
+                option.label for option in self.instance.ordered_options()]:
+            self.add_error("options_text", _("Question %(n)s has a population margin (%(source)s): its options keep "
+                                             "their shares by option, so they cannot change while it has one. A "
+                                             "researcher removes the margin on the results page first.")
+                           % {"n": self.instance.order, "source": margin.source})
         if not self.errors and name and kind:
             try:
                 self.planned = build_mechanism(name, kind, data.get("q"), data.get("epsilon"), len(found.rows),
@@ -151,6 +160,29 @@ class QuestionInlineForm(forms.ModelForm):
             option = Option(question=question, order=order, label=row.label, exclusive=row.exclusive)
             option.score, option.lower = row.score, row.lower
             option.save()
+
+
+def margin_of(question: Question) -> Any:
+    """The population margin its weights are raked to (surveys.aggregation), or None; by the relation's name, as
+    results depend on collection and not the other way round."""
+    if question.pk is None:
+        return None
+    try:
+        return question.population_margin
+    except ObjectDoesNotExist:
+        return None
+
+
+def sent_as_given(name: str) -> bool:
+    """Whether the mechanism sends one option as given: the only answers a margin can weight by."""
+    mechanism = ldp.MECHANISMS.get(name)
+    return mechanism is not None and not mechanism.randomized and mechanism.one_of_k
+
+
+def switch_refused(question: Question, margin: Any) -> str:
+    return _("Question %(n)s has a population margin (%(source)s): the survey's weights are raked to its answers "
+             "as given, so it must stay sent as given. A researcher removes the margin on the results page first.") \
+        % {"n": question.order, "source": margin.source}
 
 
 class QuestionFormSet(forms.BaseInlineFormSet):
@@ -213,6 +245,10 @@ class QuestionForm(forms.ModelForm):
     def _post_clean(self) -> None:
         super()._post_clean()  # type: ignore[misc]  # Django's hook, absent from the stubs
         if self.errors:
+            return
+        margin = margin_of(self.instance)
+        if margin is not None and not sent_as_given(self.instance.mechanism_name):
+            self.add_error("mechanism_name", switch_refused(self.instance, margin))
             return
         try:
             lifecycle.check_budget_with(self.instance.survey, self.instance)
