@@ -78,7 +78,9 @@ def others(query: Any) -> Any:
 
 def parse(query: Any, strict: bool = True) -> ModelQuery:
     """Read a QueryDict; `strict`: other parameters are refused (the API and the CSV; the dashboard's own
-    parser has read them)."""
+    parser has read them). Not strict (the dashboard's form), a reference option or a square of a question that
+    is not among the covariates is dropped: the form sends a reference for every single choice, ticked or not.
+    Strict, it is refused naming it (a URL written by hand that names a covariate it left out)."""
     if strict:
         unknown = sorted(set(query) - set(FIELDS))
         if unknown:
@@ -94,9 +96,12 @@ def parse(query: Any, strict: bool = True) -> ModelQuery:
     if "odds_ratio" in one:
         values["odds_ratio"] = _number("odds_ratio", one.pop("odds_ratio"), ODDS_RATIO_MIN, ODDS_RATIO_MAX)
     values.update({name: text if name == "se" else params.READERS[name](text) for name, text in one.items()})
-    return ModelQuery(**values, covariates=_ids("covariates", query.getlist("covariates")),
-                      squares=_ids("square", query.getlist("square")),
-                      references=_references(query.getlist("reference")))
+    covariates = _ids("covariates", query.getlist("covariates"))
+    squares, references = _ids("square", query.getlist("square")), _references(query.getlist("reference"))
+    if not strict:  # the form sends every choice's reference option (and a number's box), ticked or not
+        squares = tuple(q for q in squares if q in covariates)
+        references = {q: j for q, j in references.items() if q in covariates}
+    return ModelQuery(**values, covariates=covariates, squares=squares, references=references)
 
 
 def _singles(query: Any) -> dict[str, str]:

@@ -63,3 +63,21 @@ def test_the_test_in_words_is_at_the_level_of_the_intervals(owner_client, survey
     said = ("The covariates together are associated with the outcome" if api["test"]["p_value"] < alpha
             else "No association of the covariates with the outcome is shown")
     assert f"{said}" in section and f"at the {level} level" in section
+
+
+def test_the_form_fits_any_subset_of_covariates_ignoring_the_references_of_those_left_unticked(owner_client, survey):
+    """The form sends a reference option for every single choice and a square box's value only when ticked:
+    sex and age in years ticked, age band not, its reference (and a square of it, were it sent) is ignored."""
+    ids = {q.order: q.id for q in plan.of(survey)}
+    query = (f"outcome={ids[1]}&covariates={ids[3]}&covariates={ids[4]}&reference={ids[2]}:1"
+             f"&reference={ids[3]}:1&square={ids[2]}&margin=0.1")
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?" + query)
+    assert response.status_code == 200
+    section = response.content.decode()
+    section = section[section.index('<section class="models"'):]
+    assert 'role="alert"' not in section and section.count('<circle class="marker"') == 2
+    api = owner_client.get(reverse("aggregation:api-models", args=[survey.slug]) + "?" + query.replace(
+        f"reference={ids[2]}:1&", "").replace(f"&square={ids[2]}", "")).json()
+    assert api["terms"] == ["(Intercept)", "q3=0", "q4"]
+    # The links to the CSV and the API carry the model fitted, without the unticked question's reference.
+    assert f"reference={ids[3]}%3A1" in section and f"reference={ids[2]}" not in section
