@@ -12,8 +12,9 @@ A unary encoding (sue, oue) has one bit per option, in the columns COL_0 ... COL
 Covariates are numbers. An empty cell or NA in any column used (outcome, covariates, raking
 columns, weights) drops the row. SPEC is `COL:value=share,value=share;COL2:...`, each column's
 shares summing to 1; the raked weights are capped at X (default 5) times their median, then raked
-again (`ldp.raking`). `regress` prints {"terms", "estimate", "std_error", "ci_low", "ci_high", "n",
-"dropped", "log_likelihood"} (with --details also odds ratios, the test against the intercept-only
+again (`ldp.raking`). `regress` prints {"terms", "estimate", "std_error", "z", "p_value" (each term's
+two-sided Wald test, 2 Phi(-|z|)), "ci_low", "ci_high", "n", "dropped", "log_likelihood"}
+(with --details also odds ratios, the test against the intercept-only
 model, both kinds of standard error and the weights' summary); a fit that does not converge or whose
 data separate says so on standard error. `estimate` prints {"estimate", "std_error", "ci_low",
 "ci_high", "n", "effective_n"}, one entry per option. Bad arguments exit 2 naming the argument.
@@ -104,7 +105,8 @@ def _regress(parser: argparse.ArgumentParser, args: argparse.Namespace, mechanis
     for message in (*fit.messages, *(design.messages if design is not None else ())):
         print(f"warning: {message}", file=sys.stderr)
     out: dict[str, Any] = {"terms": list(fit.terms), "estimate": fit.estimate, "std_error": fit.std_error,
-                           "ci_low": fit.ci_low, "ci_high": fit.ci_high, "n": fit.n, "dropped": dropped,
+                           "z": fit.z, "p_value": fit.p_values, "ci_low": fit.ci_low, "ci_high": fit.ci_high,
+                           "n": fit.n, "dropped": dropped,
                            "log_likelihood": fit.log_likelihood}
     if args.details:
         out["details"] = {**fit.to_dict(), "std_error_observed": _std(fit.covariance_observed),

@@ -62,6 +62,10 @@ class ModelSerializer(serializers.Serializer):
     std_error = _floats("Standard errors (kind in se).")
     ci_low = _floats("Interval at confidence.")
     ci_high = _floats("Interval at confidence.")
+    z = _floats("estimate / std_error: each term's Wald statistic (a linear model's t).")
+    p_value = serializers.ListField(child=FiniteFloatField(), source="p_values", help_text=(
+        "Each term's two-sided p-value: 2 Phi(-|z|) (logistic); a linear model's from Student's t with "
+                      "n - k degrees of freedom, as its intervals."))
     odds_ratio = _floats("exp(estimate); null for a linear model.", allow_null=True)
     odds_ratio_low = _floats("exp(ci_low).", allow_null=True)
     odds_ratio_high = _floats("exp(ci_high).", allow_null=True)
