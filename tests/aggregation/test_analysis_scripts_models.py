@@ -69,7 +69,8 @@ TEXT = ("term", "label", "model", "outcome_id", "outcome_key", "level", "level_l
         "weighted", "test", "df")
 IN_ERRORS = ("estimate", "ci_low", "ci_high")  # compared in standard errors
 RELATIVE = ("std_error", "odds_ratio", "odds_ratio_low", "odds_ratio_high")  # relative (an odds ratio: in SEs)
-OVERALL = ("confidence", "log_likelihood", "statistic", "p_value")
+OVERALL = ("confidence", "log_likelihood", "statistic", "p_value", "z", "term_p_value")  # z: to 1e-6 (above 1,
+# relative), as a coefficient in its standard errors
 
 
 def api_query(spec, ids):
@@ -257,7 +258,8 @@ def test_the_command_line_prints_and_writes_the_apis_table(exported, language):
     want = tables["yes-no-weighted"]
     assert_same_table(read_csv(folder / f"cli-{language}.csv"), want, language)
     rows = printed_rows(printed, [row["term"] for row in want])
-    columns = ("estimate", "std_error", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low", "odds_ratio_high")
+    columns = ("estimate", "std_error", "z", "term_p_value", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low",
+               "odds_ratio_high")
     assert list(rows) == [row["term"] for row in want]
     for row in want:
         assert rows[row["term"]] == pytest.approx([float(row[c]) for c in columns], rel=1e-5), (language, row["term"])
