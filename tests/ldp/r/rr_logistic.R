@@ -4,10 +4,15 @@
 # information (analytic, and optimHess's finite differences of the gradient) and the outer product of
 # the per-row scores, and each term's two-sided Wald p-value with either. Usage: Rscript rr_logistic.R data.csv p q out.csv
 # data.csv: column y (0/1) and the covariates (every other column); out.csv: one row per term.
+# With a fifth argument, an R formula, the covariates are model.matrix(formula, data) instead (its left side y).
 args <- commandArgs(trailingOnly = TRUE)
 data <- read.csv(args[1])
 p <- as.numeric(args[2]); q <- as.numeric(args[3])
-X <- cbind("(Intercept)" = 1, as.matrix(data[, setdiff(names(data), "y"), drop = FALSE]))
+if (length(args) >= 5) {
+  X <- model.matrix(as.formula(args[5]), data)
+} else {
+  X <- cbind("(Intercept)" = 1, as.matrix(data[, setdiff(names(data), "y"), drop = FALSE]))
+}
 y <- data$y
 
 prob <- function(b) q + (p - q) * plogis(drop(X %*% b))
