@@ -72,11 +72,25 @@ def parse(text: str) -> Parsed:
     except (FormulaicError, ValueError, TypeError, SyntaxError) as error:
         raise FormulaError(f"cannot read the formula: {_first_line(error)}") from None
     lhs, rhs = getattr(formula, "lhs", None), getattr(formula, "rhs", None)
+    if not text.partition("~")[2].strip():
+        raise FormulaError("write the terms after ~ (1 for the intercept alone)")
     if lhs is None or rhs is None or len(lhs) != 1 or len(lhs[0].factors) != 1:
         raise FormulaError("write it as outcome ~ terms, with one outcome column on the left")
     outcome = lhs[0].factors[0]
     if outcome.eval_method != Factor.EvalMethod.LOOKUP:
         raise FormulaError("the left of ~ is the outcome column's name alone")
+    factors, terms = _terms(rhs, Factor.EvalMethod.LITERAL)
+    variables: dict[str, None] = {}
+    for expr in factors:
+        for name in _names(_tree(expr)):
+            variables.setdefault(name)
+    if outcome.expr in variables:
+        raise FormulaError(f"the outcome {outcome.expr} cannot also be a covariate")
+    return Parsed(text, outcome.expr, tuple(factors), tuple(terms), tuple(variables))
+
+
+def _terms(rhs: Any, literal: Any) -> tuple[dict[str, int], list[tuple[int, ...]]]:
+    """The right side's factors (numbered as first seen) and each term but the intercept as its factors."""
     factors: dict[str, int] = {}
     terms, intercept = [], False
     for term in rhs:
@@ -85,19 +99,13 @@ def parse(text: str) -> Parsed:
             continue
         indexes = []
         for factor in term.factors:
-            if factor.eval_method == Factor.EvalMethod.LITERAL:
+            if factor.eval_method == literal:
                 raise FormulaError(f"a number alone ({factor.expr}) is not a term")
             indexes.append(factors.setdefault(factor.expr, len(factors)))
         terms.append(tuple(indexes))
     if not intercept:
         raise FormulaError("the model keeps its intercept: leave out - 1 and + 0")
-    variables: dict[str, None] = {}
-    for expr in factors:
-        for name in _names(_tree(expr)):
-            variables.setdefault(name)
-    if outcome.expr in variables:
-        raise FormulaError(f"the outcome {outcome.expr} cannot also be a covariate")
-    return Parsed(text, outcome.expr, tuple(factors), tuple(terms), tuple(variables))
+    return factors, terms
 
 
 def design(parsed: Parsed, data: Mapping[str, Column]) -> tuple[FloatArray, list[str]]:
@@ -109,6 +117,8 @@ def design(parsed: Parsed, data: Mapping[str, Column]) -> tuple[FloatArray, list
     absent = [name for name in parsed.variables if name not in data]
     if absent:
         raise FormulaError(f"no column {', '.join(absent)} to read")
+    if not parsed.factors:  # the intercept alone
+        return np.ones((_rows(data), 1)), [INTERCEPT]
     stand_in = {f"_f{i}_": expr for i, expr in enumerate(parsed.factors)}
     frame = {}
     for name, expr in stand_in.items():

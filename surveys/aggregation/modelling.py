@@ -37,7 +37,7 @@ from surveys.collection import plan
 from surveys.collection.models import Response, Survey
 from surveys.collection.plan import PlannedQuestion
 
-from . import model_questions, model_rows, results, too_few, versions, weighting
+from . import model_formulas, model_questions, model_rows, results, too_few, versions, weighting
 from .model_params import ModelQuery
 from .model_questions import LINEAR, LOGISTIC, NotModelled, Term
 from .params import ResultOptions
@@ -129,9 +129,14 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
     current = plan.of(survey)
     versions.check(survey, current)
     questions = {q.id: q for q in current}
-    outcome, kind, level = model_questions.outcome(questions, query)
-    covariates = model_questions.covariates(questions, query, outcome)
-    used = [outcome.id, *(c.question.id for c in covariates)]
+    if query.formula:  # its outcome and terms (model_formulas), else the form's
+        parsed, outcome, kind, level, direct = model_formulas.resolve(questions, query)
+        covariates: list[model_questions.Covariate] = []
+    else:
+        outcome, kind, level = model_questions.outcome(questions, query)
+        covariates, parsed = model_questions.covariates(questions, query, outcome), None
+        direct = [c.question for c in covariates]
+    used = [outcome.id, *(q.id for q in direct)]
     margins = weighting.required_margins(survey) if query.weighted else []
     with snapshot():  # the rows and the counts of the same responses, whatever arrives meanwhile
         rows = model_rows.grouped(used + [m.question_id for m in margins if m.question_id not in used])
@@ -148,7 +153,8 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
             "needed before the estimates of question %(order)s are shown. The randomization would dominate.")
             % {"n": n, "needed": needed, "order": outcome.order})
     stored = {q: rows.column(q) for q in used}
-    x, terms = model_questions.design_matrix(covariates, stored, n)
+    x, terms = (model_questions.design_matrix(covariates, stored, n) if parsed is None
+                else model_formulas.design_matrix(parsed, direct, stored, n))
     design = None if found is None else found.design
     common = {"query": query, "outcome": outcome, "level": level, "terms": tuple(terms), "n": n,
               "dropped": total - n, "needed": needed, "weights": found,

@@ -81,3 +81,22 @@ def test_the_form_fits_any_subset_of_covariates_ignoring_the_references_of_those
     assert api["terms"] == ["(Intercept)", "q3=0", "q4"]
     # The links to the CSV and the API carry the model fitted, without the unticked question's reference.
     assert f"reference={ids[3]}%3A1" in section and f"reference={ids[2]}" not in section
+
+
+def test_the_advanced_box_fits_a_formula_and_keeps_it_in_its_links(owner_client, survey):
+    query = "formula=q1+~+q3+*+I(q4+%2F+10)&margin=0.1&outcome=&level="
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?" + query)
+    assert response.status_code == 200
+    section = response.content.decode()
+    section = section[section.index('<section class="models"'):]
+    assert 'role="alert"' not in section and section.count('<circle class="marker"') == 3
+    assert "q3[T.1]:I(q4 / 10)" in section and '<details class="model-formula" open>' in section
+    assert 'name="formula" value="q1 ~ q3 * I(q4 / 10)"' in section
+    assert "formula=q1+~+q3+%2A+I%28q4+%2F+10%29" in section  # the CSV's and the API's links
+
+
+def test_a_refused_formula_says_why_on_the_page(owner_client, survey):
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]),
+                                {"formula": "q1 ~ open('x')", "margin": "0.1"})
+    assert response.status_code == 400
+    assert "No model (formula): open(&#x27;x&#x27;) is not allowed in a formula" in response.content.decode()
