@@ -61,14 +61,14 @@ def parse(text: str) -> Parsed:
 
     >>> found = parse("y ~ a + I((age/10)^2) + a:b")
     >>> found.outcome, found.factors, found.terms, found.variables
-    ('y', ('a', 'I(age / 10 ^ 2)', 'b'), ((0,), (1,), (0, 2)), ('a', 'age', 'b'))
+    ('y', ('a', 'I((age / 10) ** 2)', 'b'), ((0,), (1,), (0, 2)), ('a', 'age', 'b'))
     """
     from formulaic import Formula  # type: ignore[import-untyped]  # no stubs; imported only for a formula
     from formulaic.errors import FormulaicError  # type: ignore[import-untyped]
     from formulaic.parser.types import Factor  # type: ignore[import-untyped]
 
     try:
-        formula = Formula(text)
+        formula = Formula(r_powers(text))
     except (FormulaicError, ValueError, TypeError, SyntaxError) as error:
         raise FormulaError(f"cannot read the formula: {_first_line(error)}") from None
     lhs, rhs = getattr(formula, "lhs", None), getattr(formula, "rhs", None)
@@ -87,6 +87,28 @@ def parse(text: str) -> Parsed:
     if outcome.expr in variables:
         raise FormulaError(f"the outcome {outcome.expr} cannot also be a covariate")
     return Parsed(text, outcome.expr, tuple(factors), tuple(terms), tuple(variables))
+
+
+def r_powers(text: str) -> str:
+    """R's ^ inside I() is a power: Python's ** (so formulaic names the term I((age / 10) ** 2)); between terms,
+    ^ stays the interactions' power, as in R.
+
+    >>> r_powers("y ~ (a + b)^2 + I((age/10)^2)")
+    'y ~ (a + b)^2 + I((age/10)**2)'
+    """
+    out: list[str] = []
+    depth, inside = 0, []
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+            if re.search(r"(?<![A-Za-z0-9_.])I\s*$", text[:i]):
+                inside.append(depth)
+        elif ch == ")":
+            if inside and inside[-1] == depth:
+                inside.pop()
+            depth -= 1
+        out.append("**" if ch == "^" and inside else ch)
+    return "".join(out)
 
 
 def _terms(rhs: Any, literal: Any) -> tuple[dict[str, int], list[tuple[int, ...]]]:

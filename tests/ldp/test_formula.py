@@ -56,7 +56,7 @@ def test_a_formula_and_the_same_covariates_give_identical_numbers(panel):
 def test_a_formula_model_agrees_with_r(panel, tmp_path, se):
     ours = regress(panel, "--formula", "y ~ age + I((age/10)^2) + C(region, Treatment('north')) + female + age:female",
                    "--se", se)
-    assert ours["terms"] == ["(Intercept)", "age", "I(age / 10 ^ 2)", "C(region, Treatment('north'))[T.east]",
+    assert ours["terms"] == ["(Intercept)", "age", "I((age / 10) ** 2)", "C(region, Treatment('north'))[T.east]",
                              "C(region, Treatment('north'))[T.south]", "female", "age:female"]
     out = tmp_path / "r.csv"
     mechanism = ldp.QRandomizedResponse("0.6")
@@ -75,7 +75,7 @@ def test_a_formula_model_agrees_with_r(panel, tmp_path, se):
 def test_a_category_against_a_chosen_reference_is_its_indicators():
     data = {"g": formula.Categorical(np.array([0, 1, 2, 1, 0, 2]), ("a", "b", "c")), "t": np.arange(6.0)}
     x, names = formula.design(formula.parse("y ~ C(g, Treatment('b')) + t + I(t^2)"), data)
-    assert names == ["(Intercept)", "C(g, Treatment('b'))[T.a]", "C(g, Treatment('b'))[T.c]", "t", "I(t ^ 2)"]
+    assert names == ["(Intercept)", "C(g, Treatment('b'))[T.a]", "C(g, Treatment('b'))[T.c]", "t", "I(t ** 2)"]
     codes = data["g"].codes
     assert x.tolist() == np.column_stack([np.ones(6), codes == 0, codes == 2, np.arange(6.0),
                                           np.arange(6.0) ** 2]).tolist()
