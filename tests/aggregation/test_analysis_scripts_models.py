@@ -343,5 +343,6 @@ def test_the_scripts_fit_the_apis_formula_models(exported):
         assert_same_table(read_csv(folder / f"py-{name}.csv"), want, f"Python {name}")
         r = read_csv(folder / f"r-{name}.csv")
         assert [row["term"] for row in r][0] == "(Intercept)" and len(r) == len(want), name
-        renamed = [{**row, "term": expected["term"], "label": expected["label"]} for row, expected in zip(r, want)]
+        renamed = [{**row, "term": expected["term"], "label": expected["label"]}
+                   for row, expected in zip(r, want, strict=True)]
         assert_same_table(renamed, want, f"R {name}")
