@@ -16,8 +16,9 @@ Both also give the dashboard's intervals valid at any time (--interval anytime: 
 question's respondents needed at the dashboard's defaults travel in the script) and, for a survey with
 population margins, its weighted figures (--weighted: analysis.py rakes by itself, analysis.R with R's survey
 package, the only package a script asks for). And both fit the dashboard's models (--model, or fit_model in a
-session: surveys.aggregation.modelling's logistic and linear models, weighted or not), each its own implementation
-(Newton's method and raking in base R; numpy), printing the models API's table, and the dashboard's cross-tabs
+session: surveys.aggregation.modelling's logistic and linear models, weighted or not, with each term's test, or a
+model written as a formula: --formula, read by formulaic in Python and by R's model.matrix), each its own
+implementation (Newton's method and raking in base R; numpy), printing the models API's table, and the dashboard's cross-tabs
 (--crosstab A,B, weighted or not: from the per-respondent score products, weighted by their own raking in Python and
 by the survey package's calibrated design in R), printing the cross-tab API's figures and writing crosstab.csv's
 columns, and its test of relation (Pearson's chi-square; weighted, Rao and Scott's F, by survey::svychisq in R) in the

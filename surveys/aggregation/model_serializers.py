@@ -55,7 +55,7 @@ class ModelSerializer(serializers.Serializer):
     outcome = OutcomeSerializer(source="*")
     terms = serializers.ListField(child=serializers.CharField(), source="term_keys", help_text=(
         '"(Intercept)", q<order>=<j> (option j of a single choice against its reference), q<order> (a number), '
-        "q<order>^2 (its square)."))
+        "q<order>^2 (its square); a formula's terms as formulaic names them: q3[T.1], I(q4 / 10), q3[T.1]:q4."))
     labels = serializers.ListField(child=serializers.CharField(), source="term_labels", help_text="The terms in words.")
     references = ReferenceSerializer(many=True, source="reference_rows")
     estimate = _floats("Coefficients (log odds for a logistic model).")

@@ -183,8 +183,8 @@ def _binary(outcome: PlannedQuestion, stored: npt.NDArray[np.int64], level: int 
     return (model_questions.decoded(outcome, stored) == level).astype(float)
 
 
-def _collinear() -> NotModelled:
-    return NotModelled("covariates", _("The covariates are collinear or constant among the responses used (one "
+def _collinear(query: ModelQuery) -> NotModelled:
+    return NotModelled("formula" if query.formula else "covariates", _("The covariates are collinear or constant among the responses used (one "
                                        "is determined by the others): leave one out."))
 
 
@@ -203,7 +203,7 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
         found = logistic.fit(y, x, p, q, terms=[t.key for t in common["terms"]], design=design, se=query.se,
                              confidence=query.confidence, counts=counts)
     except ValueError:
-        raise _collinear() from None
+        raise _collinear(query) from None
     if np.abs(x @ np.asarray(found.estimate)).max() > logistic_maximum.DIVERGED:
         raise _separated()
     if not found.converged:
@@ -233,7 +233,7 @@ def _linear(values: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design:
         found = linear_model.fit(values, x, terms=[t.key for t in common["terms"]], design=design,
                                  confidence=query.confidence, counts=counts)
     except ValueError:
-        raise _collinear() from None
+        raise _collinear(query) from None
     return FittedModel(
         **common, kind=LINEAR, estimate=found.estimate, std_error=found.std_error, ci_low=found.ci_low,
         ci_high=found.ci_high, z=found.z, p_values=found.p_values, odds_ratio=None, odds_ratio_low=None,

@@ -82,3 +82,9 @@ def test_the_intercept_alone_is_a_formula_too(owner_client, survey):
     status, body = ask(owner_client, survey, {"formula": "q1 ~ 1", "margin": "0.1"})
     assert status == 200 and body["terms"] == ["(Intercept)"], body
     assert np.isfinite(body["estimate"][0]) and logistic is not None
+
+
+def test_collinear_terms_of_a_formula_are_a_409_naming_formula(owner_client, survey):
+    status, body = ask(owner_client, survey, {"formula": "q1 ~ q4 + I(2 * q4 + 3)", "margin": "0.1"})
+    assert (status, body["error"]["field"]) == (409, "formula"), body
+    assert body["error"]["reason"].startswith("The covariates are collinear")
