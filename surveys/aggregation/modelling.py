@@ -184,8 +184,9 @@ def _binary(outcome: PlannedQuestion, stored: npt.NDArray[np.int64], level: int 
 
 
 def _collinear(query: ModelQuery) -> NotModelled:
-    return NotModelled("formula" if query.formula else "covariates", _("The covariates are collinear or constant among the responses used (one "
-                                       "is determined by the others): leave one out."))
+    return NotModelled("formula" if query.formula else "covariates", _(
+        "The covariates are collinear or constant among the responses used (one is determined by the others): "
+        "leave one out."))
 
 
 def _separated() -> NotModelled:
