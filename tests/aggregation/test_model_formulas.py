@@ -88,3 +88,39 @@ def test_collinear_terms_of_a_formula_are_a_409_naming_formula(owner_client, sur
     status, body = ask(owner_client, survey, {"formula": "q1 ~ q4 + I(2 * q4 + 3)", "margin": "0.1"})
     assert (status, body["error"]["field"]) == (409, "formula"), body
     assert body["error"]["reason"].startswith("The covariates are collinear")
+
+
+def test_a_monthly_income_with_its_square_fits_as_the_same_model_in_thousands(owner):
+    """A direct number of 0 to 20,000 with its square (the form's square box, and a formula) fits, with the fitted
+    probabilities of the same model on income / 1000: the fit centres and scales its columns (ldp.scaling)."""
+    from django.test import Client
+
+    from surveys.collection import builder
+    from surveys.collection.builder import QuestionSpec
+
+    made = builder.create_survey("income", "Income", [
+        QuestionSpec("Smoked?", "bitflip", epsilon=2.0),
+        QuestionSpec("Monthly income?", "direct_number", kind="numeric", scale=("0", "20000", "10"),
+                     options=["low", "high"], edges=["0", "5000"])], status="closed", epsilon_budget=30.0)
+    made.researchers.add(owner)
+    questions = {q.order: q for q in plan.of(made)}
+    rng = np.random.default_rng(21)
+    index = rng.integers(0, 2001, size=N)  # the grid index: income = 10 index
+    k = index / 100
+    truth = (rng.random(N) < 1 / (1 + np.exp(-(-1.5 + 0.3 * k - 0.012 * k**2)))).astype(np.int64)
+    reports = {1: questions[1].mechanism.randomize(truth, rng), 2: index}
+    builder.write_responses(made, {questions[o].id: questions[o].mechanism.encode_many(v) for o, v in reports.items()})
+    client = Client()
+    client.force_login(owner)
+    square = {"outcome": questions[1].id, "covariates": questions[2].id, "square": questions[2].id, "margin": "0.1"}
+    answers = [ask(client, made, query) for query in (
+        square, {"formula": "q1 ~ q2 + I(q2^2)", "margin": "0.1"},
+        {"formula": "q1 ~ I(q2 / 1000) + I((q2 / 1000)^2)", "margin": "0.1"})]
+    assert [status for status, _ in answers] == [200, 200, 200], answers
+    income = 10.0 * np.arange(2001)
+    fitted = [1 / (1 + np.exp(-(b["estimate"][0] + b["estimate"][1] * income * scale
+                                 + b["estimate"][2] * (income * scale) ** 2)))
+              for (_, b), scale in zip(answers, (1.0, 1.0, 1e-3), strict=True)]
+    assert np.abs(fitted[0] - fitted[2]).max() < 1e-9 and np.abs(fitted[1] - fitted[2]).max() < 1e-9
+    assert answers[0][1]["estimate"] == answers[1][1]["estimate"]
+    assert answers[0][1]["p_value"][1:] == pytest.approx(answers[2][1]["p_value"][1:], rel=1e-6)
