@@ -8,7 +8,9 @@ noise is heteroskedastic (it depends on the true value), so the standard errors 
 
     V = n / (n - k) (X'X)^-1 (sum_i e_i^2 x_i x_i') (X'X)^-1,   e = v - X b,
 
-k the number of terms; intervals from Student's t with n - k degrees of freedom. A weighted fit solves
+k the number of terms; intervals from Student's t with n - k degrees of freedom, and each term's test
+t = b / SE with its two-sided p-value from the same law (so p < 1 - confidence exactly when the interval leaves
+out 0). The fit works on the columns centred and scaled (`ldp.scaling`), the figures mapped back. A weighted fit solves
 the weighted least squares and takes the sandwich (X'WX)^-1 B (X'WX)^-1 with B = n / (n - 1)
 sum w_i^2 r_i r_i', r_i the residuals of e_i x_i on the design's margins (`Design.residuals`).
 
@@ -19,6 +21,7 @@ written out (n the total count).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,11 +31,12 @@ import numpy.typing as npt
 
 from .direct_number import DirectNumber
 from .dlaplace import DiscreteLaplace
-from .intervals import check_confidence, t_value
+from .intervals import check_confidence, regularized_beta, t_value
 from .mechanism_base import Mechanism
 from .onebit import OneBitMean
 from .raking import Design
 from .row_counts import row_counts, same_counts
+from .scaling import scaled
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -44,6 +48,8 @@ class LinearFit:
     std_error: tuple[float, ...]
     ci_low: tuple[float, ...]
     ci_high: tuple[float, ...]
+    z: tuple[float, ...]  # estimate / std_error (Student's t with n - k degrees of freedom)
+    p_values: tuple[float, ...]  # each term's two-sided test
     n: int
     se: str  # "HC1" or "sandwich"
     confidence: float
@@ -51,7 +57,8 @@ class LinearFit:
 
     def to_dict(self) -> dict[str, Any]:
         return {"terms": list(self.terms), "estimate": list(self.estimate), "std_error": list(self.std_error),
-                "ci_low": list(self.ci_low), "ci_high": list(self.ci_high), "n": self.n, "se": self.se,
+                "ci_low": list(self.ci_low), "ci_high": list(self.ci_high), "z": list(self.z),
+                "p_values": list(self.p_values), "n": self.n, "se": self.se,
                 "confidence": self.confidence}
 
 
@@ -99,24 +106,37 @@ def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None 
         raise ValueError("the design must have one weight per value (and the same counts)")
     n = rows if m is None else int(m.sum())
     w = (np.ones(rows) if m is None else m) if design is None else design.mass
-    gram = (xx * w[:, None]).T @ xx
+    scale = scaled(xx, m)
+    zz = scale.z
+    gram = (zz * w[:, None]).T @ zz
     if n <= k or np.linalg.matrix_rank(gram) < k:
         raise ValueError("the covariates are collinear or constant (or there are fewer reports than terms)")
     bread = np.linalg.inv(gram)
-    b = bread @ (xx.T @ (w * v))
-    e = v - xx @ b
+    g = bread @ (zz.T @ (w * v))
+    e = v - zz @ g
     if design is None:
-        meat = (xx * (e**2 if m is None else m * e**2)[:, None]).T @ xx * (n / (n - k))
+        meat = (zz * (e**2 if m is None else m * e**2)[:, None]).T @ zz * (n / (n - k))
         kind = "HC1"
     else:
-        r = design.residuals(e[:, None] * xx)
+        r = design.residuals(e[:, None] * zz)
         meat = (r * (design.weights * w)[:, None]).T @ r * (n / (n - 1))
         kind = "sandwich"
-    covariance = bread @ meat @ bread
+    b, covariance = scale.coefficients(g), scale.covariance(bread @ meat @ bread)
     std = np.sqrt(np.diag(covariance))
     t = t_value(confidence, n - k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = b / std
     return LinearFit(terms=names, estimate=_floats(b), std_error=_floats(std), ci_low=_floats(b - t * std),
-                     ci_high=_floats(b + t * std), n=n, se=kind, confidence=confidence, covariance=covariance)
+                     ci_high=_floats(b + t * std), z=_floats(ratio),
+                     p_values=tuple(t_two_sided(r, n - k) for r in ratio),
+                     n=n, se=kind, confidence=confidence, covariance=covariance)
+
+
+def t_two_sided(t: float, df: int) -> float:
+    """P(|T| >= |t|) for Student's T with df degrees of freedom: I_{df / (df + t^2)}(df / 2, 1 / 2)."""
+    if not np.isfinite(t):
+        return 0.0 if np.isinf(t) else math.nan
+    return regularized_beta(df / (df + float(t) ** 2), df / 2.0, 0.5)
 
 
 def _floats(values: FloatArray) -> tuple[float, ...]:

@@ -26,7 +26,12 @@ maximum is kept. Where the maximum is at infinity (fitted probabilities of the t
 separation, or a report rate outside [q, p]) or Newton's method does not settle, the fit says so
 in `messages`.
 
-Odds ratios are exp(b) with the interval exp(b +- z SE). The likelihood-ratio test compares with
+Each term's Wald test: z = b / SE, two-sided p = 2 Phi(-|z|), with the standard error of the kind chosen (observed
+information by default; the outer product of scores is what R's rr prints, and is preferred only where the model's
+second derivatives are in doubt: both estimate the same variance under the model, the observed one with less noise).
+The fit works on the columns centred and scaled (`ldp.scaling`: a covariate on a scale of 10^4 and its square would
+otherwise make the rank check and Newton's steps lose the intercept); the figures are mapped back to the original
+scale. Odds ratios are exp(b) with the interval exp(b +- z SE). The likelihood-ratio test compares with
 the intercept-only model, whose maximum is closed-form: P = ybar clipped to [q, p],
 LR = 2 (l - l0) ~ chi-square(covariates) (unweighted fits only: a pseudo-likelihood ratio has no
 chi-square law; weighted fits give the Wald test b' V^-1 b on the slopes instead).
@@ -58,6 +63,7 @@ from .intervals import check_confidence, z_value
 from .logistic_maximum import DIVERGED, newton, starts
 from .raking import Design
 from .row_counts import row_counts, same_counts
+from .scaling import Scaled, scaled
 
 FloatArray = npt.NDArray[np.float64]
 SE_KINDS = ("observed", "opg")
@@ -72,6 +78,8 @@ class LogisticFit:
     std_error: tuple[float, ...]
     ci_low: tuple[float, ...]
     ci_high: tuple[float, ...]
+    z: tuple[float, ...]  # estimate / std_error
+    p_values: tuple[float, ...]  # each term's two-sided Wald test, 2 Phi(-|z|)
     odds_ratio: tuple[float, ...]
     odds_ratio_low: tuple[float, ...]
     odds_ratio_high: tuple[float, ...]
@@ -94,9 +102,9 @@ class LogisticFit:
 
     def to_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in (
-            "terms", "estimate", "std_error", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low", "odds_ratio_high",
-            "n", "log_likelihood", "null_log_likelihood", "test", "statistic", "df", "p_value", "se", "confidence",
-            "converged", "iterations", "start", "messages")}
+            "terms", "estimate", "std_error", "ci_low", "ci_high", "z", "p_values", "odds_ratio", "odds_ratio_low",
+            "odds_ratio_high", "n", "log_likelihood", "null_log_likelihood", "test", "statistic", "df", "p_value", "se",
+            "confidence", "converged", "iterations", "start", "messages")}
         return {key: list(value) if isinstance(value, tuple) else value for key, value in data.items()}
 
 
@@ -131,20 +139,24 @@ def fit(y: npt.ArrayLike, x: npt.ArrayLike, p: float, q: float, *, terms: Sequen
     m = row_counts(counts, yy.size)
     if design is not None and (design.weights.size != yy.size or not same_counts(design.counts, m)):
         raise ValueError("the design must have one weight per report (and the same counts)")
-    xtx = xx.T @ xx
+    scale = scaled(xx, m)  # the fit's columns centred and scaled (ldp.scaling); the results mapped back
+    zz = scale.z
     n = yy.size if m is None else float(m.sum())
-    if n <= xx.shape[1] or np.linalg.matrix_rank(xtx) < xx.shape[1]:
+    if n <= xx.shape[1] or np.linalg.matrix_rank(zz.T @ zz) < xx.shape[1]:
         raise ValueError("the covariates are collinear or constant (or there are fewer reports than terms)")
     weights = m if design is None else design.mass
-    model = Model(yy, xx, p, q, weights)
-    tries = [(name, newton(model, b)) for name, b in starts(yy, xx, p, q, weights)]
+    model = Model(yy, zz, p, q, weights)
+    tries = [(name, newton(model, b)) for name, b in starts(yy, zz, p, q, weights)]
     # The higher maximum; a start that settled beats one that did not.
     start, best = max(tries, key=lambda item: (item[1][2], item[1][0].loglik))
-    return _result(model, best, start, names, design, se, confidence, m)
+    return _result(model, best, start, names, design, se, confidence, m, scale)
 
 
 def _result(model: Model, found: tuple[Point, int, bool], start: str, names: tuple[str, ...],
-            design: Design | None, se: str, confidence: float, counts: FloatArray | None) -> LogisticFit:
+            design: Design | None, se: str, confidence: float, counts: FloatArray | None,
+            scale: Scaled) -> LogisticFit:
+    """The fit's figures on the original scale: the coefficients and covariances of the scaled columns mapped
+    back (the likelihood and the fitted values are the same either way)."""
     point, iterations, converged = found
     messages = []
     if not converged:
@@ -171,9 +183,11 @@ def _result(model: Model, found: tuple[Point, int, bool], start: str, names: tup
         kind = "sandwich"
     if covariance is None:
         covariance = np.full_like(point.observed, math.nan)
-    b = point.b
+    b, covariance, observed = scale.coefficients(point.b), scale.covariance(covariance), scale.covariance(observed)
+    opg = None if opg is None else scale.covariance(opg)
     with np.errstate(invalid="ignore"):
         std = np.sqrt(np.diag(covariance))
+        z_stat = b / std
     z = z_value(confidence)
     null = _null_loglik(model)
     slopes = len(names) - 1
@@ -185,7 +199,8 @@ def _result(model: Model, found: tuple[Point, int, bool], start: str, names: tup
         odds = np.exp(np.stack([b, b - z * std, b + z * std]))
     return LogisticFit(
         terms=names, estimate=_floats(b), std_error=_floats(std), ci_low=_floats(b - z * std),
-        ci_high=_floats(b + z * std), odds_ratio=_floats(odds[0]), odds_ratio_low=_floats(odds[1]),
+        ci_high=_floats(b + z * std), z=_floats(z_stat), p_values=tuple(two_sided(v) for v in z_stat),
+        odds_ratio=_floats(odds[0]), odds_ratio_low=_floats(odds[1]),
         odds_ratio_high=_floats(odds[2]), n=int(model.y.size if counts is None else counts.sum()),
         log_likelihood=point.loglik,
         null_log_likelihood=null, test=test, statistic=statistic, df=slopes,
@@ -220,6 +235,11 @@ def _inverse(matrix: FloatArray) -> FloatArray | None:
         return np.asarray(np.linalg.inv(matrix), dtype=float)
     except np.linalg.LinAlgError:
         return None
+
+
+def two_sided(z: float) -> float:
+    """2 Phi(-|z|), the two-sided normal tail, accurate far out (erfc, not 1 - erf); NaN stays NaN."""
+    return math.erfc(abs(float(z)) / math.sqrt(2.0))
 
 
 def _floats(values: FloatArray) -> tuple[float, ...]:

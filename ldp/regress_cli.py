@@ -1,22 +1,25 @@
 """`python -m ldp regress` and `python -m ldp estimate`: models and weighted estimates from a CSV of reports.
 
-    regress  --csv FILE --outcome COL --mechanism M (--q Q | --epsilon E) [--k K --level J]
-             [--covariates A,B,...] [--se observed|opg] [--confidence C] [--rake SPEC [--cap X] | --weights COL]
-             [--details]
+    regress  --csv FILE (--outcome COL [--covariates A,B,...] | --formula "COL ~ TERMS") --mechanism M
+             (--q Q | --epsilon E) [--k K --level J] [--se observed|opg] [--confidence C]
+             [--rake SPEC [--cap X] | --weights COL] [--details]
     estimate --csv FILE --outcome COL --mechanism M (--q Q | --epsilon E) [--k K]
              [--rake SPEC [--cap X] | --weights COL] [--confidence C]
 
 The outcome column holds the stored report: 0/1 for yes/no (1 = yes), the option index for k options.
 A unary encoding (sue, oue) has one bit per option, in the columns COL_0 ... COL_{k-1} of the export
 (`--outcome q3` reads q3_0, q3_1, ...); `regress` reads the bit of the modelled option, COL_J.
-Covariates are numbers. An empty cell or NA in any column used (outcome, covariates, raking
-columns, weights) drops the row. SPEC is `COL:value=share,value=share;COL2:...`, each column's
-shares summing to 1; the raked weights are capped at X (default 5) times their median, then raked
-again (`ldp.raking`). `regress` prints {"terms", "estimate", "std_error", "ci_low", "ci_high", "n",
-"dropped", "log_likelihood"} (with --details also odds ratios, the test against the intercept-only
-model, both kinds of standard error and the weights' summary); a fit that does not converge or whose
-data separate says so on standard error. `estimate` prints {"estimate", "std_error", "ci_low",
-"ci_high", "n", "effective_n"}, one entry per option. Bad arguments exit 2 naming the argument.
+Covariates are numbers. A formula (`ldp.formula`: R's syntax, `smoker ~ age + I(age^2) + sex + age:sex +
+C(region, Treatment('north'))`) names its outcome on the left; a column of numbers enters as a number, any other
+as a category (its levels sorted, the first the reference unless Treatment names one). An empty cell or NA
+in any column used (outcome, covariates, raking columns, weights) drops the row. SPEC is
+`COL:value=share,value=share;COL2:...`, each column's shares summing to 1; the raked weights are capped
+at X (default 5) times their median, then raked again (`ldp.raking`). `regress` prints {"terms",
+"estimate", "std_error", "z", "p_value" (each term's two-sided Wald test, 2 Phi(-|z|)), "ci_low", "ci_high",
+"n", "dropped", "log_likelihood"} (with --details also odds ratios, the test against the intercept-only model,
+both kinds of standard error and the weights' summary); a fit that does not converge or whose data separate
+says so on standard error. `estimate` prints {"estimate", "std_error", "ci_low", "ci_high", "n",
+"effective_n"}, one entry per option. Bad arguments exit 2 naming the argument.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import cli_args, logistic
+from . import cli_args, formula, logistic
 from .cli_args import number_in, positive_int
 from .raking import Design, RakingError, margin, rake
 from .registry import MECHANISMS, ONE_OF_K, YES_NO, Mechanism
@@ -46,7 +49,8 @@ def add_parsers(commands: Any) -> None:
     estimate = commands.add_parser("estimate", help="per-option estimates, weighted or raked to population margins")
     for sub in (regress, estimate):
         sub.add_argument("--csv", required=True, type=Path, help="one row per respondent, with a header")
-        sub.add_argument("--outcome", required=True, help="the report column (unary: the prefix of its bit columns)")
+        sub.add_argument("--outcome", required=sub is estimate,
+                         help="the report column (unary: the prefix of its bit columns)")
         sub.add_argument("--mechanism", required=True, choices=sorted(MECHANISMS))
         sub.add_argument("--q", type=str, help="q of q-randomized response (qrr only)")
         sub.add_argument("--epsilon", type=float, help="epsilon (all but qrr and direct)")
@@ -59,6 +63,8 @@ def add_parsers(commands: Any) -> None:
                          help="with --rake: cap the weights at this multiple of their median (default 5; none)")
     regress.add_argument("--level", type=int, default=None, help="k options: the option modelled (0-based)")
     regress.add_argument("--covariates", default=None, help="comma-separated numeric columns (default: none)")
+    regress.add_argument("--formula", default=None, help="COL ~ TERMS in R's syntax, instead of --outcome and "
+                         "--covariates: I(), C(x, Treatment(level)), arithmetic, powers, interactions")
     regress.add_argument("--se", choices=logistic.SE_KINDS, default=None,
                          help="observed information (default) or outer product of scores; weighted: sandwich")
     regress.add_argument("--details", action="store_true",
@@ -82,35 +88,63 @@ def _mechanism(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mec
 
 def _regress(parser: argparse.ArgumentParser, args: argparse.Namespace, mechanism: Mechanism) -> None:
     level = _level(parser, args, mechanism)
-    covariates = [] if args.covariates is None else [c.strip() for c in args.covariates.split(",")]
-    if any(not c for c in covariates) or len(set(covariates)) != len(covariates):
-        parser.error("argument --covariates: give distinct column names separated by commas")
-    outcome = [f"{args.outcome}_{level}"] if mechanism.unary else [args.outcome]
+    parsed = _formula(parser, args)
+    name = args.outcome if parsed is None else parsed.outcome
+    covariates = _covariates(parser, args) if parsed is None else list(parsed.variables)
+    outcome = [f"{name}_{level}"] if mechanism.unary else [name]
     table, dropped = _read(parser, args, outcome, covariates)
     y = _reports(parser, table[outcome[0]], 2 if mechanism.unary else mechanism.k)
     if y.size == 0:
         parser.error("argument --csv: no rows with every used column given")
     y = (y == (1 if mechanism.unary else level)).astype(float)
-    x = np.column_stack([np.ones(y.size)] + [_numbers(parser, "--covariates", c, table[c]) for c in covariates])
+    if parsed is None:
+        x = np.column_stack([np.ones(y.size)] + [_numbers(parser, "--covariates", c, table[c]) for c in covariates])
+        terms = ["(Intercept)", *covariates]
+    else:
+        try:
+            x, terms = formula.design(parsed, {c: formula.column_of_texts(table[c]) for c in covariates})
+        except formula.FormulaError as error:
+            parser.error(f"argument --formula: {error}")
     design = _design(parser, args, table)
     if design is not None and args.se == "opg":
         parser.error("argument --se: a weighted fit's standard errors are the sandwich (observed information "
                      "inside); opg is for unweighted fits")
     try:
-        fit = logistic.fit(y, x, mechanism.p, mechanism.q_other, terms=["(Intercept)", *covariates],
+        fit = logistic.fit(y, x, mechanism.p, mechanism.q_other, terms=terms,
                            design=design, se=args.se or "observed", confidence=args.confidence)
     except ValueError as error:
-        parser.error(f"argument --covariates: {error}")
+        parser.error(f"argument {'--covariates' if parsed is None else '--formula'}: {error}")
     for message in (*fit.messages, *(design.messages if design is not None else ())):
         print(f"warning: {message}", file=sys.stderr)
     out: dict[str, Any] = {"terms": list(fit.terms), "estimate": fit.estimate, "std_error": fit.std_error,
-                           "ci_low": fit.ci_low, "ci_high": fit.ci_high, "n": fit.n, "dropped": dropped,
+                           "z": fit.z, "p_value": fit.p_values, "ci_low": fit.ci_low, "ci_high": fit.ci_high,
+                           "n": fit.n, "dropped": dropped,
                            "log_likelihood": fit.log_likelihood}
     if args.details:
         out["details"] = {**fit.to_dict(), "std_error_observed": _std(fit.covariance_observed),
                           "std_error_opg": None if fit.covariance_opg is None else _std(fit.covariance_opg),
                           "weights": None if design is None else design.summary()}
     print(json.dumps(_finite(out), allow_nan=False))
+
+
+def _formula(parser: argparse.ArgumentParser, args: argparse.Namespace) -> formula.Parsed | None:
+    if args.formula is None:
+        if args.outcome is None:
+            parser.error("argument --outcome: give the outcome column (or a --formula)")
+        return None
+    if args.outcome is not None or args.covariates is not None:
+        parser.error("argument --formula: give either --formula or --outcome and --covariates, not both")
+    try:
+        return formula.parse(args.formula)
+    except formula.FormulaError as error:
+        parser.error(f"argument --formula: {error}")
+
+
+def _covariates(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    covariates = [] if args.covariates is None else [c.strip() for c in args.covariates.split(",")]
+    if any(not c for c in covariates) or len(set(covariates)) != len(covariates):
+        parser.error("argument --covariates: give distinct column names separated by commas")
+    return covariates
 
 
 def _estimate(parser: argparse.ArgumentParser, args: argparse.Namespace, mechanism: Mechanism) -> None:
@@ -153,7 +187,9 @@ def _read(parser: argparse.ArgumentParser, args: argparse.Namespace, outcome: li
     """The used columns' cells of the rows with none missing, and how many rows were dropped."""
     rake_columns = [] if args.rake is None else [name for name, _ in _spec(parser, args.rake)]
     weight_columns = [] if args.weights is None else [args.weights]
-    wanted = {"--outcome": outcome, "--covariates": covariates, "--rake": rake_columns, "--weights": weight_columns}
+    written = getattr(args, "formula", None) is not None  # regress --formula: its columns are the formula's
+    wanted = {"--formula" if written else "--outcome": outcome, "--formula " if written else "--covariates": covariates,
+              "--rake": rake_columns, "--weights": weight_columns}
     try:
         with args.csv.open(newline="", encoding="utf-8-sig") as file:
             reader = csv.reader(file)
@@ -162,7 +198,7 @@ def _read(parser: argparse.ArgumentParser, args: argparse.Namespace, outcome: li
             for argument, names in wanted.items():
                 absent = [name for name in names if name not in index]
                 if absent:
-                    parser.error(f"argument {argument}: no column {', '.join(absent)} in {args.csv}")
+                    parser.error(f"argument {argument.strip()}: no column {', '.join(absent)} in {args.csv}")
             used = list(dict.fromkeys(name for names in wanted.values() for name in names))
             positions = [index[name] for name in used]
             columns: list[list[str]] = [[] for _ in used]

@@ -13,18 +13,19 @@ Under /results/<slug>/export/:
   codebook.json.
 
 Both also give the dashboard's intervals valid at any time (--interval anytime: the planning size and each
-question's respondents needed at the dashboard's defaults travel in the script) and, for a survey with
-population margins, its weighted figures (--weighted: analysis.py rakes by itself, analysis.R with R's survey
-package, the only package a script asks for). And both fit the dashboard's models (--model, or fit_model in a
-session: surveys.aggregation.modelling's logistic and linear models, weighted or not), each its own implementation
+question's respondents needed at the dashboard's defaults travel in the script) and, for a survey with population
+margins, its weighted figures (--weighted: analysis.py rakes by itself, analysis.R with R's survey package, the only
+package a script asks for). And both fit the dashboard's models (--model, or fit_model in a session:
+surveys.aggregation.modelling's logistic and linear models, weighted or not, with each term's test, or a model
+written as a formula: --formula, read by formulaic in Python and by R's model.matrix), each its own implementation
 (Newton's method and raking in base R; numpy), printing the models API's table, and the dashboard's cross-tabs
 (--crosstab A,B, weighted or not: from the per-respondent score products, weighted by their own raking in Python and
 by the survey package's calibrated design in R), printing the cross-tab API's figures and writing crosstab.csv's
-columns, and its test of relation (Pearson's chi-square; weighted, Rao and Scott's F, by survey::svychisq in R) in the
-dashboard's words, its figures added to the CSV as the API names them. Both also redo the results across the waves
-of a series (--waves: each wave's folder of downloads; the change between two waves as surveys.aggregation.waves
-gives it, writing waves.csv's columns; --weighted: each wave raked to the margins of its own codebook, as
-weighted=on gives them).
+columns, and its test of relation (Pearson's chi-square; weighted, Rao and Scott's F, by survey::svychisq in R) in
+the dashboard's words, its figures added to the CSV as the API names them. Both also redo the results across the
+waves of a series (--waves: each wave's folder of downloads; the change between two waves as
+surveys.aggregation.waves gives it, writing waves.csv's columns; --weighted: each wave raked to the margins of its
+own codebook, as weighted=on gives them).
 
 The templates are templates/aggregation/scripts/. Every survey text enters a script as a literal
 from surveys.aggregation.script_literals, never as raw text. Nothing else about the responses is

@@ -103,9 +103,14 @@ def crosstab(request: Request, slug: str) -> Response:
 
 
 MODEL_PARAMETERS = [
-    OpenApiParameter("outcome", {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}, required=True, description=(
+    OpenApiParameter("outcome", {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}, description=(
         "The id of the question modelled: a randomized yes/no or k-option question (logistic) or a randomized "
-        "numeric mean (linear).")),
+        "numeric mean (linear). Required unless a formula names it.")),
+    OpenApiParameter("formula", {"type": "string", "maxLength": model_params.FORMULA_LENGTH}, description=(
+        "Instead of outcome, covariates, reference and square: the model in R's formula syntax over the questions' "
+        "keys, such as q1 ~ q3 + q4 + I((q4/10)^2) + q3:q4 + C(q2, Treatment(1)). A single choice is a category "
+        "of its option indexes (against the first, or the one Treatment names), a direct number its value. Only "
+        "I(), C() with Treatment(), arithmetic, powers and interactions; anything else is a 400 naming formula.")),
     OpenApiParameter("level", {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}, description=(
         "k options: the option modelled, 0-based (yes/no: yes by default).")),
     OpenApiParameter("covariates", OpenApiTypes.STR, description=(

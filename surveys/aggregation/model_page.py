@@ -13,8 +13,10 @@ from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from . import model_charts, model_params, model_questions, modelling
 from .figure_tables import cell
 
-COLUMNS = ("term", "label", "estimate", "std_error", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low",
-           "odds_ratio_high")
+COLUMNS = ("term", "label", "estimate", "std_error", "ci_low", "ci_high", "z", "p_value", "odds_ratio",
+           "odds_ratio_low", "odds_ratio_high")
+# The CSV's names of the columns: a term's p-value beside the model test's own p_value
+HEADERS = tuple("term_p_value" if c == "p_value" else c for c in COLUMNS)
 MODEL_COLUMNS = ("model", "outcome_id", "outcome_key", "level", "level_label", "n", "dropped", "se", "confidence",
                  "weighted", "log_likelihood", "test", "statistic", "df", "p_value")
 
@@ -54,6 +56,6 @@ def rows(found: modelling.FittedModel) -> list[list[Any]]:
     test = [found.test or "", cell(found.statistic), found.df, cell(found.p_value)]
     model = [found.kind, *outcome, found.n, found.dropped, found.se, found.confidence,
              str(found.weights is not None).lower(), cell(found.log_likelihood), *test]
-    return [[*COLUMNS, *MODEL_COLUMNS],
+    return [[*HEADERS, *MODEL_COLUMNS],
             *([*(row[c] if c in ("term", "label") else cell(row[c]) for c in COLUMNS), *model]
               for row in found.rows())]

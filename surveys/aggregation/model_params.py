@@ -1,6 +1,8 @@
 """How a model is asked for, in one parser for the dashboard's Models form, the models API and its CSV.
 
-    outcome=<question id>      the randomized question modelled (required)
+    outcome=<question id>      the randomized question modelled (required, unless a formula names it)
+    formula=<q1 ~ q2 + ...>    instead of outcome, covariates, reference and square: R's formula syntax over the
+                               questions' keys (ldp.formula; surveys.aggregation.model_formulas)
     level=<option index>       k options: the option modelled, 0-based (yes/no: yes, 1)
     covariates=<id>,<id>,...   direct questions (comma-separated, or the parameter repeated)
     reference=<id>:<index>     a single-choice covariate's reference option (default its first), repeatable
@@ -26,9 +28,10 @@ from ldp.logistic import SE_KINDS
 from . import params
 from .params import BadParameter
 
-SINGLE = ("outcome", "level", "se", "weighted", "confidence", "margin", "odds_ratio")
+SINGLE = ("outcome", "formula", "level", "se", "weighted", "confidence", "margin", "odds_ratio")
 LISTS = ("covariates", "reference", "square")
-OWN = ("outcome", "level", "covariates", "reference", "square", "se", "odds_ratio")  # not the dashboard's
+OWN = ("outcome", "formula", "level", "covariates", "reference", "square", "se", "odds_ratio")  # not the dashboard's
+FORMULA_LENGTH = 500
 FIELDS = (*SINGLE, *LISTS)
 DEFAULT_ODDS_RATIO = 2.0
 ODDS_RATIO_MIN, ODDS_RATIO_MAX = 1.01, 100.0
@@ -46,10 +49,11 @@ class ModelQuery:
     confidence: float = 0.95
     margin: float = 0.05
     odds_ratio: float = DEFAULT_ODDS_RATIO
+    formula: str = ""  # when given, the model's outcome and terms (outcome is then 0 until the formula is read)
 
     def query(self) -> str:
         """As a query string (the CSV link keeps the model asked for)."""
-        pairs: list[tuple[str, Any]] = [("outcome", self.outcome)]
+        pairs: list[tuple[str, Any]] = [("formula", self.formula)] if self.formula else [("outcome", self.outcome)]
         if self.level is not None:
             pairs.append(("level", self.level))
         if self.covariates:
@@ -65,7 +69,7 @@ class ModelQuery:
 
 def asked(query: Any) -> bool:
     """Whether a request asks for a model at all (the dashboard fits one only then)."""
-    return bool(query.get("outcome", ""))
+    return bool(query.get("outcome", "") or query.get("formula", "").strip())
 
 
 def others(query: Any) -> Any:
@@ -78,15 +82,31 @@ def others(query: Any) -> Any:
 
 def parse(query: Any, strict: bool = True) -> ModelQuery:
     """Read a QueryDict; `strict`: other parameters are refused (the API and the CSV; the dashboard's own
-    parser has read them)."""
+    parser has read them). Not strict (the dashboard's form), a reference option or a square of a question that
+    is not among the covariates is dropped: the form sends a reference for every single choice, ticked or not.
+    Strict, it is refused naming it (a URL written by hand that names a covariate it left out)."""
     if strict:
         unknown = sorted(set(query) - set(FIELDS))
         if unknown:
             raise BadParameter(unknown[0], "unknown parameter; expected one of " + ", ".join(FIELDS))
     one = _singles(query)
+    if "formula" in one:
+        return _formula(query, one, strict)
     if "outcome" not in one:
         raise BadParameter("outcome", "choose the question to model (a question id)")
     values: dict[str, Any] = {"outcome": _id("outcome", one.pop("outcome"))}
+    values.update(_common(one))
+    covariates = _ids("covariates", query.getlist("covariates"))
+    squares, references = _ids("square", query.getlist("square")), _references(query.getlist("reference"))
+    if not strict:  # the form sends every choice's reference option (and a number's box), ticked or not
+        squares = tuple(q for q in squares if q in covariates)
+        references = {q: j for q, j in references.items() if q in covariates}
+    return ModelQuery(**values, covariates=covariates, squares=squares, references=references)
+
+
+def _common(one: dict[str, str]) -> dict[str, Any]:
+    """The parameters of any model: level, se, odds_ratio and the dashboard's (confidence, margin, weighted)."""
+    values: dict[str, Any] = {}
     if "level" in one:
         values["level"] = _index("level", one.pop("level"))
     if "se" in one and one["se"] not in SE_KINDS:
@@ -94,9 +114,22 @@ def parse(query: Any, strict: bool = True) -> ModelQuery:
     if "odds_ratio" in one:
         values["odds_ratio"] = _number("odds_ratio", one.pop("odds_ratio"), ODDS_RATIO_MIN, ODDS_RATIO_MAX)
     values.update({name: text if name == "se" else params.READERS[name](text) for name, text in one.items()})
-    return ModelQuery(**values, covariates=_ids("covariates", query.getlist("covariates")),
-                      squares=_ids("square", query.getlist("square")),
-                      references=_references(query.getlist("reference")))
+    return values
+
+
+def _formula(query: Any, one: dict[str, str], strict: bool) -> ModelQuery:
+    """A model written as a formula: its outcome and terms are the formula's. Strict (the API, the CSV), the
+    parameters it replaces are refused naming formula; the dashboard's form sends them beside it and they are
+    ignored."""
+    text = one.pop("formula")
+    listed = [name for name in ("covariates", "reference", "square") if any(v.strip() for v in query.getlist(name))]
+    if strict and ("outcome" in one or listed):
+        raise BadParameter("formula", "a formula names the outcome and the terms: give it without "
+                           + ", ".join(["outcome", *listed] if "outcome" in one else listed))
+    if len(text) > FORMULA_LENGTH:
+        raise BadParameter("formula", f"at most {FORMULA_LENGTH} characters")
+    one.pop("outcome", None)
+    return ModelQuery(outcome=0, formula=text, **_common(one))
 
 
 def _singles(query: Any) -> dict[str, str]:

@@ -55,13 +55,17 @@ class ModelSerializer(serializers.Serializer):
     outcome = OutcomeSerializer(source="*")
     terms = serializers.ListField(child=serializers.CharField(), source="term_keys", help_text=(
         '"(Intercept)", q<order>=<j> (option j of a single choice against its reference), q<order> (a number), '
-        "q<order>^2 (its square)."))
+        "q<order>^2 (its square); a formula's terms as formulaic names them: q3[T.1], I(q4 / 10), q3[T.1]:q4."))
     labels = serializers.ListField(child=serializers.CharField(), source="term_labels", help_text="The terms in words.")
     references = ReferenceSerializer(many=True, source="reference_rows")
     estimate = _floats("Coefficients (log odds for a logistic model).")
     std_error = _floats("Standard errors (kind in se).")
     ci_low = _floats("Interval at confidence.")
     ci_high = _floats("Interval at confidence.")
+    z = _floats("estimate / std_error: each term's Wald statistic (a linear model's t).")
+    p_value = serializers.ListField(child=FiniteFloatField(), source="p_values", help_text=(
+        "Each term's two-sided p-value: 2 Phi(-|z|) (logistic); a linear model's from Student's t with "
+                      "n - k degrees of freedom, as its intervals."))
     odds_ratio = _floats("exp(estimate); null for a linear model.", allow_null=True)
     odds_ratio_low = _floats("exp(ci_low).", allow_null=True)
     odds_ratio_high = _floats("exp(ci_high).", allow_null=True)

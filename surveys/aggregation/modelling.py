@@ -4,9 +4,10 @@
 - A randomized yes/no question, or one option (`level`) of a randomized k-option question, is modelled by
   logistic regression through its mechanism's exact binary channel, P(report = 1 | x) = q + (p - q) s(x'b)
   (`ldp.logistic`): odds ratios, the likelihood-ratio test against the intercept-only model (a Wald test when
-  weighted), standard errors from the observed information (default) or the outer product of scores.
+  weighted), standard errors from the observed information (default) or the outer product of scores, and each
+  term's Wald test (z = estimate / SE, p = 2 Phi(-|z|)).
 - A randomized numeric mean (1-bit mean, discrete Laplace) by least squares of its unbiased per-report values,
-  with robust (HC1) standard errors (`ldp.linear_model`).
+  with robust (HC1) standard errors and each term's t test (`ldp.linear_model`).
 - Covariates are direct questions (sent as given, so a respondent's category is known): a single choice as
   indicators against a reference option (its first unless chosen), a direct number as a number, optionally
   with its square. What a question is, is asked of its mechanism (`randomized`, `one_of_k`, `estimates_mean`).
@@ -36,7 +37,7 @@ from surveys.collection import plan
 from surveys.collection.models import Response, Survey
 from surveys.collection.plan import PlannedQuestion
 
-from . import model_questions, model_rows, results, too_few, versions, weighting
+from . import model_formulas, model_questions, model_rows, results, too_few, versions, weighting
 from .model_params import ModelQuery
 from .model_questions import LINEAR, LOGISTIC, NotModelled, Term
 from .params import ResultOptions
@@ -68,6 +69,8 @@ class FittedModel:
     std_error: tuple[float, ...]
     ci_low: tuple[float, ...]
     ci_high: tuple[float, ...]
+    z: tuple[float, ...]  # estimate / std_error; linear: Student's t
+    p_values: tuple[float, ...]  # each term's two-sided test (normal; linear: t with n - k df)
     odds_ratio: tuple[float, ...] | None
     odds_ratio_low: tuple[float, ...] | None
     odds_ratio_high: tuple[float, ...] | None
@@ -112,7 +115,8 @@ class FittedModel:
         for i, term in enumerate(self.terms):
             row = {"term": term.key, "label": term.label, "estimate": self.estimate[i],
                    "std_error": self.std_error[i], "ci_low": self.ci_low[i], "ci_high": self.ci_high[i],
-                   "odds_ratio": None, "odds_ratio_low": None, "odds_ratio_high": None}
+                   "z": self.z[i], "p_value": self.p_values[i], "odds_ratio": None,
+                   "odds_ratio_low": None, "odds_ratio_high": None}
             if self.odds_ratio is not None and self.odds_ratio_low is not None and self.odds_ratio_high is not None:
                 row.update(odds_ratio=self.odds_ratio[i], odds_ratio_low=self.odds_ratio_low[i],
                            odds_ratio_high=self.odds_ratio_high[i])
@@ -125,9 +129,14 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
     current = plan.of(survey)
     versions.check(survey, current)
     questions = {q.id: q for q in current}
-    outcome, kind, level = model_questions.outcome(questions, query)
-    covariates = model_questions.covariates(questions, query, outcome)
-    used = [outcome.id, *(c.question.id for c in covariates)]
+    if query.formula:  # its outcome and terms (model_formulas), else the form's
+        parsed, outcome, kind, level, direct = model_formulas.resolve(questions, query)
+        covariates: list[model_questions.Covariate] = []
+    else:
+        outcome, kind, level = model_questions.outcome(questions, query)
+        covariates, parsed = model_questions.covariates(questions, query, outcome), None
+        direct = [c.question for c in covariates]
+    used = [outcome.id, *(q.id for q in direct)]
     margins = weighting.required_margins(survey) if query.weighted else []
     with snapshot():  # the rows and the counts of the same responses, whatever arrives meanwhile
         rows = model_rows.grouped(used + [m.question_id for m in margins if m.question_id not in used])
@@ -144,7 +153,8 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
             "needed before the estimates of question %(order)s are shown. The randomization would dominate.")
             % {"n": n, "needed": needed, "order": outcome.order})
     stored = {q: rows.column(q) for q in used}
-    x, terms = model_questions.design_matrix(covariates, stored, n)
+    x, terms = (model_questions.design_matrix(covariates, stored, n) if parsed is None
+                else model_formulas.design_matrix(parsed, direct, stored, n))
     design = None if found is None else found.design
     common = {"query": query, "outcome": outcome, "level": level, "terms": tuple(terms), "n": n,
               "dropped": total - n, "needed": needed, "weights": found,
@@ -173,9 +183,10 @@ def _binary(outcome: PlannedQuestion, stored: npt.NDArray[np.int64], level: int 
     return (model_questions.decoded(outcome, stored) == level).astype(float)
 
 
-def _collinear() -> NotModelled:
-    return NotModelled("covariates", _("The covariates are collinear or constant among the responses used (one "
-                                       "is determined by the others): leave one out."))
+def _collinear(query: ModelQuery) -> NotModelled:
+    return NotModelled("formula" if query.formula else "covariates", _(
+        "The covariates are collinear or constant among the responses used (one is determined by the others): "
+        "leave one out."))
 
 
 def _separated() -> NotModelled:
@@ -193,7 +204,7 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
         found = logistic.fit(y, x, p, q, terms=[t.key for t in common["terms"]], design=design, se=query.se,
                              confidence=query.confidence, counts=counts)
     except ValueError:
-        raise _collinear() from None
+        raise _collinear(query) from None
     if np.abs(x @ np.asarray(found.estimate)).max() > logistic_maximum.DIVERGED:
         raise _separated()
     if not found.converged:
@@ -210,7 +221,8 @@ def _logistic(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design: An
     power = Power(query.odds_ratio, baseline, EXPOSED, 1.0 - query.confidence, POWER, needed)
     return FittedModel(
         **common, kind=LOGISTIC, estimate=found.estimate, std_error=found.std_error, ci_low=found.ci_low,
-        ci_high=found.ci_high, odds_ratio=found.odds_ratio, odds_ratio_low=found.odds_ratio_low,
+        ci_high=found.ci_high, z=found.z, p_values=found.p_values, odds_ratio=found.odds_ratio,
+        odds_ratio_low=found.odds_ratio_low,
         odds_ratio_high=found.odds_ratio_high, log_likelihood=found.log_likelihood,
         null_log_likelihood=found.null_log_likelihood, test=found.test, statistic=found.statistic, df=found.df,
         p_value=found.p_value, se=found.se, confidence=found.confidence, power=power)
@@ -222,9 +234,10 @@ def _linear(values: npt.NDArray[np.float64], x: npt.NDArray[np.float64], design:
         found = linear_model.fit(values, x, terms=[t.key for t in common["terms"]], design=design,
                                  confidence=query.confidence, counts=counts)
     except ValueError:
-        raise _collinear() from None
+        raise _collinear(query) from None
     return FittedModel(
         **common, kind=LINEAR, estimate=found.estimate, std_error=found.std_error, ci_low=found.ci_low,
-        ci_high=found.ci_high, odds_ratio=None, odds_ratio_low=None, odds_ratio_high=None, log_likelihood=None,
+        ci_high=found.ci_high, z=found.z, p_values=found.p_values, odds_ratio=None, odds_ratio_low=None,
+        odds_ratio_high=None, log_likelihood=None,
         null_log_likelihood=None, test=None, statistic=None, df=None, p_value=None, se=found.se,
         confidence=found.confidence, power=None)

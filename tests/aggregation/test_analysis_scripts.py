@@ -191,10 +191,18 @@ def test_the_r_scripts_use_base_r_only_but_for_weights_and_the_python_script_num
         allowed = {"stats", "utils", "survey"} if name == "analysis.R" else {"stats", "utils"}
         assert set(re.findall(r"([A-Za-z][A-Za-z0-9.]*):::?", code)) <= allowed
     tree = ast.parse((folder / f"{survey.slug}-analysis.py").read_text())
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported - set(sys.stdlib_module_names) == {"numpy"}
+    # Only a model written as a formula (--formula) asks for formulaic (and its pandas), and only then.
+    formulas = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+                    and node.name == "formula_matrix")
+    assert imports(formulas) == {"formulaic", "pandas"}
+    outside = imports(tree) - imports(formulas) - set(sys.stdlib_module_names)
+    assert outside == {"numpy"}
+
+
+def imports(tree):
+    found = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names}
+    return found | {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
 
 
 def test_the_scripts_hold_the_surveys_definition_and_nothing_of_its_responses(client, owner, every_kind_survey,

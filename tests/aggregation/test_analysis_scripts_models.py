@@ -65,11 +65,17 @@ MODELS = {
     "dlaplace-mean": {"outcome": 9, "covariates": (3, 4), "square": (4,)},
     "dlaplace-mean-weighted": {"outcome": 9, "covariates": (2, 4), "reference": {2: 1}, "weighted": True},
 }
+# name -> a formula model (the dashboard's Advanced box) and its parameters
+FORMULAS = {
+    "formula-interaction": {"formula": "q1 ~ C(q2, Treatment(2)) + q3 * I(q4 / 10) + I((q4 / 10)^2)"},
+    "formula-weighted-mean": {"formula": "q9 ~ q3 + q4 + q3:q4", "weighted": True},
+}
 TEXT = ("term", "label", "model", "outcome_id", "outcome_key", "level", "level_label", "n", "dropped", "se",
         "weighted", "test", "df")
 IN_ERRORS = ("estimate", "ci_low", "ci_high")  # compared in standard errors
 RELATIVE = ("std_error", "odds_ratio", "odds_ratio_low", "odds_ratio_high")  # relative (an odds ratio: in SEs)
-OVERALL = ("confidence", "log_likelihood", "statistic", "p_value")
+OVERALL = ("confidence", "log_likelihood", "statistic", "p_value", "z", "term_p_value")  # z: to 1e-6 (above 1,
+# relative), as a coefficient in its standard errors
 
 
 def api_query(spec, ids):
@@ -128,6 +134,11 @@ def exported(django_db_setup, django_db_blocker, tmp_path_factory):
         tables = {}
         for name, spec in MODELS.items():
             response = client.get(reverse("aggregation:export-model", args=[SLUG]) + "?" + api_query(spec, ids))
+            assert response.status_code == 200, (name, response.content[:300])
+            tables[name] = list(csv.DictReader(response.content.decode().splitlines()))
+        for name, spec in FORMULAS.items():
+            query = {"formula": spec["formula"], "weighted": "on" if spec.get("weighted") else "off", "margin": "0.1"}
+            response = client.get(reverse("aggregation:export-model", args=[SLUG]), query)
             assert response.status_code == 200, (name, response.content[:300])
             tables[name] = list(csv.DictReader(response.content.decode().splitlines()))
         transaction.set_rollback(True)
@@ -199,6 +210,7 @@ def test_the_survey_drops_what_each_model_must(exported):
     """The partial responses are dropped by the models that use what they lack (or weight, without a sex) and kept
     by the others, so the tests below cover both; each table has every kind of figure."""
     folder, tables = exported
+    tables = {name: tables[name] for name in MODELS}
     dropped = {name: int(table[0]["dropped"]) for name, table in tables.items()}
     both = NO_SEX + NO_AGE
     assert dropped == {"yes-no": both, "yes-no-opg": both, "yes-no-weighted": both, "krr-option": NO_AGE,
@@ -257,7 +269,8 @@ def test_the_command_line_prints_and_writes_the_apis_table(exported, language):
     want = tables["yes-no-weighted"]
     assert_same_table(read_csv(folder / f"cli-{language}.csv"), want, language)
     rows = printed_rows(printed, [row["term"] for row in want])
-    columns = ("estimate", "std_error", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low", "odds_ratio_high")
+    columns = ("estimate", "std_error", "z", "term_p_value", "ci_low", "ci_high", "odds_ratio", "odds_ratio_low",
+               "odds_ratio_high")
     assert list(rows) == [row["term"] for row in want]
     for row in want:
         assert rows[row["term"]] == pytest.approx([float(row[c]) for c in columns], rel=1e-5), (language, row["term"])
@@ -308,3 +321,28 @@ def test_a_refusal_on_the_command_line_exits_with_the_reason(exported):
     done = subprocess.run([sys.executable, f"{SLUG}-analysis.py", "--model", "q8"], cwd=folder, capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 1 and "no model: the outcome must be a randomized question" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_scripts_fit_the_apis_formula_models(exported):
+    """A formula (R's syntax over the keys) in both scripts gives the app's model.csv: Python's whole (formulaic
+    names the terms as the app does), R's numbers column by column in the same order (R names its own terms)."""
+    folder, tables = exported
+    code = ("import json, runpy, sys\n"
+            f"script = runpy.run_path('{SLUG}-analysis.py')\n"
+            "for name, spec in json.loads(sys.argv[1]).items():\n"
+            "    script['write_model_csv'](script['fit_model'](formula=spec['formula'],"
+            " weighted=spec.get('weighted', False)), f'py-{name}.csv')\n")
+    run([sys.executable, "-c", code, json.dumps(FORMULAS)], folder)
+    lines = [f'source("{SLUG}-analysis.R")', f'reports <- read_reports("{SLUG}-reports.csv")']
+    lines += [f'write_model(fit_model(reports, formula = "{spec["formula"]}", weighted = '
+              f'{"TRUE" if spec.get("weighted") else "FALSE"}), "r-{name}.csv")' for name, spec in FORMULAS.items()]
+    run([rscript(), "--vanilla", "-e", "; ".join(lines)], folder)
+    for name in FORMULAS:
+        want = tables[name]
+        assert_same_table(read_csv(folder / f"py-{name}.csv"), want, f"Python {name}")
+        r = read_csv(folder / f"r-{name}.csv")
+        assert [row["term"] for row in r][0] == "(Intercept)" and len(r) == len(want), name
+        renamed = [{**row, "term": expected["term"], "label": expected["label"]}
+                   for row, expected in zip(r, want, strict=True)]
+        assert_same_table(renamed, want, f"R {name}")

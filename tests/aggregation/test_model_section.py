@@ -63,3 +63,40 @@ def test_the_test_in_words_is_at_the_level_of_the_intervals(owner_client, survey
     said = ("The covariates together are associated with the outcome" if api["test"]["p_value"] < alpha
             else "No association of the covariates with the outcome is shown")
     assert f"{said}" in section and f"at the {level} level" in section
+
+
+def test_the_form_fits_any_subset_of_covariates_ignoring_the_references_of_those_left_unticked(owner_client, survey):
+    """The form sends a reference option for every single choice and a square box's value only when ticked:
+    sex and age in years ticked, age band not, its reference (and a square of it, were it sent) is ignored."""
+    ids = {q.order: q.id for q in plan.of(survey)}
+    query = (f"outcome={ids[1]}&covariates={ids[3]}&covariates={ids[4]}&reference={ids[2]}:1"
+             f"&reference={ids[3]}:1&square={ids[2]}&margin=0.1")
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?" + query)
+    assert response.status_code == 200
+    section = response.content.decode()
+    section = section[section.index('<section class="models"'):]
+    assert 'role="alert"' not in section and section.count('<circle class="marker"') == 2
+    api = owner_client.get(reverse("aggregation:api-models", args=[survey.slug]) + "?" + query.replace(
+        f"reference={ids[2]}:1&", "").replace(f"&square={ids[2]}", "")).json()
+    assert api["terms"] == ["(Intercept)", "q3=0", "q4"]
+    # The links to the CSV and the API carry the model fitted, without the unticked question's reference.
+    assert f"reference={ids[3]}%3A1" in section and f"reference={ids[2]}" not in section
+
+
+def test_the_advanced_box_fits_a_formula_and_keeps_it_in_its_links(owner_client, survey):
+    query = "formula=q1+~+q3+*+I(q4+%2F+10)&margin=0.1&outcome=&level="
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + "?" + query)
+    assert response.status_code == 200
+    section = response.content.decode()
+    section = section[section.index('<section class="models"'):]
+    assert 'role="alert"' not in section and section.count('<circle class="marker"') == 3
+    assert "q3[T.1]:I(q4 / 10)" in section and '<details class="model-formula" open>' in section
+    assert 'name="formula" value="q1 ~ q3 * I(q4 / 10)"' in section
+    assert "formula=q1+~+q3+%2A+I%28q4+%2F+10%29" in section  # the CSV's and the API's links
+
+
+def test_a_refused_formula_says_why_on_the_page(owner_client, survey):
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]),
+                                {"formula": "q1 ~ open('x')", "margin": "0.1"})
+    assert response.status_code == 400
+    assert "No model (formula): open(&#x27;x&#x27;) is not allowed in a formula" in response.content.decode()

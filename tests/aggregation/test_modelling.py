@@ -72,7 +72,8 @@ def expected_logistic(found, outcome, level, label, terms, labels, references, n
         "model": "logistic", "outcome": {**outcome, "level": level, "level_label": label}, "terms": terms,
         "labels": labels, "references": references, "estimate": list(found.estimate),
         "std_error": list(found.std_error), "ci_low": list(found.ci_low), "ci_high": list(found.ci_high),
-        "odds_ratio": finite(found.odds_ratio), "odds_ratio_low": finite(found.odds_ratio_low),
+        "z": list(found.z), "p_value": list(found.p_values), "odds_ratio": finite(found.odds_ratio),
+        "odds_ratio_low": finite(found.odds_ratio_low),
         "odds_ratio_high": finite(found.odds_ratio_high), "n": n, "dropped": dropped,
         "log_likelihood": found.log_likelihood, "null_log_likelihood": found.null_log_likelihood,
         "test": {"name": found.test, "statistic": found.statistic, "df": found.df, "p_value": found.p_value},
@@ -151,7 +152,8 @@ def test_a_numeric_mean_is_least_squares_of_its_unbiased_per_report_values(owner
         "labels": ["Intercept", "3. Sex?: Female (against Male)", "4. Age in years?"],
         "references": [{"question": ids[3], "option": "Male"}], "estimate": list(found.estimate),
         "std_error": list(found.std_error), "ci_low": list(found.ci_low), "ci_high": list(found.ci_high),
-        "odds_ratio": None, "odds_ratio_low": None, "odds_ratio_high": None, "n": N, "dropped": 0,
+        "z": list(found.z), "p_value": list(found.p_values), "odds_ratio": None,
+        "odds_ratio_low": None, "odds_ratio_high": None, "n": N, "dropped": 0,
         "log_likelihood": None, "null_log_likelihood": None, "test": None, "se": "HC1", "confidence": 0.95,
         "weights": None, "power": None}, rel=1e-6)
     assert body["estimate"][1] == pytest.approx(2.0, abs=3 * body["std_error"][1])  # the planted effect
@@ -216,13 +218,14 @@ def test_the_csv_is_the_apis_table_whole(owner_client, survey, reports, ids):
     assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
     assert body["outcome"]["level"] == 1 and 'filename="models-model-q1-1.csv"' in response["Content-Disposition"]
     lines = response.content.decode().splitlines()
-    assert lines[0] == ("term,label,estimate,std_error,ci_low,ci_high,odds_ratio,odds_ratio_low,odds_ratio_high,"
+    assert lines[0] == ("term,label,estimate,std_error,ci_low,ci_high,z,term_p_value,odds_ratio,odds_ratio_low,"
+                        "odds_ratio_high,"
                         "model,outcome_id,outcome_key,level,level_label,n,dropped,se,confidence,weighted,"
                         "log_likelihood,test,statistic,df,p_value")
     test = body["test"]
     expected = [
-        [term, label, *(repr(body[c][i]) for c in ("estimate", "std_error", "ci_low", "ci_high", "odds_ratio",
-                                                   "odds_ratio_low", "odds_ratio_high")),
+        [term, label, *(repr(body[c][i]) for c in ("estimate", "std_error", "ci_low", "ci_high", "z", "p_value",
+                                                   "odds_ratio", "odds_ratio_low", "odds_ratio_high")),
          "logistic", str(ids[1]), "q1", "1", "Yes", str(N), "0", "observed", "0.95", "false",
          repr(body["log_likelihood"]), test["name"], repr(test["statistic"]), str(test["df"]),
          repr(test["p_value"])]

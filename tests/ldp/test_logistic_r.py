@@ -71,4 +71,8 @@ def test_it_agrees_with_an_independent_fit_in_r(tmp_path, mechanism, level):
     assert np.abs(np.array([float(row["se_numeric"]) for row in r]) - observed.std_error).max() < TOLERANCE
     assert np.abs(np.array([float(row["se_opg"]) for row in r]) - opg.std_error).max() < TOLERANCE
     assert abs(float(r[0]["loglik"]) - observed.log_likelihood) < TOLERANCE
+    # Each term's p-value is R's 2 * pnorm(-abs(z)) with either standard error (some are below 1e-10: relative)
+    for fitted, column in ((observed, "p_observed"), (opg, "p_opg")):
+        assert fitted.p_values == pytest.approx([float(row[column]) for row in r], rel=1e-5, abs=1e-9)
+        assert list(fitted.z) == pytest.approx(list(np.array(fitted.estimate) / fitted.std_error), rel=1e-12)
     assert observed.estimate == opg.estimate and observed.std_error != opg.std_error

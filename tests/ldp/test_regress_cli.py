@@ -18,7 +18,8 @@ from ldp.raking import Design, margin, rake
 from ldp.weighted import weighted_fractions
 from tests.ldp.test_cli import run
 
-REGRESS_KEYS = ["terms", "estimate", "std_error", "ci_low", "ci_high", "n", "dropped", "log_likelihood"]
+REGRESS_KEYS = ["terms", "estimate", "std_error", "z", "p_value", "ci_low", "ci_high", "n", "dropped",
+                "log_likelihood"]
 ESTIMATE_KEYS = ["estimate", "std_error", "ci_low", "ci_high", "n", "effective_n"]
 N = 1500
 
@@ -74,8 +75,9 @@ def test_regress_prints_the_library_fit_on_the_rows_it_keeps(panel):
     fit = logistic.fit(columns["smoker"][rows].astype(float), x, mechanism.p, mechanism.q_other,
                        terms=["(Intercept)", "age", "income"], confidence=0.9)
     assert out == {"terms": ["(Intercept)", "age", "income"], "estimate": list(fit.estimate),
-                   "std_error": list(fit.std_error), "ci_low": list(fit.ci_low), "ci_high": list(fit.ci_high),
-                   "n": int(rows.sum()), "dropped": 3, "log_likelihood": fit.log_likelihood}
+                   "std_error": list(fit.std_error), "z": list(fit.z), "p_value": list(fit.p_values),
+                   "ci_low": list(fit.ci_low), "ci_high": list(fit.ci_high), "n": int(rows.sum()), "dropped": 3,
+                   "log_likelihood": fit.log_likelihood}
 
 
 def test_regress_takes_opg_standard_errors_the_intercept_alone_and_one_option_of_k(panel):

@@ -2,12 +2,17 @@
 #   P(y = 1 | x) = q + (p - q) plogis(x'b),
 # maximized with optim (BFGS, analytic gradient, restarted until it stops moving), then the observed
 # information (analytic, and optimHess's finite differences of the gradient) and the outer product of
-# the per-row scores. Usage: Rscript rr_logistic.R data.csv p q out.csv
+# the per-row scores, and each term's two-sided Wald p-value with either. Usage: Rscript rr_logistic.R data.csv p q out.csv
 # data.csv: column y (0/1) and the covariates (every other column); out.csv: one row per term.
+# With a fifth argument, an R formula, the covariates are model.matrix(formula, data) instead (its left side y).
 args <- commandArgs(trailingOnly = TRUE)
 data <- read.csv(args[1])
 p <- as.numeric(args[2]); q <- as.numeric(args[3])
-X <- cbind("(Intercept)" = 1, as.matrix(data[, setdiff(names(data), "y"), drop = FALSE]))
+if (length(args) >= 5) {
+  X <- model.matrix(as.formula(args[5]), data)
+} else {
+  X <- cbind("(Intercept)" = 1, as.matrix(data[, setdiff(names(data), "y"), drop = FALSE]))
+}
 y <- data$y
 
 prob <- function(b) q + (p - q) * plogis(drop(X %*% b))
@@ -32,9 +37,11 @@ observed <- crossprod(X * weight, X)
 numeric <- -optimHess(b, loglik, gradient, control = list(ndeps = rep(1e-5, length(b))))
 g <- scores(b)
 opg <- crossprod(g)
+se_observed <- sqrt(diag(solve(observed))); se_opg <- sqrt(diag(solve(opg)))
 out <- data.frame(term = colnames(X), estimate = b,
-                  se_observed = sqrt(diag(solve(observed))),
+                  se_observed = se_observed,
                   se_numeric = sqrt(diag(solve(numeric))),
-                  se_opg = sqrt(diag(solve(opg))),
+                  se_opg = se_opg,
+                  p_observed = 2 * pnorm(-abs(b / se_observed)), p_opg = 2 * pnorm(-abs(b / se_opg)),
                   loglik = loglik(b), gradient = gradient(b))
 write.csv(out, args[4], row.names = FALSE)
