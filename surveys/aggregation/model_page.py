@@ -10,7 +10,7 @@ from surveys import errors, refusals
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
-from . import model_charts, model_params, model_questions, modelling
+from . import model_charts, model_params, model_questions, modelling, params
 from .figure_tables import cell
 
 COLUMNS = ("term", "label", "estimate", "std_error", "ci_low", "ci_high", "z", "p_value", "odds_ratio",
@@ -33,7 +33,7 @@ def section(survey: Survey, query: Any, current: SurveyPlan) -> dict[str, Any]:
     try:
         asked = model_params.parse(query, strict=False)
         found.update(model_asked=asked, model_covariates=_covariates(choices["covariates"], asked))
-        model = modelling.fit(survey, asked)
+        model = modelling.fit(survey, asked, pilot=params.pilot_asked(query))
         found.update(model=model, forest_chart=model_charts.forest_chart(model), model_query=asked.query())
     except refusals.Refusal as error:
         found.update(model_problem=error, model_status=errors.status_of(error))

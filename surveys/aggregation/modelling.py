@@ -89,6 +89,11 @@ class FittedModel:
     power: Power | None
 
     @property
+    def warning(self) -> str | None:
+        """The one rule's warning for a model fitted below its respondents (as a pilot figure), else None."""
+        return too_few_words(self.n, self.needed, self.outcome) if too_few.too_few(self.n, self.needed) else None
+
+    @property
     def alpha(self) -> float:
         """The level of the section's test in words: that of its intervals, 1 - confidence."""
         return 1.0 - self.confidence
@@ -124,8 +129,9 @@ class FittedModel:
         return found
 
 
-def fit(survey: Survey, query: ModelQuery) -> FittedModel:
-    """The model `query` asks for, fitted on the survey's stored reports; a refusal saying why not."""
+def fit(survey: Survey, query: ModelQuery, pilot: bool = False) -> FittedModel:
+    """The model `query` asks for, fitted on the survey's stored reports; a refusal saying why not. Below the one
+    rule's respondents (`too_few`) it is refused, or with `pilot` (the dashboard's pilot figures) fitted and marked."""
     current = plan.of(survey)
     versions.check(survey, current)
     questions = {q.id: q for q in current}
@@ -147,11 +153,8 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
     options = ResultOptions(confidence=query.confidence, margin=query.margin).resolved(
         survey.status == Survey.Status.OPEN)
     needed = results.needed(outcome, options)
-    if too_few.too_few(n, needed):
-        raise NotModelled("outcome", _(
-            "Too few respondents for a model: %(n)s responses answer every question used, of the %(needed)s "
-            "needed before the estimates of question %(order)s are shown. The randomization would dominate.")
-            % {"n": n, "needed": needed, "order": outcome.order})
+    if too_few.too_few(n, needed) and not pilot:
+        raise NotModelled("outcome", too_few_words(n, needed, outcome))
     stored = {q: rows.column(q) for q in used}
     x, terms = (model_questions.design_matrix(covariates, stored, n) if parsed is None
                 else model_formulas.design_matrix(parsed, direct, stored, n))
@@ -165,6 +168,13 @@ def fit(survey: Survey, query: ModelQuery) -> FittedModel:
         return _linear(values, x, design, counts, query, common)
     y = _binary(outcome, stored[outcome.id], level)
     return _logistic(y, x, design, counts, query, common)
+
+
+def too_few_words(n: int, needed: int, outcome: PlannedQuestion) -> str:
+    """The one rule's words for a model (its refusal, or a pilot model's warning)."""
+    return _("Too few respondents for a model: %(n)s responses answer every question used, of the %(needed)s "
+             "needed before the estimates of question %(order)s are shown. The randomization would dominate.") % {
+        "n": n, "needed": needed, "order": outcome.order}
 
 
 def _weights(margins: list[Any], questions: dict[int, PlannedQuestion], rows: model_rows.Rows,

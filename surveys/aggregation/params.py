@@ -107,6 +107,12 @@ def parse(query: Any, fields: tuple[str, ...] = FIELDS) -> ResultOptions:
     return ResultOptions(**values)
 
 
+def pilot_asked(query: Any) -> bool:
+    """Whether the dashboard's query asks for pilot figures (a word not understood: no; the dashboard's own
+    parse says so)."""
+    return str(query.get("pilot", "")).strip().lower() in TRUE_WORDS
+
+
 def _number(name: str, text: str, low: float, high: float) -> float:
     try:
         value = float(text)

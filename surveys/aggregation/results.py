@@ -25,7 +25,7 @@ from surveys.collection.plan import PlannedQuestion, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
-from . import anytime, means, params, versions, weighting
+from . import anytime, means, params, sequence_plan, versions, weighting
 from . import too_few as rule
 from .params import DEFAULTS, ResultOptions
 from .templatetags.results_format import level as level_text
@@ -195,8 +195,6 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
 def planning_size(current: plan.SurveyPlan, options: ResultOptions) -> int:
     """The confidence sequences' planning size: the survey's planned size, fixed at Open (sequence_plan), never
     the margin or confidence asked for now (a size chosen after looking voids the guarantee)."""
-    from . import sequence_plan
-
     return sequence_plan.of_plan(current).size
 
 

@@ -37,6 +37,7 @@ from surveys.collection import report_columns
 from surveys.collection.models import Response, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
+from . import margins
 from .models import PopulationMargin
 from .params import BadParameter, ResultOptions
 
@@ -114,8 +115,6 @@ def offer(survey: Survey, options: ResultOptions) -> dict[str, Any]:
 def margins_of(survey: Survey) -> list[PopulationMargin]:
     """The survey's margins; Unweightable (409) naming each question whose margin went stale since it was entered
     (surveys.aggregation.margins.check): never a figure raked to impossible shares."""
-    from . import margins  # imported here: the rest of this module is not this change's
-
     found = margins.stored(survey)
     stale = margins.check(found)
     if stale:

@@ -165,3 +165,19 @@ def test_the_csv_and_the_dashboard_answer_the_same_refusals(owner_client, survey
         assert csv.status_code == status
         page = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + f"?{query}&margin={MARGIN}")
         assert page.status_code == status and b'<p class="notice" role="alert">No model (outcome)' in page.content
+
+
+def test_a_model_short_of_the_threshold_is_fitted_as_a_pilot_figure_on_the_dashboard_and_marked(owner_client, survey,
+                                                                                               ids):
+    count = needed(survey)
+    write(survey, *balanced(count - 1))
+    query = f"?outcome={ids[1]}&covariates={ids[2]}&margin={MARGIN}"
+    url = reverse("aggregation:dashboard", args=[survey.slug]) + query
+    refused = owner_client.get(url)
+    assert refused.status_code == 409 and b'<table class="estimates model-table">' not in refused.content
+    shown = owner_client.get(url + "&pilot=on").content.decode()
+    assert '<table class="estimates model-table">' in shown
+    assert ('<p class="notice pilot too-few" role="note"><strong class="pilot-mark">Pilot figures</strong> Too few '
+            f"respondents for a model: {count - 1} responses answer every question used, of the {count} needed"
+            ) in shown
+    assert ask(owner_client, survey, f"outcome={ids[1]}&covariates={ids[2]}&pilot=on")[0] == 400  # the page's only
