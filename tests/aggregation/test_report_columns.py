@@ -362,3 +362,36 @@ def test_aligned_columns_of_a_survey_every_response_answers_are_its_complete_col
     assert complete is not None and all(np.array_equal(a, b) for a, b in zip(found, complete, strict=True))
     # From the responses' answers: lined up, in the rows' order rather than the keys'.
     assert sorted(zip(*found, strict=True)) == sorted(zip(*expected_aligned(survey, (8, 1, 4)), strict=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_aligned_answers_outside_a_transaction_are_read_in_two_halves_on_two_connections(survey, monkeypatch):
+    write(survey, 400, np.random.default_rng(18), answers=True)
+    asked = ids(survey, ORDERS)
+    alone, answers, halves = report_columns.complete(asked), report_columns._answers, []
+
+    def recorded(survey_id, current, half=None):
+        found = answers(survey_id, current, half)
+        halves.append((threading.get_ident(), half and half[0], len(found)))
+        return found
+
+    monkeypatch.setattr(report_columns, "_answers", recorded)
+    found = report_columns.aligned(asked)
+    assert sorted(half for _, half, _ in halves) == ["<", ">="] and len({thread for thread, *_ in halves}) == 2
+    assert sum(n for *_, n in halves) == 400
+    assert alone is not None and same_rows(found, alone)
+    halves.clear()
+    with transaction.atomic():  # a caller's transaction: a second connection would miss what it wrote
+        report_columns.aligned(asked)
+    assert [half for _, half, _ in halves] == [None]
+
+
+def test_aligned_columns_joined_beyond_most_are_refused_before_the_join(survey):
+    rng = np.random.default_rng(6)
+    write(survey, 20, rng, orders=(1, 2))
+    write(survey, 10, rng)
+    asked = ids(survey, (1, 2, 5))
+    assert len(report_columns.aligned(asked, most=30 * 3)[0]) == 30
+    with CaptureQueriesContext(connection) as queries, pytest.raises(report_columns.TooMany):
+        report_columns.aligned(asked, most=30 * 3 - 1)
+    assert not [q["sql"] for q in queries.captured_queries if "LEFT JOIN" in q["sql"]]
