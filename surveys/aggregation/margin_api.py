@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -26,7 +25,7 @@ from surveys.accounts.guards import SignedIn
 from surveys.collection.models import Survey
 from surveys.errors import ErrorSerializer
 
-from . import margins
+from . import access, margins
 
 
 @extend_schema_field({"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]})
@@ -103,7 +102,7 @@ class MarginsInputSerializer(serializers.Serializer):
 def survey_margins(request: Request, slug: str) -> Response:
     """GET: each margin's question, source and shares, and the questions that can have one. PUT: validated whole,
     then stored in one transaction and recorded in the survey's configuration history."""
-    survey = get_object_or_404(Survey.objects.visible_to(request.user), slug=slug)
+    survey = access.survey_for(request.user, slug)
     if request.method == "PUT":
         with transaction.atomic():
             margins.replace(survey, _entered(survey, request.data, request.user), request.user)

@@ -145,10 +145,11 @@ def histogram(result: QuestionResult) -> Histogram | None:
     )
 
 
-def charts_of(result: QuestionResult) -> tuple[object | None, MeanChart | None]:
+def charts_of(result: QuestionResult, pilot: bool = False) -> tuple[object | None, MeanChart | None]:
     """(the chart of its fractions: bars, or columns for a histogram; its mean chart) for a question whose
-    estimates are shown; neither before (its words are the figures)."""
-    if not result.enough:
+    estimates are shown (enough respondents, or pilot figures asked for); neither before (its words are the
+    figures)."""
+    if not (result.enough or pilot):
         return None, None
     if result.is_mean:
         return None, mean_chart(result)

@@ -23,7 +23,7 @@ def context(survey: Survey, options: ResultOptions, found: SurveyResults) -> dic
         "survey": survey, "results": found, "options": found.options,
         "progress": coming_along, "daily_chart": charts.daily_chart(coming_along.window),
         # No chart (its words are the figures) for a question whose estimates are not shown yet.
-        "questions": [(question, *numeric_charts.charts_of(question)) for question in found.questions],
+        "questions": [(question, *numeric_charts.charts_of(question, options.pilot)) for question in found.questions],
         "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
         "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[found.options.fixed],
         "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,

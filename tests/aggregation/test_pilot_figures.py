@@ -57,6 +57,7 @@ def test_pilot_figures_show_every_question_marked_with_intervals_inside_what_is_
               for x in re.findall(r'<td class="num">(-?[\d.]+)% – (-?[\d.]+)%</td>', table) for x in x]
     assert len(bounds) == 2 * (4 + 2) and all(0.0 <= x <= 100.0 for x in bounds)
     assert '<input type="checkbox" name="pilot" checked' in html
+    assert len(re.findall(r'<svg class="chart estimates" viewBox="0 0 \d+ \d+"', html)) == 2  # each with its chart
 
 
 def test_pilot_figures_are_asked_on_the_dashboard_only(client, owner, pilot_survey):

@@ -104,7 +104,7 @@ def test_a_direct_number_goes_from_the_admin_through_the_page_to_the_dashboard_a
     ages = [int(typed) for typed, _ in ANSWERS]
     se = stdev(ages) / math.sqrt(len(ages))
     half = t_value(0.95, len(ages) - 1) * se
-    page.goto(f"{live_server.url}/results/ages/?margin=0.5&by={age.id}")
+    page.goto(f"{live_server.url}/results/ages/?margin=0.5&by={age.id}&pilot=on")  # 8 answers: a pilot break-down
     section = page.locator(f"section[aria-labelledby='q{age.id}-heading']")
     expect(section).to_contain_text("Exact mean of the answers (not randomized: sent as given) with its 95% "
                                     "Student t interval, from 8 answers")

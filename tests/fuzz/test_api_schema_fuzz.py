@@ -35,7 +35,7 @@ from .checks import (
     stored,
 )
 
-EXAMPLES = 400  # per generation mode: with fewer, some outcomes it must reach are missed by chance
+EXAMPLES = 600  # per generation mode (8 operations): with fewer, some outcomes it must reach are missed by chance
 
 FUZZ_SETTINGS = hypothesis_settings(
     max_examples=EXAMPLES, deadline=None, derandomize=True, database=None, print_blob=False,
@@ -60,6 +60,8 @@ MUST_REACH = {
         ("GET /api/v1/surveys/{slug}/models/", 400),
         ("GET /api/v1/surveys/{slug}/waves/", 200),
         ("GET /api/v1/surveys/{slug}/waves/", 400),
+        ("GET /api/v1/surveys/{slug}/margins/", 200),
+        ("PUT /api/v1/surveys/{slug}/margins/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 201),
         ("POST /api/v1/surveys/{slug}/responses/", 400),
         ("POST /api/v1/surveys/{slug}/responses/", 403),
