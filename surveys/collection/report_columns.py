@@ -73,12 +73,12 @@ def complete(questions: list[int], beside: bool = False, halves: bool = False) -
     if kept is not None:
         return kept
     if beside and len(questions) > 1:
-        halves = questions[::2], questions[1::2]
-        both = _at_once(_read, (survey, halves[0]), (survey, halves[1]))
+        parts = questions[::2], questions[1::2]
+        both = _at_once(_read, (survey, parts[0]), (survey, parts[1]))
         if both is None or both[0][0] != both[1][0]:
             return None
         (responses, mine), (_, found) = both
-        by_id = dict(zip(halves[0], mine, strict=True)) | dict(zip(halves[1], found, strict=True))
+        by_id = dict(zip(parts[0], mine, strict=True)) | dict(zip(parts[1], found, strict=True))
         columns = [by_id[q] for q in questions]
     else:
         responses, columns = _read(survey, questions)
