@@ -16,6 +16,7 @@ from django.urls import reverse
 from ldp.linear_model import per_report_values
 from ldp.raking import margin, rake
 from ldp.weighted import indicators, weighted_fractions, weighted_mean
+from surveys.aggregation import weighting
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
@@ -204,15 +205,15 @@ def test_a_weighted_request_beyond_what_may_be_read_is_refused_before_any_answer
     assert not [q["sql"] for q in queries.captured_queries if "collection_report" in q["sql"]]
 
 
-def test_answers_read_by_the_slower_join_are_limited_to_an_eighth_of_the_values(owner_client, survey, answered,
-                                                                                settings):
+def test_answers_read_by_the_slower_join_are_limited_to_a_part_of_the_values(owner_client, survey, answered,
+                                                                              settings):
     enter(survey, 2, AGE)
     current = {q.order: q.id for q in plan.of(survey)}
     builder.write_responses(survey, {q: [0] for order, q in current.items() if order != 4})  # incomplete: joined
-    settings.WEIGHT_NOW_VALUES = 8 * 7 * (N + 1)  # exactly what the join may read
+    settings.WEIGHT_NOW_VALUES = weighting.JOINED * 7 * (N + 1)  # exactly what the join may read
     assert estimates(owner_client, survey, "?weighted=true")[1]["error"]["reason"] == (
         "Question 4 was not answered by every weighted response.")
-    settings.WEIGHT_NOW_VALUES = 8 * 7 * (N + 1) - 8
+    settings.WEIGHT_NOW_VALUES = weighting.JOINED * 7 * (N + 1) - 1
     status, body = estimates(owner_client, survey, "?weighted=true")
     assert status == 409 and body["error"]["reason"] == (
         "Some responses lack an answer to a question these figures need, so their answers are read by a slower "
