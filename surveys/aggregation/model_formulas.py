@@ -17,7 +17,15 @@ from ldp import formula
 from surveys.collection.plan import PlannedQuestion
 
 from .model_params import ModelQuery
-from .model_questions import INTERCEPT, NotModelled, Term, covariate_numeric, decoded, outcome
+from .model_questions import (
+    INTERCEPT,
+    Term,
+    covariate_numeric,
+    decoded,
+    every_option_chosen,
+    numeric_values,
+    outcome,
+)
 from .params import BadParameter
 
 
@@ -55,16 +63,9 @@ def design_matrix(parsed: formula.Parsed, covariates: list[PlannedQuestion], sto
     for q in covariates:
         reports = decoded(q, stored[q.id])
         if covariate_numeric(q):
-            levels, where = np.unique(reports, return_inverse=True)
-            data[q.key] = np.array([float(q.mechanism.value(int(i))) for i in levels])[where]  # type: ignore[attr-defined]
+            data[q.key] = numeric_values(q, reports)
             continue
-        chosen = np.bincount(reports, minlength=q.mechanism.k)
-        for j, label in enumerate(q.options):
-            if chosen[j] == 0:
-                raise NotModelled("formula", _(
-                    "Nobody among the %(n)s responses used chose “%(option)s” of question %(order)s: its effect "
-                    "cannot be estimated. Leave the question out until somebody has.")
-                    % {"n": n, "option": label, "order": q.order})
+        every_option_chosen(q, reports, n, "formula")
         data[q.key] = formula.Categorical(reports.astype(np.int64), tuple(range(q.mechanism.k)))
     if not data:  # an intercept alone: formulaic still wants the rows
         data["_rows_"] = np.zeros(len(next(iter(stored.values()))))

@@ -141,6 +141,23 @@ def decoded(question: PlannedQuestion, stored: npt.NDArray[np.int64]) -> npt.NDA
     return np.array([decode(int(v)) for v in levels], dtype=np.int64)[where].reshape(stored.shape)
 
 
+def numeric_values(question: PlannedQuestion, reports: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """A numeric covariate's values (its grid's numbers) for its decoded reports."""
+    levels, where = np.unique(reports, return_inverse=True)
+    return np.array([float(question.mechanism.value(int(i))) for i in levels])[where]  # type: ignore[attr-defined]
+
+
+def every_option_chosen(question: PlannedQuestion, reports: npt.NDArray[np.int64], n: int, field: str) -> None:
+    """A refusal naming `field` when an option of a categorical covariate was chosen by nobody among the rows."""
+    chosen = np.bincount(reports, minlength=question.mechanism.k)
+    for j, label in enumerate(question.options):
+        if chosen[j] == 0:
+            raise NotModelled(field, _(
+                "Nobody among the %(n)s responses used chose “%(option)s” of question %(order)s: its effect "
+                "cannot be estimated. Leave the question out until somebody has.")
+                % {"n": n, "option": label, "order": question.order})
+
+
 def design_matrix(covariates: list[Covariate], stored: dict[int, npt.NDArray[np.int64]],
                    n: int) -> tuple[npt.NDArray[np.float64], list[Term]]:
     """The columns of the covariates' terms for the rows of `stored` (grouped rows: one per distinct combination
@@ -151,21 +168,15 @@ def design_matrix(covariates: list[Covariate], stored: dict[int, npt.NDArray[np.
         q = c.question
         reports = decoded(q, stored[q.id])
         if c.numeric:
-            levels, where = np.unique(reports, return_inverse=True)
-            values = np.array([float(q.mechanism.value(int(i))) for i in levels])[where]  # type: ignore[attr-defined]
+            values = numeric_values(q, reports)
             columns.append(values)
             terms.append(Term(q.key, f"{q.order}. {q.text}"))
             if c.squared:
                 columns.append(values**2)
                 terms.append(Term(f"{q.key}^2", _("%(question)s, squared") % {"question": f"{q.order}. {q.text}"}))
             continue
-        chosen = np.bincount(reports, minlength=q.mechanism.k)
+        every_option_chosen(q, reports, n, "covariates")
         for j, label in enumerate(q.options):
-            if chosen[j] == 0:
-                raise NotModelled("covariates", _(
-                    "Nobody among the %(n)s responses used chose “%(option)s” of question %(order)s: its effect "
-                    "cannot be estimated. Leave the question out until somebody has.")
-                    % {"n": n, "option": label, "order": q.order})
             if j != c.reference:
                 columns.append((reports == j).astype(float))
                 terms.append(Term(f"{q.key}={j}", _("%(question)s: %(option)s (against %(reference)s)") % {
