@@ -32,6 +32,13 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 INTERCEPT = "(Intercept)"
 SAFE = "a column's name, numbers, + - * / and powers, I(), C() and C(x, Treatment(level)), and : * ^ between terms"
+# The work a formula may ask for, bounded before formulaic expands it: (a + b + ...)^k and a * b * ... make 2^k
+# terms (a^7 of seven columns took 38 s to parse), and a category of many levels as many columns.
+MOST_POWER = 3  # (a + b + c)^3 at most between terms
+MOST_PRODUCTS = 5  # a * b * ... of six factors at most (63 terms)
+MOST_TERMS = 64
+MOST_LEVELS = 50  # of one category (C() of a number makes one per distinct value)
+MOST_COLUMNS = 200
 
 
 class FormulaError(ValueError):
@@ -67,9 +74,10 @@ def parse(text: str) -> Parsed:
     from formulaic.errors import FormulaicError  # type: ignore[import-untyped]
     from formulaic.parser.types import Factor  # type: ignore[import-untyped]
 
+    _bounded(text)
     try:
         formula = Formula(r_powers(text))
-    except (FormulaicError, ValueError, TypeError, SyntaxError) as error:
+    except (FormulaicError, ValueError, TypeError, SyntaxError, RecursionError) as error:
         raise FormulaError(f"cannot read the formula: {_first_line(error)}") from None
     lhs, rhs = getattr(formula, "lhs", None), getattr(formula, "rhs", None)
     if not text.partition("~")[2].strip():
@@ -79,7 +87,12 @@ def parse(text: str) -> Parsed:
     outcome = lhs[0].factors[0]
     if outcome.eval_method != Factor.EvalMethod.LOOKUP:
         raise FormulaError("the left of ~ is the outcome column's name alone")
-    factors, terms = _terms(rhs, Factor.EvalMethod.LITERAL)
+    try:
+        factors, terms = _terms(rhs, Factor.EvalMethod.LITERAL)
+    except AttributeError:  # a right side of several parts (y ~ a | b): no terms of their own
+        raise FormulaError("write one right side of terms (no |)") from None
+    if len(terms) > MOST_TERMS:
+        raise FormulaError(f"{len(terms)} terms: at most {MOST_TERMS}")
     variables: dict[str, None] = {}
     for expr in factors:
         for name in _names(_tree(expr)):
@@ -87,6 +100,17 @@ def parse(text: str) -> Parsed:
     if outcome.expr in variables:
         raise FormulaError(f"the outcome {outcome.expr} cannot also be a covariate")
     return Parsed(text, outcome.expr, tuple(factors), tuple(terms), tuple(variables))
+
+
+def _bounded(text: str) -> None:
+    """FormulaError when the terms between I()s would multiply past the bounds above (checked on the text, before
+    formulaic expands them)."""
+    between = re.sub(r"(?<![A-Za-z0-9_.])I\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)", "I()", text)
+    for power in re.findall(r"(?:\^|\*\*)\s*([^\s()+*:~^-]+)", between):
+        if not (power.isdigit() and int(power) <= MOST_POWER):
+            raise FormulaError(f"^{power} between terms: at most ^{MOST_POWER}")
+    if len(re.findall(r"(?<!\*)\*(?!\*)", between)) > MOST_PRODUCTS:
+        raise FormulaError(f"more than {MOST_PRODUCTS} * between terms")
 
 
 def r_powers(text: str) -> str:
@@ -149,6 +173,10 @@ def design(parsed: Parsed, data: Mapping[str, Column]) -> tuple[FloatArray, list
             frame[name] = pd.Categorical.from_codes(value.codes, categories=list(value.levels))
         else:
             frame[name] = np.broadcast_to(np.asarray(value, dtype=float), (_rows(data),)).copy()
+    widths = {name: len(v.categories) - 1 if isinstance(v, pd.Categorical) else 1 for name, v in frame.items()}
+    columns = 1 + sum(int(np.prod([widths[f"_f{i}_"] for i in term])) for term in parsed.terms)
+    if columns > MOST_COLUMNS:
+        raise FormulaError(f"about {columns} columns: at most {MOST_COLUMNS}")
     spec = " + ".join(["1", *(":".join(f"_f{i}_" for i in term) for term in parsed.terms)])
     try:
         matrix = model_matrix(spec, pd.DataFrame(frame), ensure_full_rank=True)
@@ -189,6 +217,7 @@ def _names(tree: ast.Expression) -> list[str]:
         elif isinstance(node, ast.Constant):
             if not (isinstance(node.value, (int, float)) and not isinstance(node.value, bool)) and not in_treatment:
                 raise FormulaError(f"{ast.unparse(node)} is not allowed here: only {SAFE}")
+            _finite(node)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow,
                                                                   ast.BitXor)):
             walk(node.left)
@@ -222,9 +251,23 @@ def _treatment(node: ast.AST) -> Any:
     """The reference level of Treatment(level) (or Treatment(reference=level))."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Treatment":
         given = [*node.args, *(k.value for k in node.keywords if k.arg == "reference")]
-        if len(given) == 1 and len(node.args) + len(node.keywords) == 1 and isinstance(given[0], ast.Constant):
+        if (len(given) == 1 and len(node.args) + len(node.keywords) == 1 and isinstance(given[0], ast.Constant)
+                and isinstance(given[0].value, (str, int, float)) and not isinstance(given[0].value, bool)):
+            if not isinstance(given[0].value, str):
+                _finite(given[0])
             return given[0].value
     raise FormulaError(f"{ast.unparse(node)}: C()'s second argument is Treatment(level), the reference level")
+
+
+def _finite(node: ast.Constant) -> float:
+    """A number of the formula as a finite float, else FormulaError (an integer of 400 digits overflows)."""
+    try:
+        value = float(node.value)  # type: ignore[arg-type]  # an int or a float (checked by the callers)
+    except OverflowError:
+        value = float("inf")
+    if not np.isfinite(value):
+        raise FormulaError(f"{ast.unparse(node)} is not a finite number")
+    return value
 
 
 def _value(node: ast.AST, data: Mapping[str, Column], top: bool = False) -> Any:
@@ -235,7 +278,7 @@ def _value(node: ast.AST, data: Mapping[str, Column], top: bool = False) -> Any:
             raise FormulaError(f"{node.id} is a category: it enters as itself or in C(), not in arithmetic")
         return column
     if isinstance(node, ast.Constant):
-        return float(node.value)  # type: ignore[arg-type]  # a number: _names let no other constant through
+        return _finite(node)  # a number: _names let no other constant through
     if isinstance(node, ast.UnaryOp):
         operand = _number(node.operand, data)
         return -operand if isinstance(node.op, ast.USub) else operand
@@ -277,6 +320,8 @@ def _categorical(node: ast.Call, data: Mapping[str, Column]) -> Categorical:
         levels, codes = np.unique(np.broadcast_to(np.asarray(value, dtype=float), (_rows(data),)),
                                   return_inverse=True)
         found = Categorical(codes.astype(np.int64), tuple(_plain(v) for v in levels))
+    if len(found.levels) > MOST_LEVELS:
+        raise FormulaError(f"{ast.unparse(node)} has {len(found.levels)} levels: at most {MOST_LEVELS}")
     if len(node.args) < 2:
         return found
     reference = _treatment(node.args[1])

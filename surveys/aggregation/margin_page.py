@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
 
 from surveys.accounts import guards
 from surveys.collection.models import Question, Survey
@@ -25,6 +26,7 @@ HEADER = ("option", "label", "category")  # a pasted table's first line, when it
 
 @guards.signed_in
 @never_cache
+@require_http_methods(["GET", "POST"])
 def margins_page(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
     if request.method != "POST":

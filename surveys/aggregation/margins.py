@@ -229,17 +229,6 @@ def replace(survey: Survey, found: Sequence[Margin], user: Any) -> None:
                                             for option, share in margin.shares)
 
 
-def as_entries(found: Sequence[PopulationMargin]) -> list[dict[str, Any]]:
-    """Stored margins as `validate` takes them (options by index), in the questions' order."""
-    entries = []
-    for margin in found:
-        index = {option.pk: j for j, option in enumerate(margin.question.ordered_options())}
-        shares = sorted(margin.shares.all(), key=lambda s: index.get(s.option_id, len(index)))
-        entries.append({"question": margin.question_id, "source": margin.source,
-                        "shares": [{"option": index.get(s.option_id), "share": str(s.share)} for s in shares]})
-    return entries
-
-
 def stored(survey: Survey) -> list[PopulationMargin]:
     """The survey's margins as stored, unchecked (what the page shows to be corrected)."""
     return list(PopulationMargin.objects.filter(question__survey=survey).select_related("question")

@@ -112,10 +112,12 @@ def _joined(survey: int, questions: list[int]) -> list[Column]:
     """`aligned`'s columns read by a join from the responses, one statement (one snapshot)."""
     (reports, by, question, value), (responses, key, of_survey) = (quoted(Report, "response", "question", "value"),
                                                                    quoted(Response, "id", "survey"))
-    text = f"{value}::text" if connection.vendor == "postgresql" else value
-    joined = "string_agg" if connection.vendor == "postgresql" else "group_concat"
+    # PostgreSQL orders inside the aggregate (it promises no subquery's order); SQLite 3.40 has no ORDER BY
+    # there, and keeps a FROM subquery's order for group_concat (as `_read`).
+    text, joined = ((f"{value}::text", "string_agg(v, ',' ORDER BY k)") if connection.vendor == "postgresql"
+                    else (value, "group_concat(v, ',')"))
     columns = ", ".join(
-        f"(SELECT {joined}(v, ',') FROM (SELECT COALESCE({text}, '{MISSING}') AS v FROM {responses} AS s "
+        f"(SELECT {joined} FROM (SELECT COALESCE({text}, '{MISSING}') AS v, s.{key} AS k FROM {responses} AS s "
         f"LEFT JOIN {reports} AS r ON r.{by} = s.{key} AND r.{question} = %s WHERE s.{of_survey} = %s "
         f"ORDER BY s.{key}) AS c{j})" for j in range(len(questions)))
     with connection.cursor() as cursor:  # only quoted names (and a number of ours) are interpolated

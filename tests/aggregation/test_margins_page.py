@@ -132,3 +132,9 @@ def test_the_dashboard_offers_the_page_and_outsiders_do_not_reach_it(client, own
     client.logout()
     assert client.post(url(direct_survey), typed(direct_survey)).status_code == 302  # to sign in
     assert not PopulationMargin.objects.exists()
+
+
+def test_the_page_answers_only_get_and_post(owner_client, direct_survey):
+    assert [owner_client.generic(method, url(direct_survey)).status_code for method in ("PUT", "DELETE", "PATCH")] == [
+        405, 405, 405]
+    assert not PopulationMargin.objects.filter(question__survey=direct_survey).exists()

@@ -105,3 +105,35 @@ def test_the_library_fit_of_a_formula_is_the_stacked_columns_fit():
     stacked = np.column_stack([np.ones(500), t, t**2])
     assert names == ["(Intercept)", "t", "I(t ** 2)"] and np.array_equal(x, stacked)
     assert logistic.fit(y, x, 0.8, 0.2).estimate == logistic.fit(y, stacked, 0.8, 0.2).estimate
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("y ~ (a + b + c + d + e + f + g)^7", "^7 between terms: at most ^3"),  # 127 terms: 38 s to expand
+    ("y ~ (a + b)^x", "^x between terms: at most ^3"),
+    ("y ~ a*b*c*d*e*f*g", "more than 5 * between terms"),
+    ("y ~ I(x * 1" + "0" * 400 + ")", "is not a finite number"),
+    ("y ~ C(a, Treatment(None))", "C()'s second argument is Treatment(level)"),
+    ("y ~ C(a, Treatment(1j))", "C()'s second argument is Treatment(level)"),
+    ("y ~ C(a, Treatment(True))", "C()'s second argument is Treatment(level)"),
+    ("y ~ a | b", "write one right side of terms (no |)"),
+])
+def test_a_formula_beyond_its_bounds_or_of_odd_constants_is_refused_in_words(text, reason):
+    with pytest.raises(formula.FormulaError) as refused:
+        formula.parse(text)
+    assert reason in str(refused.value)
+
+
+def test_formulas_at_the_bounds_are_read():
+    assert len(formula.parse("y ~ (a + b + c)^3 + I((age/10)^9)").terms) == 8
+    assert len(formula.parse("y ~ a*b*c*d*e*f").terms) == 63
+
+
+def test_a_category_of_too_many_levels_or_too_many_columns_is_refused():
+    rows = 120
+    data = {"y": np.zeros(rows), "x": np.arange(rows, dtype=float) % 51, "a": np.arange(rows, dtype=float) % 50,
+            "b": np.arange(rows, dtype=float) % 6}
+    with pytest.raises(formula.FormulaError, match="has 51 levels: at most 50"):
+        formula.design(formula.parse("y ~ C(x)"), data)
+    assert formula.design(formula.parse("y ~ C(a)"), data)[0].shape == (rows, 50)
+    with pytest.raises(formula.FormulaError, match="about 246 columns: at most 200"):
+        formula.design(formula.parse("y ~ C(a):C(b)"), data)
