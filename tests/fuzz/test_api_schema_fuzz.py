@@ -54,7 +54,9 @@ MUST_REACH = {
     GenerationMode.POSITIVE: {
         ("GET /api/v1/surveys/{slug}/", 200),
         ("GET /api/v1/surveys/{slug}/estimates/", 200),
-        ("GET /api/v1/surveys/{slug}/estimates/", 400),
+        # Not the estimates' 400: valid parameters refuse only weighted=true (the survey has no margins), which
+        # the examples, drawn differently on each engine (the questions' ids), reached on one engine and not the
+        # other; the negative mode reaches it every time.
         ("GET /api/v1/surveys/{slug}/crosstab/", 200),
         ("GET /api/v1/surveys/{slug}/crosstab/", 400),
         ("GET /api/v1/surveys/{slug}/models/", 400),
