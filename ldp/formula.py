@@ -29,20 +29,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .formula_syntax import FormulaError, bounded, call, finite, names, r_powers, treatment, tree
+
 FloatArray = npt.NDArray[np.float64]
 INTERCEPT = "(Intercept)"
-SAFE = "a column's name, numbers, + - * / and powers, I(), C() and C(x, Treatment(level)), and : * ^ between terms"
-# The work a formula may ask for, bounded before formulaic expands it: (a + b + ...)^k and a * b * ... make 2^k
-# terms (a^7 of seven columns took 38 s to parse), and a category of many levels as many columns.
-MOST_POWER = 3  # (a + b + c)^3 at most between terms
-MOST_PRODUCTS = 5  # a * b * ... of six factors at most (63 terms)
+# The work the terms may ask for once read (the text's own bounds: formula_syntax.bounded).
 MOST_TERMS = 64
 MOST_LEVELS = 50  # of one category (C() of a number makes one per distinct value)
 MOST_COLUMNS = 200
-
-
-class FormulaError(ValueError):
-    """What is wrong with a formula, in words."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +68,7 @@ def parse(text: str) -> Parsed:
     from formulaic.errors import FormulaicError  # type: ignore[import-untyped]
     from formulaic.parser.types import Factor  # type: ignore[import-untyped]
 
-    _bounded(text)
+    bounded(text)
     try:
         formula = Formula(r_powers(text))
     except (FormulaicError, ValueError, TypeError, SyntaxError, RecursionError) as error:
@@ -95,44 +89,11 @@ def parse(text: str) -> Parsed:
         raise FormulaError(f"{len(terms)} terms: at most {MOST_TERMS}")
     variables: dict[str, None] = {}
     for expr in factors:
-        for name in _names(_tree(expr)):
+        for name in names(tree(expr)):
             variables.setdefault(name)
     if outcome.expr in variables:
         raise FormulaError(f"the outcome {outcome.expr} cannot also be a covariate")
     return Parsed(text, outcome.expr, tuple(factors), tuple(terms), tuple(variables))
-
-
-def _bounded(text: str) -> None:
-    """FormulaError when the terms between I()s would multiply past the bounds above (checked on the text, before
-    formulaic expands them)."""
-    between = re.sub(r"(?<![A-Za-z0-9_.])I\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)", "I()", text)
-    for power in re.findall(r"(?:\^|\*\*)\s*([^\s()+*:~^-]+)", between):
-        if not (power.isdigit() and int(power) <= MOST_POWER):
-            raise FormulaError(f"^{power} between terms: at most ^{MOST_POWER}")
-    if len(re.findall(r"(?<!\*)\*(?!\*)", between)) > MOST_PRODUCTS:
-        raise FormulaError(f"more than {MOST_PRODUCTS} * between terms")
-
-
-def r_powers(text: str) -> str:
-    """R's ^ inside I() is a power: Python's ** (so formulaic names the term I((age / 10) ** 2)); between terms,
-    ^ stays the interactions' power, as in R.
-
-    >>> r_powers("y ~ (a + b)^2 + I((age/10)^2)")
-    'y ~ (a + b)^2 + I((age/10)**2)'
-    """
-    out: list[str] = []
-    depth, inside = 0, []
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-            if re.search(r"(?<![A-Za-z0-9_.])I\s*$", text[:i]):
-                inside.append(depth)
-        elif ch == ")":
-            if inside and inside[-1] == depth:
-                inside.pop()
-            depth -= 1
-        out.append("**" if ch == "^" and inside else ch)
-    return "".join(out)
 
 
 def _terms(rhs: Any, literal: Any) -> tuple[dict[str, int], list[tuple[int, ...]]]:
@@ -168,7 +129,7 @@ def design(parsed: Parsed, data: Mapping[str, Column]) -> tuple[FloatArray, list
     stand_in = {f"_f{i}_": expr for i, expr in enumerate(parsed.factors)}
     frame = {}
     for name, expr in stand_in.items():
-        value = _value(_tree(expr).body, data, top=True)  # numbers (an array or one) or a Categorical
+        value = _value(tree(expr).body, data, top=True)  # numbers (an array or one) or a Categorical
         if isinstance(value, Categorical):  # its reference first: formulaic's treatment contrast drops it
             frame[name] = pd.Categorical.from_codes(value.codes, categories=list(value.levels))
         else:
@@ -200,76 +161,6 @@ def column_of_texts(cells: list[str]) -> Column:
     return Categorical(codes.astype(np.int64), tuple(str(level) for level in levels))
 
 
-def _tree(expr: str) -> ast.Expression:
-    try:
-        return ast.parse(expr, mode="eval")
-    except SyntaxError:
-        raise FormulaError(f"cannot read the term {expr}") from None
-
-
-def _names(tree: ast.Expression) -> list[str]:
-    """The columns a factor reads (checking it holds nothing but the safe set)."""
-    found: list[str] = []
-
-    def walk(node: ast.AST, in_treatment: bool = False) -> None:
-        if isinstance(node, ast.Name):
-            found.append(node.id)
-        elif isinstance(node, ast.Constant):
-            if not (isinstance(node.value, (int, float)) and not isinstance(node.value, bool)) and not in_treatment:
-                raise FormulaError(f"{ast.unparse(node)} is not allowed here: only {SAFE}")
-            _finite(node)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow,
-                                                                  ast.BitXor)):
-            walk(node.left)
-            walk(node.right)
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            walk(node.operand)
-        elif isinstance(node, ast.Call) and _call(node) in ("I", "C"):
-            for arg in node.args[:1]:
-                walk(arg)
-            if _call(node) == "C" and len(node.args) == 2:
-                _treatment(node.args[1])
-        else:
-            raise FormulaError(f"{ast.unparse(node)} is not allowed in a formula: only {SAFE}")
-
-    walk(tree.body)
-    return found
-
-
-def _call(node: ast.Call) -> str | None:
-    """I or C with the arguments they take, else None."""
-    if not isinstance(node.func, ast.Name) or node.keywords:
-        return None
-    if node.func.id == "I" and len(node.args) == 1:
-        return "I"
-    if node.func.id == "C" and len(node.args) in (1, 2):
-        return "C"
-    return None
-
-
-def _treatment(node: ast.AST) -> Any:
-    """The reference level of Treatment(level) (or Treatment(reference=level))."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Treatment":
-        given = [*node.args, *(k.value for k in node.keywords if k.arg == "reference")]
-        if (len(given) == 1 and len(node.args) + len(node.keywords) == 1 and isinstance(given[0], ast.Constant)
-                and isinstance(given[0].value, (str, int, float)) and not isinstance(given[0].value, bool)):
-            if not isinstance(given[0].value, str):
-                _finite(given[0])
-            return given[0].value
-    raise FormulaError(f"{ast.unparse(node)}: C()'s second argument is Treatment(level), the reference level")
-
-
-def _finite(node: ast.Constant) -> float:
-    """A number of the formula as a finite float, else FormulaError (an integer of 400 digits overflows)."""
-    try:
-        value = float(node.value)  # type: ignore[arg-type]  # an int or a float (checked by the callers)
-    except OverflowError:
-        value = float("inf")
-    if not np.isfinite(value):
-        raise FormulaError(f"{ast.unparse(node)} is not a finite number")
-    return value
-
-
 def _value(node: ast.AST, data: Mapping[str, Column], top: bool = False) -> Any:
     """A factor's values: numbers, or a categorical column (only as the whole factor: itself or C())."""
     if isinstance(node, ast.Name):
@@ -278,7 +169,7 @@ def _value(node: ast.AST, data: Mapping[str, Column], top: bool = False) -> Any:
             raise FormulaError(f"{node.id} is a category: it enters as itself or in C(), not in arithmetic")
         return column
     if isinstance(node, ast.Constant):
-        return _finite(node)  # a number: _names let no other constant through
+        return finite(node)  # a number: _names let no other constant through
     if isinstance(node, ast.UnaryOp):
         operand = _number(node.operand, data)
         return -operand if isinstance(node.op, ast.USub) else operand
@@ -299,7 +190,7 @@ def _value(node: ast.AST, data: Mapping[str, Column], top: bool = False) -> Any:
             raise FormulaError(f"{ast.unparse(node)} is not a finite number for every row")
         return value
     assert isinstance(node, ast.Call)
-    if _call(node) == "I":
+    if call(node) == "I":
         return _number(node.args[0], data)
     return _categorical(node, data)
 
@@ -324,7 +215,7 @@ def _categorical(node: ast.Call, data: Mapping[str, Column]) -> Categorical:
         raise FormulaError(f"{ast.unparse(node)} has {len(found.levels)} levels: at most {MOST_LEVELS}")
     if len(node.args) < 2:
         return found
-    reference = _treatment(node.args[1])
+    reference = treatment(node.args[1])
     matches = [i for i, level in enumerate(found.levels) if _same(level, reference)]
     if not matches:
         shown = ", ".join(repr(level) for level in found.levels)
@@ -353,3 +244,7 @@ def _rows(data: Mapping[str, Column]) -> int:
 
 def _first_line(error: Exception) -> str:
     return re.sub(r"\x1b\[[0-9;]*m|[⧛⧚]", "", str(error)).strip().splitlines()[0]
+
+
+__all__ = ["INTERCEPT", "Categorical", "Column", "FormulaError", "Parsed", "column_of_texts", "design", "parse",
+           "r_powers"]
