@@ -236,18 +236,24 @@ def test_columns_read_beside_a_lock_come_half_from_a_second_connection_and_are_t
     assert all(a.dtype == b.dtype == np.int64 and np.array_equal(a, b) for a, b in zip(alone, beside, strict=True))
 
 
+def answers_by_thread(monkeypatch) -> list[tuple[int, str | None, int]]:
+    """(thread, the half's comparison or None, responses read) of each statement that reads the answers."""
+    found, answers = [], report_columns._answers
+
+    def recorded(survey_id, current, half=None):
+        table = answers(survey_id, current, half)
+        found.append((threading.get_ident(), half and half[0], len(table)))
+        return table
+
+    monkeypatch.setattr(report_columns, "_answers", recorded)
+    return found
+
+
 @pytest.mark.django_db(transaction=True)
 def test_answers_read_beside_a_lock_come_half_from_a_second_connection_and_are_the_same(survey, monkeypatch):
     write(survey, 400, np.random.default_rng(17), answers=True)
     asked = ids(survey, (8, 4, 1, 7))
-    alone, answers, halves = report_columns.complete(asked), report_columns._answers, []
-
-    def recorded(survey_id, current, half=None):
-        found = answers(survey_id, current, half)
-        halves.append((threading.get_ident(), half and half[0], len(found)))
-        return found
-
-    monkeypatch.setattr(report_columns, "_answers", recorded)
+    alone, halves = report_columns.complete(asked), answers_by_thread(monkeypatch)
     with transaction.atomic():
         beside = report_columns.complete(asked, beside=True)
     assert sorted(half for _, half, _ in halves) == ["<", ">="] and len({thread for thread, *_ in halves}) == 2
@@ -368,14 +374,7 @@ def test_aligned_columns_of_a_survey_every_response_answers_are_its_complete_col
 def test_aligned_answers_outside_a_transaction_are_read_in_two_halves_on_two_connections(survey, monkeypatch):
     write(survey, 400, np.random.default_rng(18), answers=True)
     asked = ids(survey, ORDERS)
-    alone, answers, halves = report_columns.complete(asked), report_columns._answers, []
-
-    def recorded(survey_id, current, half=None):
-        found = answers(survey_id, current, half)
-        halves.append((threading.get_ident(), half and half[0], len(found)))
-        return found
-
-    monkeypatch.setattr(report_columns, "_answers", recorded)
+    alone, halves = report_columns.complete(asked), answers_by_thread(monkeypatch)
     found = report_columns.aligned(asked)
     assert sorted(half for _, half, _ in halves) == ["<", ">="] and len({thread for thread, *_ in halves}) == 2
     assert sum(n for *_, n in halves) == 400
