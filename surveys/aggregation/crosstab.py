@@ -235,16 +235,12 @@ def weighted(survey: Survey, a: PlannedQuestion, b: PlannedQuestion, options: Re
     responses and their counts (`weighting.Weights.grouped`)."""
     design, (stored_a, stored_b) = found.grouped(a, b)
     reports = (weighting.as_related(a, stored_a), weighting.as_related(b, stored_b))
-    counts = ldp.JointCounts.from_values(a.relating, b.relating, _relating_values(a, stored_a),
-                                         _relating_values(b, stored_b), design.counts)
+    # As `relating` stores them: a unary report as is (its bits are the reports), an index one's option (its bin).
+    counts = ldp.JointCounts.from_values(a.relating, b.relating, stored_a if a.relating.unary else reports[0],
+                                         stored_b if b.relating.unary else reports[1], design.counts)
     needed = ldp.joint_respondents_needed(a.relating, b.relating, options.margin, options.confidence)
     return CrossTab(survey=survey, a=a, b=b, options=options, counts=counts, needed=needed, weights=found,
                     reports=reports, design=design)
-
-
-def _relating_values(question: PlannedQuestion, stored: Any) -> Any:
-    """Stored values as `question.relating` stores them: a unary report as is, an index one's option (its bin)."""
-    return stored if question.relating.unary else weighting.as_related(question, stored)
 
 
 def of_questions(survey: Survey, a: PlannedQuestion, b: PlannedQuestion,
