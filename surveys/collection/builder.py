@@ -17,7 +17,7 @@ import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
-from . import answer_rows, kinds, pair_tallies, plan, tallies
+from . import answer_rows, cell_tallies, kinds, pair_tallies, plan, tallies
 from .kinds import single_choice, yes_no
 from .models import (
     Option,
@@ -111,7 +111,7 @@ def _option(question: Question, order: int, label: str, spec: QuestionSpec) -> O
 @transaction.atomic
 def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndarray]) -> list[uuid.UUID]:
     """Store len(column) responses from stored report values per question id (as the submission
-    API would store them), with their tallies and their watched pairs' counts, in one transaction;
+    API would store them), with their tallies and their watched pairs' and cells' counts, in one transaction;
     their ids. Questions left out get no reports."""
     current = plan.of(survey)
     given = [q for q in current if q.id in values]
@@ -130,6 +130,7 @@ def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndar
                   for key, q, column in zip(report_keys(len(given)), given, columns, strict=True)])
     tallies.add(given, {q.id: (_counts(q, values[q.id]), n) for q in given})
     pair_tallies.add(given, values)
+    cell_tallies.add(given, values)
     return ids
 
 
