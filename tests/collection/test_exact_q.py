@@ -87,7 +87,8 @@ def test_the_respondent_page_says_the_chances_exactly(client, survey, two_thirds
     page = parse(client.get(reverse("collection:respond", args=[survey.slug])).content)
     note = page.by_id(f"note-{two_thirds.pk}").text
     assert note.endswith("Your browser sends your real answer with probability 2/3 (≈ 0.666667); otherwise a fair "
-                         "coin answers, yes or no, each with probability 1/6 (≈ 0.166667).")
+                         "coin answers for you: yes with probability 1/6 (≈ 0.166667), no with probability 1/6 "
+                         "(≈ 0.166667).")
 
 
 def test_the_history_records_q_as_typed(admin_client, survey, two_thirds):

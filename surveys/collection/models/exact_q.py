@@ -51,7 +51,7 @@ class ExactQFormField(forms.Field):
     default_validators = [check_carried]
 
     def __init__(self, *, max_length: int | None = None, **kwargs: Any) -> None:
-        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal", "size": 12}))
+        kwargs.setdefault("widget", forms.TextInput(attrs={"size": 12}))  # no decimal keypad: it has no "/"
         super().__init__(**kwargs)
 
     def to_python(self, value: Any) -> Fraction | None:
