@@ -58,6 +58,11 @@ def make_old_surveys(apps):
     wave = Survey.objects.create(slug="wave", title="Wave", series=series, wave=1, epsilon_budget=50.0)
     Question.objects.create(survey=wave, order=1, text="Remembered", kind="yes_no", mechanism_name="qrr",
                             q=Decimal("0.500000"), permanent_q=PERMANENT, lineage=uuid.uuid4())
+    # A draft edited outside the admin: a q no mechanism takes (epsilon below the least), whose cast text differs
+    # from the exact text on both databases ("0.000010" on PostgreSQL, "1.0e-05" on SQLite).
+    odd = Survey.objects.create(slug="odd", title="Odd", epsilon_budget=50.0)
+    Question.objects.create(survey=odd, order=1, text="Odd", kind="yes_no", mechanism_name="qrr",
+                            q=Decimal("0.000010"), lineage=uuid.uuid4())
     return survey.pk, wave.pk, version
 
 
@@ -77,13 +82,14 @@ def test_existing_surveys_keep_their_parameters_samplers_and_versions(before):
     survey_id, wave_id, version = make_old_surveys(before)
     call_command("migrate", verbosity=0, interactive=False)
 
+    current = plan.of(survey_id)
+    assert current.version == version
     assert stored_texts(survey_id) == [("0.5", None), ("0.666667", None), ("0.333333", None), ("0.1", None),
                                        ("0.999", None), (None, None)]
     assert stored_texts(wave_id) == [("0.5", "0.875")]
+    assert stored_texts(Survey.objects.get(slug="odd").pk) == [("0.00001", None)]
     assert list(Question.objects.filter(survey_id=survey_id).order_by("order").values_list("q", flat=True)) == [
         *(Fraction(q) for q in QS), None]
-    current = plan.of(survey_id)
-    assert current.version == version
     assert [question.mechanism.sampler() for question in current][:len(QS)] == [old_sampler(q) for q in QS]
     assert current.questions[1].mechanism.sampler() == {"kind": "grr", "k": 2, "modulus": 2000000,
                                                          "keep": 1666667, "other": 333333}

@@ -9,13 +9,14 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from surveys.collection import plan
+from surveys.collection import plan, submission
 from surveys.collection.models import Question
 from surveys.history.models import ConfigurationChange
 from tests.collection.helpers import question
 from tests.collection.pages import parse
 from tests.collection.test_admin import current_form, messages_on, question_url, set_question, survey_url
 from tests.collection.test_admin_survey_page import FIGURES
+from tests.factories import valid_payload
 
 
 @pytest.fixture
@@ -74,6 +75,12 @@ def test_the_admin_shows_two_thirds_as_typed_and_its_decimal(admin_client, surve
     assert box.attrs["name"] == f"questions-{0}-q"
     text = parse(admin_client.get(question_url(two_thirds)).content).text
     assert "(q = 2/3 ≈ 0.666667, p = 5/6)" in text
+
+
+def test_once_frozen_the_admin_still_shows_two_thirds_and_its_decimal(admin_client, survey, two_thirds):
+    submission.submit(survey, valid_payload(survey))
+    text = parse(admin_client.get(survey_url(survey)).content).text
+    assert "Settings: Mechanism: q-randomized response (yes/no)Q: 2/3 ≈ 0.666667 What it means" in text
 
 
 def test_the_figures_endpoint_takes_a_fraction(admin_client):
