@@ -42,7 +42,7 @@ class QuestionSpec:
 
     text: str
     mechanism: str
-    q: Decimal | str | None = None  # q-randomized response only
+    q: Decimal | str | None = None  # q-randomized response only: a decimal or a fraction ("2/3")
     epsilon: float | None = None  # every other mechanism
     options: Sequence[str] = ()
     kind: str | None = None
@@ -63,7 +63,7 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
     survey = Survey.objects.create(slug=slug, title=title, **fields)
     for order, spec in enumerate(questions, start=1):
         question = Question(survey=survey, order=order, text=spec.text, mechanism_name=spec.mechanism,
-                            kind=spec.question_kind, q=None if spec.q is None else Decimal(spec.q),
+                            kind=spec.question_kind, q=spec.q,
                             epsilon=spec.epsilon, at_most=spec.at_most)
         if spec.scale:
             question.lo, question.hi, question.step = (Decimal(x) for x in spec.scale)

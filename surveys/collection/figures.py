@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy
 import ldp
 import ldp.numeric
 import ldp.planning
+from ldp import exact_q
 from ldp.rounding import Loss, loss_of
 
 MARGIN = 0.05  # the planner's margin: ±5 points at 95% confidence
@@ -52,7 +53,7 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
     if not mechanism.randomized:
         figures: dict[str, Any] = {
             "mechanism": mechanism.name, "k": mechanism.k, "randomized": False, "epsilon": None,
-            "q_equivalent": None, "odds": None, "best_guess": None,
+            "q_equivalent": None, "q_exact": None, "odds": None, "best_guess": None,
             "respondents": ldp.respondents_needed(mechanism, MARGIN), "strength": None,
         }
         # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)
@@ -67,6 +68,7 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
         "randomized": True,
         "epsilon": epsilon,
         "q_equivalent": mechanism.q_equivalent,
+        "q_exact": mechanism.describe().get("q_exact"),  # q-RR: q as configured, exactly
         "odds": ldp.odds_factor(epsilon),
         "best_guess": 100 * ldp.best_guess(epsilon),
         "respondents": ldp.respondents_needed(mechanism, MARGIN) if not mechanism.estimates_mean else None,
@@ -105,6 +107,9 @@ def summary(figures: dict[str, Any]) -> str:
     best guess as `figures["shown"]` gives them, rounded up."""
     shown = figures["shown"]
     q = "" if figures["q_equivalent"] is None else f" (q = {figures['q_equivalent']:.4f})"
+    if figures.get("q_exact"):  # q-RR: q as configured, exactly, and p = (1 + q)/2, which the browser samples exactly
+        exact = Fraction(figures["q_exact"])
+        q = f" (q = {exact_q.shown(exact)}, p = {exact_q.half_plus(exact)})"
     strengths = {"strong": _("strong"), "moderate": _("moderate"), "weak": _("weak")}
     if figures["respondents"] is None:  # a numeric mean: its planner is in units of the question
         # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)

@@ -175,15 +175,16 @@ def _tables() -> dict[str, str]:
 
 
 def _question_row(row: tuple | list) -> tuple:
-    # q and the other decimals are exact decimal text: SQLite hands them back as floats, whose repr
-    # is that text (`scales.exact` reads both databases' forms the same).
+    # q is exact text ("0.5", "2/3": `models.exact_q`), which the kind reads (and refuses if it is no number
+    # the browser samples exactly: Unavailable); the other decimals are exact decimal text, which SQLite
+    # hands back as floats, whose repr is that text (`scales.exact` reads both databases' forms the same).
     (pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, remembers,
      label, score, lower) = row
     lo, hi, step, score, lower = (None if x is None else scales.exact(x) for x in (lo, hi, step, score, lower))
     if not remembers:  # outside a series that remembers, a permanent layer is not used
         permanent_q = permanent_epsilon = None
-    return (pk, order, text, kind, name, None if q is None else Decimal(str(q)), epsilon, lo, hi, step, at_most,
-            None if permanent_q is None else Decimal(str(permanent_q)), permanent_epsilon, label, score, lower)
+    return (pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, label,
+            score, lower)
 
 
 def rows_of(survey_ids: list[int]) -> dict[int, Rows]:

@@ -127,6 +127,9 @@ class MechanismSerializer(serializers.Serializer):
                                                    "null for a direct question (not randomized: no deniability).")
     q_equivalent = serializers.FloatField(allow_null=True, help_text="Yes/no only: q of q-RR with this channel, "
                                                                      "tanh(effective epsilon / 2).")
+    q_exact = serializers.CharField(required=False, help_text=(
+        "qrr: q exactly as configured, a decimal (0.5) or a fraction (2/3); p_exact = (1 + q)/2 exactly."))
+    q_decimal = serializers.FloatField(required=False, help_text="qrr: q as a decimal number.")
     p = serializers.FloatField(allow_null=True, help_text=(
         "P(report = truth); per bit for unary encodings and multi-select; the kept bit of the 1-bit mean. null for "
         "discrete Laplace (an integer report)."))

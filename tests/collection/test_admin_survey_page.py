@@ -321,7 +321,8 @@ def test_the_figures_say_how_strong_the_privacy_is(admin_client, epsilon, streng
     ("mechanism=qrr", "q"),
     ("mechanism=qrr&q=abc", "q"),
     ("mechanism=qrr&q=1.5", "q"),
-    ("mechanism=qrr&q=0.1234567", "q"),
+    ("mechanism=qrr&q=1/5000000001", "q"),  # (1 + q)/2 needs a denominator above 2^32
+    ("mechanism=qrr&q=3/2", "q"),
     ("mechanism=qrr&q=0.5&epsilon=1", "epsilon"),
     ("mechanism=bitflip&epsilon=-1", "epsilon"),
     ("mechanism=bitflip&epsilon=nan", "epsilon"),

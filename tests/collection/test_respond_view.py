@@ -95,8 +95,11 @@ def test_a_short_summary_comes_first_and_the_explanation_is_behind_a_disclosure(
 def test_each_question_says_its_deniability_in_plain_odds(survey, page):
     for question in survey.ordered_questions():
         note = page.by_id(f"note-{question.pk}")
+        forced = "" if question.mechanism_name != "qrr" else (  # q = 0.5, exactly
+            " Your browser sends your real answer with probability 0.5; otherwise a fair coin answers for you: yes "
+            "with probability 0.25, no with probability 0.25.")
         assert note.text == ("Your answer stays deniable: anyone's odds on your true answer change by at most "
-                             f"{ODDS[question.text]} to 1.")
+                             f"{ODDS[question.text]} to 1.{forced}")
         odds = ldp.odds_factor(question.mechanism().effective_epsilon)
         assert float(ODDS[question.text]) >= odds - 1e-9  # never less (e^ln 3 is 3 in floating point's way)
 

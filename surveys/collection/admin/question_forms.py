@@ -4,7 +4,7 @@ position, and the survey's budget checked with the number of options typed."""
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from django import forms
@@ -20,7 +20,7 @@ from ..models import Option, Question, build_mechanism
 from . import option_lines
 from .option_lines import Row
 
-NEW_Q = Decimal("0.5")
+NEW_Q = Fraction(1, 2)
 NEW_EPSILON = 1.0
 SHAPE_FIELDS = ("lo", "hi", "step", "at_most")  # each kind's own: numeric (lo, hi, step), multi-select (at_most)
 

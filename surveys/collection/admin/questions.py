@@ -7,6 +7,7 @@ has a report it is read-only.
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from django import forms
@@ -20,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
+from ldp import exact_q
 from surveys.history.hooks import RecordsConfigurationChanges
 
 from .. import figures, kinds
@@ -62,8 +64,9 @@ def applicable(question: Question, options: str) -> list[tuple[str, object]]:
         found.append((parameter, getattr(question, parameter)))
     found += [(name, getattr(question, name)) for name in ("permanent_q", "permanent_epsilon")
               if getattr(question, name) is not None]
-    # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2).
-    return [(name, f"{value.normalize():f}" if isinstance(value, Decimal) else value) for name, value in found]
+    # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2); q exactly, a fraction with its decimal.
+    return [(name, f"{value.normalize():f}" if isinstance(value, Decimal) else
+             exact_q.shown(value) if isinstance(value, Fraction) else value) for name, value in found]
 
 
 class FrozenAfterReports(admin.options.InlineModelAdmin):

@@ -21,12 +21,13 @@ from surveys.history import recorder
 
 from .. import figures, kinds, lifecycle, scales, sharing, waves
 from ..models import MAX_OPTIONS, Question, Survey
+from ..models.exact_q import ExactQFormField
 
 MAX_TOTAL_QUESTIONS = 500  # far more than a survey has: a bound on the work one request asks for
 
 
 class FiguresQuery(forms.Form):
-    """?mechanism=qrr&q=0.5, ?mechanism=krr&epsilon=1&k=5, ?mechanism=direct&k=5 (no parameter: not
+    """?mechanism=qrr&q=0.5 (or q=2/3), ?mechanism=krr&epsilon=1&k=5, ?mechanism=direct&k=5 (no parameter: not
     randomized), ?mechanism=multiselect&epsilon=2&k=5&at_most=2, ?mechanism=onebit&epsilon=1&lo=0&hi=10&step=1.
     k: the number of options (levels, bins), default 2; at_most: multi-select only; lo, hi, step: a numeric
     question asked for its mean (onebit, dlaplace) only; kind: the question's kind, whose mechanisms the advice on the
@@ -34,7 +35,7 @@ class FiguresQuery(forms.Form):
 
     mechanism = forms.ChoiceField(choices=Question.MechanismName.choices)
     kind = forms.ChoiceField(choices=kinds.CHOICES, required=False)  # for advice among the kind's mechanisms
-    q = forms.DecimalField(required=False, max_digits=7, decimal_places=6)
+    q = ExactQFormField(required=False)  # "0.5" or "2/3", refused when the browser cannot sample it exactly
     epsilon = forms.FloatField(required=False)
     k = forms.IntegerField(required=False, min_value=2, max_value=MAX_OPTIONS,
                            error_messages={"min_value": gettext_lazy("a single-choice question needs at least "

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
+from ldp.exact_q import QValue
 
 from .. import scales
 from ..scales import Scale
@@ -46,7 +47,7 @@ class Numeric(Kind):
         """A randomized mean has no answers to count; a direct number relates in its bins."""
         return not (mechanism.estimates_mean and mechanism.randomized)
 
-    def build(self, name: str, q: Decimal | None, epsilon: float | None, options: int, *,
+    def build(self, name: str, q: QValue | None, epsilon: float | None, options: int, *,
               scale: Scale | None = None, at_most: int | None = None) -> ldp.Mechanism:
         mechanism = ldp.MECHANISMS.get(name)
         if mechanism is None or mechanism.randomized or not mechanism.estimates_mean:

@@ -26,6 +26,7 @@ from .. import kinds, scales
 from ..kinds import KINDS, build_mechanism, yes_no
 from . import remembering
 from .conditions import CONFIGURED_BY, configured_by, for_kinds, permanent_layer_fits
+from .exact_q import ExactQField
 from .frozen import FrozenMechanism, refuse_if_frozen, refuse_moving_a_wave
 from .option import Option
 from .series import Series
@@ -176,10 +177,11 @@ class Question(models.Model):
     kind = models.CharField(max_length=16, choices=kinds.CHOICES, default=KINDS[0].name)
     mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
-    q = models.DecimalField(
-        max_digits=7, decimal_places=6, null=True, blank=True,
+    q = ExactQField(
+        null=True, blank=True,
         help_text=_("q-randomized response only: the probability of answering truthfully "
-                  "(otherwise a fair coin answers). 0.5 gives epsilon = ln 3."),
+                    "(otherwise a fair coin answers), as a decimal or an exact fraction. 0.5 gives epsilon = ln 3; "
+                    "2/3 is forced response with 1/6 forced yes and 1/6 forced no."),
     )
     epsilon = models.FloatField(null=True, blank=True, help_text=_("All other randomized mechanisms "
                                                                  "(a direct question takes neither)."))
@@ -197,8 +199,8 @@ class Question(models.Model):
     # The same question in every wave of a series ("Run again as a new wave" copies it): results across
     # waves match questions by it, and the browser derives a permanent response from it.
     lineage = models.UUIDField(default=uuid.uuid4, editable=False)
-    permanent_q = models.DecimalField(
-        max_digits=7, decimal_places=6, null=True, blank=True,
+    permanent_q = ExactQField(
+        null=True, blank=True,
         help_text=_("Waves of a series that remembers randomization, q-randomized response: q of the permanent "
                     "layer, remembered across waves (q or epsilon above is then each wave's fresh layer). Blank: "
                     "not remembered."))
