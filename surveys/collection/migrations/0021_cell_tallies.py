@@ -12,7 +12,7 @@ def _key(name: str, to: str) -> tuple[str, models.ForeignKey]:
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('collection', '0019_planned_size'),
+        ('collection', '0020_exact_fractions'),
     ]
 
     operations = [
