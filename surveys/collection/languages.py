@@ -125,7 +125,8 @@ def missing(survey: Survey) -> list[str]:
     questions = list(survey.ordered_questions().prefetch_related("translations", "options__translations"))
     for row in survey.translations.all():
         if row.language == survey.language or row.language not in dict(settings.LANGUAGES):
-            found.append(_("%(language)s cannot be a translation of this survey") % {"language": name(row.language, True)})
+            found.append(_("%(language)s cannot be a translation of this survey")
+                         % {"language": name(row.language, True)})
             continue
         lacking = _lacking(survey, row, questions)
         if lacking:

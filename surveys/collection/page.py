@@ -98,7 +98,8 @@ def picker(offered: list[str], current: str) -> list[dict[str, Any]]:
     found = []
     for code in offered:
         info = get_language_info(code)
-        found.append({"code": code, "name": info["name_local"][:1].upper() + info["name_local"][1:], "dir": "rtl" if info["bidi"] else "ltr",
+        label = info["name_local"][:1].upper() + info["name_local"][1:]
+        found.append({"code": code, "name": label, "dir": "rtl" if info["bidi"] else "ltr",
                       "current": code == current})
     return found
 
