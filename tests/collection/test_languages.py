@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import translation
 
-from surveys.collection import builder, lifecycle, plan, submission, wording
+from surveys.collection import builder, languages, lifecycle, plan, submission, wording
 from surveys.collection.builder import TranslationSpec
 from surveys.collection.models import OptionTranslation, QuestionTranslation, Response, Survey, SurveyTranslation
 from tests.collection.helpers import question
@@ -140,6 +140,18 @@ def test_the_open_action_names_every_missing_translation(survey):
         "cannot open: no Spanish (es) text for the consent text, question 2, question 3 option 2 “Sometimes”"]
     survey.refresh_from_db()
     assert survey.status == Survey.Status.DRAFT
+
+
+@pytest.mark.parametrize("interface,refusal", [
+    ("en", "English (en) cannot be a translation of this survey"),
+    # from the catalogs merged with /work/notes/tr-words.json: the name no longer starts the sentence
+    ("es", "El idioma inglés (en) no puede ser una traducción de esta encuesta"),
+    ("fr", "La langue anglais (en) ne peut pas être une traduction de cette enquête"),
+])
+def test_a_translation_into_the_surveys_own_language_is_named_as_a_sentence_writes_it(survey, interface, refusal):
+    SurveyTranslation.objects.create(survey=survey, language="en", title="Health")
+    with translation.override(interface):
+        assert languages.missing(survey) == [refusal]
 
 
 def test_a_complete_translation_opens(survey):
