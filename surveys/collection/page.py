@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from ldp.rounding import total_loss
 
-from . import definition, kinds, wording
+from . import definition, kinds, languages, wording
 from .models import Survey
 from .serializers import SurveyDefinitionSerializer
 
@@ -93,11 +93,13 @@ def client_question(q: dict[str, Any]) -> dict[str, Any]:
 
 
 def picker(offered: list[str], current: str) -> list[dict[str, Any]]:
-    """The survey's languages for its picker: each named in itself (with its own lang and dir)."""
+    """The survey's languages for its picker: each named in itself (with its own lang and dir), capitalised as
+    a label (Django names some as a sentence writes them: "español")."""
     found = []
     for code in offered:
         info = get_language_info(code)
-        found.append({"code": code, "name": info["name_local"], "dir": "rtl" if info["bidi"] else "ltr",
+        label = info["name_local"][:1].upper() + info["name_local"][1:]
+        found.append({"code": code, "name": label, "dir": "rtl" if info["bidi"] else "ltr",
                       "current": code == current})
     return found
 
@@ -116,7 +118,7 @@ def missing_language(wanted: str | None, shown: str, offered: list[str]) -> dict
 
 
 def _name(code: str) -> str:
-    return str(get_language_info(code)["name_translated"])
+    return languages.inside_a_sentence(str(get_language_info(code)["name_translated"]))
 
 
 def context(survey: Survey, preview: bool, language: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:

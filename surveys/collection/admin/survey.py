@@ -89,9 +89,10 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
         return [
-            path("privacy-figures/", wrap(lambda request: views.privacy_figures(self, request)),
+            # Called by the page's script: refused in the API's JSON shape, not by the admin's login redirect.
+            path("privacy-figures/", views.answered_in_json(self, views.privacy_figures),
                  name="collection_survey_privacy_figures"),
-            path("privacy-total/", wrap(lambda request: views.privacy_total(self, request)),
+            path("privacy-total/", views.answered_in_json(self, views.privacy_total),
                  name="collection_survey_privacy_total"),
             path("<path:object_id>/translate/<str:language>/", wrap(lambda request, object_id, language: translate_view(
                 self, request, unquote(object_id), language)), name="collection_survey_translate"),

@@ -13,6 +13,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.cache import never_cache
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.exceptions import PermissionDenied as DRFPermissionDenied
 
 import ldp
 from surveys import refusals
@@ -90,13 +93,30 @@ def _mechanisms_of(kind_name: str) -> tuple[str, ...]:
     return kind.mechanisms if kind else ()
 
 
+AdminEndpoint = Callable[[admin.ModelAdmin, HttpRequest], HttpResponse]
+
+
+def answered_in_json(model_admin: admin.ModelAdmin, view: AdminEndpoint) -> Callable[[HttpRequest], HttpResponse]:
+    """An admin endpoint a script calls, refusing in the API's error shape (docs/api-errors.md), not with the
+    admin's login page or a 403 page: 403 `not_authenticated` for a session the admin would send to its login
+    (none, not staff, or without its second factor), 403 `permission_denied` for staff who may not see surveys."""
+    @never_cache
+    def wrapped(request: HttpRequest) -> HttpResponse:
+        if not model_admin.admin_site.has_permission(request):
+            return JsonResponse(body("not_authenticated", "request", str(NotAuthenticated.default_detail)),
+                                status=403)
+        if not (model_admin.has_view_or_change_permission(request) or model_admin.has_add_permission(request)):
+            return JsonResponse(body("permission_denied", "request", str(DRFPermissionDenied.default_detail)),
+                                status=403)
+        return view(model_admin, request)
+    return wrapped
+
+
 def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
     """GET: the figures of one mechanism (surveys.collection.figures.of) or 400 {"error": {field, reason}}."""
     if request.method != "GET":
         return JsonResponse(body("method_not_allowed", "request", _("GET only")), status=405,
                             headers={"Allow": "GET"})
-    if not (model_admin.has_view_or_change_permission(request) or model_admin.has_add_permission(request)):
-        raise PermissionDenied
     query = FiguresQuery(request.GET)
     found = query.mechanism_or_error()
     if isinstance(found, tuple):
@@ -110,8 +130,6 @@ def privacy_total(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpRe
     if request.method != "GET":
         return JsonResponse(body("method_not_allowed", "request", _("GET only")), status=405,
                             headers={"Allow": "GET"})
-    if not (model_admin.has_view_or_change_permission(request) or model_admin.has_add_permission(request)):
-        raise PermissionDenied
     tokens = request.GET.getlist("loss")
     try:
         if len(tokens) > MAX_TOTAL_QUESTIONS:
