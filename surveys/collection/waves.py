@@ -35,11 +35,16 @@ SLUG_LENGTH = Survey._meta.get_field("slug").max_length or 50
 
 
 @transaction.atomic
-def run_again(given: Survey) -> Survey:
-    """The next wave of `given`'s series, a draft (one transaction: all of it or nothing)."""
+def run_again(given: Survey, remembered: bool | None = None) -> Survey:
+    """The next wave of `given`'s series, a draft (one transaction: all of it or nothing). A survey in no series starts
+    one that remembers randomization or not as `remembered` says (the admin chooses; None: the series' default); a
+    series that exists keeps its own (ValueError when `remembered` says otherwise)."""
     survey = Survey.objects.select_for_update().get(pk=given.pk)
+    if survey.series is not None and remembered is not None and remembered != survey.series.remembered:
+        raise ValueError("the series already says whether it remembers randomization")
     if survey.series is None:
-        survey.series = Series.objects.create(title=survey.title, slug=free_slug(_base(survey.slug)))
+        chosen = {} if remembered is None else {"remembered": remembered}
+        survey.series = Series.objects.create(title=survey.title, slug=free_slug(_base(survey.slug)), **chosen)
         survey.wave = 1
         survey.save(update_fields=["series", "wave"])
     waves = Survey.objects.select_for_update().filter(series=survey.series)
