@@ -21,7 +21,7 @@ from .models import Question, Survey
 
 def questions_of(survey_plan: plan.SurveyPlan, lineages: dict[int, str]) -> list[dict[str, Any]]:
     """Each question of a wave as the browser adds it up: {lineage, sampler, permanent}."""
-    found = []
+    found: list[dict[str, Any]] = []
     for question in survey_plan:
         mechanism = question.mechanism
         if isinstance(mechanism, ldp.waves.Composed):
