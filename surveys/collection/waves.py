@@ -62,7 +62,7 @@ def run_again(given: Survey, remembered: bool | None = None) -> Survey:
 
 
 def _copy_question(question: Question, wave: Survey, remembered: bool) -> None:
-    new = _copy(question, survey=wave, **_permanent_layer(question, remembered))
+    new = _copy(question, survey=wave, **permanent_layer(question, remembered))
     for text in question.translations.all():
         _copy(text, question=new)
     options = {}
@@ -84,7 +84,7 @@ def _copy_margin(question: Question, new: Question, options: dict[int, Option]) 
             _copy(share, margin=copied, option=options[share.option_id])
 
 
-def _permanent_layer(question: Question, remembered: bool) -> dict[str, object]:
+def permanent_layer(question: Question, remembered: bool) -> dict[str, object]:
     """The question's permanent layer as it is, or its own parameter when it can remember one and has none."""
     if not remembered or question.has_permanent_layer():
         return {}
