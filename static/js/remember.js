@@ -126,15 +126,23 @@ export function answeredEarlier(storage, series, wave) {
 
 /** The mark respond.js keeps for a survey this browser answered by its open link (a survey, not only a wave). */
 export const sentKey = (slug) => `ldp-survey-sent:${slug}`;
+// Any survey it answered, by invitation too (the sent mark is for open links only): a survey may become a wave later.
+const surveyKey = (slug) => `ldp-survey-answered:${slug}`;
+
+export function markSurveyAnswered(storage, slug) {
+  storage.setItem(surveyKey(slug), "1");
+}
 
 /**
  * Which of `others` ({wave, slug, version}: the series' other waves) this browser answered, by what it keeps: the
- * wave's number (answered as a wave of `series`), the survey's sent mark (answered by its open link, also before the
- * survey became a wave of a series), or a payload of it kept unconfirmed (the server may have it all the same).
+ * wave's number (answered as a wave of `series`), the survey's marks (answered, also before the survey became a wave
+ * of a series: by any link, or by its open link as browsers kept it before the first mark), or a payload of it kept
+ * unconfirmed (the server may have it all the same).
  */
 export function answeredWaves(storage, series, others) {
   const numbers = waves(storage, series);
-  return others.filter((other) => numbers.includes(other.wave) || storage.getItem(sentKey(other.slug)) === "1"
+  const marked = (slug) => storage.getItem(surveyKey(slug)) === "1" || storage.getItem(sentKey(slug)) === "1";
+  return others.filter((other) => numbers.includes(other.wave) || marked(other.slug)
     || storage.getItem(pendingKey(other.slug, other.version)) !== null);
 }
 

@@ -20,7 +20,7 @@ import { checkSurvey, composedLoss, historyLoss, lossAtMost, localMillisText, mi
   statedMillis, totalLoss } from "./epsilon.js";
 import { forget, keep, kept } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
-import { answeredEarlier, answeredWaves, instantly, markAnswered, permanentResponse, secretOf,
+import { answeredEarlier, answeredWaves, instantly, markAnswered, markSurveyAnswered, permanentResponse, secretOf,
   sentKey } from "./remember.js";
 
 const config = JSON.parse(document.getElementById("survey-data").textContent);
@@ -316,6 +316,7 @@ async function send() {
     say("");
     forget(config.slug, config.version);
     if (!pending.invitation) markSent();
+    markSurveyAnswered(storage(), config.slug); // read if this survey becomes a wave of a series (remember.js)
     if (config.series) markAnswered(storage(), config.series.id, config.series.wave);
     showReceipt(pending);
     return;

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { composedLoss, historyLoss, millisUp, rememberedLoss, samplerLoss } from "../../static/js/epsilon.js";
-import { answeredWaves, markAnswered, sentKey } from "../../static/js/remember.js";
+import { answeredWaves, markAnswered, markSurveyAnswered, sentKey } from "../../static/js/remember.js";
 
 // Written by tests/ldp/js_history_fixture.py, which enumerates every permanent response and report of every wave.
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/history.json", import.meta.url)));
@@ -52,12 +52,14 @@ test("a remembered question of another kind or k is refused", () => {
 test("the waves a browser answered: by number as waves, by sent mark or kept payload as surveys", () => {
   const storage = new Storage();
   const others = [{ wave: 1, slug: "monthly", version: "v1" }, { wave: 2, slug: "monthly-wave-2", version: "v2" },
-    { wave: 3, slug: "monthly-wave-3", version: "v3" }, { wave: 4, slug: "monthly-wave-4", version: "v4" }];
+    { wave: 3, slug: "monthly-wave-3", version: "v3" }, { wave: 4, slug: "monthly-wave-4", version: "v4" },
+    { wave: 5, slug: "monthly-wave-5", version: "v5" }];
   assert.deepEqual(answeredWaves(storage, 7, others), []);
   storage.setItem(sentKey("monthly"), "1"); // answered by its open link before the series existed
   markAnswered(storage, 7, 3);
   markAnswered(storage, 8, 2); // another series' wave 2
   storage.setItem("ldp-survey-pending:monthly-wave-4:v4", "{}"); // sent, never confirmed
   storage.setItem("ldp-survey-pending:monthly-wave-2:old", "{}"); // another version: not this wave's
-  assert.deepEqual(answeredWaves(storage, 7, others).map((wave) => wave.wave), [1, 3, 4]);
+  markSurveyAnswered(storage, "monthly-wave-5"); // by an invitation: no sent mark
+  assert.deepEqual(answeredWaves(storage, 7, others).map((wave) => wave.wave), [1, 3, 4, 5]);
 });
