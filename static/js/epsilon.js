@@ -162,9 +162,10 @@ export function composedLoss(permanent, instant) {
   return { num: p * (d - q), den: (d - p) * q, p: 0n, q: 1n };
 }
 
-// Waves enumerated exactly up to these many per permanent layer; beyond, the permanent layer's own loss, which
-// bounds any number of them (every report is a randomization of the one permanent response).
-const ENUMERATED_WAVES = { grr: 8, unary: 14 };
+// Waves enumerated exactly up to these many per permanent layer (about 30 ms a question at most, measured in Node);
+// beyond, the permanent layer's own loss, which bounds any number of them (every report is a randomization of the
+// one permanent response).
+const ENUMERATED_WAVES = { grr: 6, unary: 12 };
 
 const larger = (a, b) => (b === null || a.num * b.den > b.num * a.den ? a : b);
 
@@ -227,9 +228,15 @@ function unaryGroup(permanent, instants) {
 export function rememberedLoss(permanent, instants) {
   for (const instant of instants) composedLoss(permanent, instant); // the same kind and k, or it throws
   if (instants.length > ENUMERATED_WAVES[permanent.kind]) return samplerLoss(permanent);
-  const { num, den } = (permanent.kind === "grr" ? grrGroup : unaryGroup)(permanent, instants);
-  return { num, den, p: 0n, q: 1n };
+  const key = JSON.stringify([permanent, instants]); // questions alike are worked out once
+  if (!enumerated.has(key)) {
+    const { num, den } = (permanent.kind === "grr" ? grrGroup : unaryGroup)(permanent, instants);
+    enumerated.set(key, { num, den, p: 0n, q: 1n });
+  }
+  return enumerated.get(key);
 }
+
+const enumerated = new Map();
 
 const samplerKey = (sampler) => JSON.stringify(Object.keys(sampler).sort().map((name) => [name, sampler[name]]));
 
