@@ -164,8 +164,9 @@ MATRIX = {
     ("admin:collection_survey_open", "POST", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
     ("admin:collection_survey_close", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
     ("admin:collection_survey_close", "POST", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
-    # "Run again as a new wave" POSTs, with change and add permission; back to the page, whose message links the wave.
-    ("admin:collection_survey_new_wave", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
+    # "Run again as a new wave", with change and add permission: GET shows the costs both ways (and for a survey in
+    # no series the choice); POST makes the wave (this survey's series has its setting) and goes back to the page.
+    ("admin:collection_survey_new_wave", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_survey_new_wave", "POST", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
     # Series: their title and whether they remember randomization, by model permission.
     ("admin:collection_series_changelist", "GET", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),

@@ -59,6 +59,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from django.db.models import Q
 from django.urls import reverse
 
 import ldp
@@ -114,7 +115,9 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
 
 def wave_of(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any] | None:
     """Which wave of which series these reports belong to (None for a survey in no series): its number, the
-    series' title and stable link, whether it remembers randomization, and the wave's dates as configured.
+    series' title and stable link, whether this wave's reports were made with remembered randomization (a wave made
+    before its series, or with no permanent layer, was not, whatever the series does now), and the wave's dates as
+    configured.
     With its plan (the codebook), what the change between waves needs: the responses that said they answered an
     earlier wave, and per question key its lineage (the same question in every wave) and whether it is compared
     across waves (one answer of k)."""
@@ -122,14 +125,15 @@ def wave_of(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any]
         return None
     found = {"number": survey.wave, "series": survey.series.title,
              "series_link": reverse("collection:current-wave", args=[survey.series.slug]),
-             "remembered": survey.series.remembered,
+             "remembered": survey.remembers() and survey.questions.filter(
+                 Q(permanent_q__isnull=False) | Q(permanent_epsilon__isnull=False)).exists(),
              "opens_at": None if survey.opens_at is None else survey.opens_at.isoformat(),
              "closes_at": None if survey.closes_at is None else survey.closes_at.isoformat()}
     if current is not None:
         lineages = dict(Question.objects.filter(survey=survey).values_list("pk", "lineage"))
         found["answered_an_earlier_wave"] = Response.objects.filter(survey=survey, earlier_wave=True).count()
-        found["questions"] = {q.key: {"lineage": str(lineages[q.id]), "compared": q.mechanism.one_of_k}
-                              for q in current}
+        found["questions"] = {q.key: {"lineage": str(lineages[q.id]), "compared": q.mechanism.one_of_k,
+                                      "remembered": isinstance(q.mechanism, ldp.waves.Composed)} for q in current}
     return found
 
 

@@ -49,7 +49,9 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
     only), the odds factor, the best guess from one report (%), respondents for ±5 points.
 
     A direct question (not randomized) has no epsilon, odds, best guess or strength (all None:
-    JSON null, never Infinity) and is outside the survey's budget."""
+    JSON null, never Infinity) and is outside the survey's budget. A remembered question: `remembered`."""
+    if isinstance(mechanism, ldp.waves.Composed):
+        return remembered(mechanism)
     if not mechanism.randomized:
         figures: dict[str, Any] = {
             "mechanism": mechanism.name, "k": mechanism.k, "randomized": False, "epsilon": None,
@@ -82,6 +84,22 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
     # Exact, so the page's running total is the saved one (total_shown), not a sum of rounded floats.
     figures["loss"] = {"ratio": str(loss.ratio), "rational": str(loss.rational)}
     figures["summary"] = summary(figures) + particular_summary(figures) + advice(figures)
+    return figures
+
+
+def remembered(mechanism: ldp.waves.Composed) -> dict[str, Any]:
+    """A question that remembers its randomization across waves: its instantaneous layer's figures (what the browser
+    draws each wave and the budget counts), but the respondents of its reports as every reader debiases them, through
+    both layers composed (the estimates and the dashboard plan with the same), and both layers' losses beside."""
+    figures = of(mechanism.instant)
+    figures["respondents"] = ldp.respondents_needed(mechanism, MARGIN)
+    figures["wave_epsilon"] = mechanism.layers.wave_epsilon
+    figures["permanent_epsilon"] = mechanism.permanent.effective_epsilon
+    figures["summary"] = summary(figures) + _(
+        "; remembered across waves through a permanent layer of ε = {permanent}: the respondents are for reports "
+        "read through both layers, and one wave costs at most ε = {wave}").format(
+        permanent=str(loss_of(mechanism.permanent.sampler()).epsilon_up(4)),
+        wave=f"{math.ceil(mechanism.layers.wave_epsilon * 10000) / 10000:.4f}")
     return figures
 
 

@@ -31,9 +31,11 @@ from .question_forms import QuestionForm, QuestionFormSet, QuestionInlineForm
 
 
 def describe(question: Question) -> str:
-    """The figures an admin sees next to a question (effective epsilon, q for yes/no, odds, planner)."""
-    try:
-        mechanism = question.mechanism()
+    """The figures an admin sees next to a question (effective epsilon, q for yes/no, odds, planner), as the estimates
+    and the dashboard will read its reports."""
+    try:  # a remembered question's reports are read through both layers: its figures are theirs
+        layers = question.remembered() if question.survey_id is not None else None
+        mechanism = ldp.waves.Composed(layers) if layers is not None else question.mechanism()
     except (ValueError, TypeError) as error:
         return str(error)
     return format_html("{}", figures.of(mechanism, kinds.kind_of(question).mechanisms)["summary"])

@@ -113,6 +113,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
             context.update(sharing.context(request, survey), **sharing.series_context(request, survey))
             context["can_transition"] = self.has_change_permission(request, survey)
             context["can_run_again"] = context["can_transition"] and self.has_add_permission(request)
+            context["survey_admin_config"]["remembered"] = remembered_layers(survey)
         return super().change_view(request, object_id, form_url, context)
 
     def history_view(self, request: HttpRequest, object_id: str,
@@ -249,6 +250,16 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 self.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
             else:
                 views.tell_done(self, request, survey, verb_name)
+
+
+def remembered_layers(survey: Survey) -> dict[str, dict[str, str | None]]:
+    """The permanent layer of each question that remembers (by id): the page's live figures read its reports through
+    both layers, as the estimates will."""
+    if not survey.remembers():
+        return {}
+    return {str(q.pk): {"permanent_q": None if q.permanent_q is None else str(q.permanent_q),
+                        "permanent_epsilon": None if q.permanent_epsilon is None else str(q.permanent_epsilon)}
+            for q in survey.questions.all() if q.has_permanent_layer()}
 
 
 @admin.register(Series)

@@ -9,6 +9,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
@@ -22,7 +23,7 @@ from surveys import refusals
 from surveys.errors import body
 from surveys.history import recorder
 
-from .. import figures, kinds, lifecycle, scales, sharing, waves
+from .. import figures, kinds, lifecycle, scales, sharing, wave_costs, waves
 from ..models import MAX_OPTIONS, Question, Survey
 from ..models.exact_q import ExactQFormField
 
@@ -47,6 +48,10 @@ class FiguresQuery(forms.Form):
     lo = forms.DecimalField(required=False, max_digits=15, decimal_places=6)
     hi = forms.DecimalField(required=False, max_digits=15, decimal_places=6)
     step = forms.DecimalField(required=False, max_digits=15, decimal_places=6)
+    # A question that remembers its randomization (a wave of a series that remembers): its permanent layer, so that
+    # the figures are of its reports read through both layers, as the estimates and the dashboard read them.
+    permanent_q = forms.DecimalField(required=False, max_digits=7, decimal_places=6)
+    permanent_epsilon = forms.FloatField(required=False)
 
     def mechanism_or_error(self) -> ldp.Mechanism | tuple[str, str]:
         """The mechanism asked about, or (field, reason)."""
@@ -71,9 +76,23 @@ class FiguresQuery(forms.Form):
             return problem
         scale = scales.scale_of(data["lo"], data["hi"], data["step"]) if mechanism.estimates_mean else None
         try:
-            return kind.build(name, data["q"], data["epsilon"], data["k"] or 2, scale=scale, at_most=data["at_most"])
+            found = kind.build(name, data["q"], data["epsilon"], data["k"] or 2, scale=scale, at_most=data["at_most"])
         except (ValueError, TypeError) as error:
             return parameter or "k", str(error)
+        return self._remembered(found, kind, scale)
+
+    def _remembered(self, instant: ldp.Mechanism, kind: kinds.Kind, scale: Any) -> ldp.Mechanism | tuple[str, str]:
+        """`instant` read through the permanent layer asked for, or itself when none is."""
+        data = self.cleaned_data
+        field = "permanent_q" if data["permanent_q"] is not None else "permanent_epsilon"
+        if data[field] is None:
+            return instant
+        try:
+            permanent = kind.build(data["mechanism"], data["permanent_q"], data["permanent_epsilon"], data["k"] or 2,
+                                   scale=scale, at_most=data["at_most"])
+            return ldp.waves.Composed(ldp.waves.Remembered(permanent=permanent, instant=instant))
+        except (ValueError, TypeError) as error:
+            return field, str(error)
 
 
 def _shape_problem(mechanism: type[ldp.Mechanism], kind: kinds.Kind, data: dict[str, Any]) -> tuple[str, str] | None:
@@ -184,17 +203,25 @@ def tell_done(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Surve
 
 
 def new_wave(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
-    """POST from "Run again as a new wave": the next wave of the survey's series, a draft; back to the page,
-    whose message links to the new wave."""
-    if request.method != "POST":
-        return HttpResponse(status=405, headers={"Allow": "POST"})
+    """"Run again as a new wave": GET shows what the wave would cost both ways (surveys.collection.wave_costs) and, for
+    a survey in no series yet, asks whether the series remembers randomization; POST makes the wave, a draft, and goes
+    back to the page, whose message links to it. A choice missing or not one of the two: 400, nothing made."""
+    if request.method not in ("GET", "POST"):
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
     survey = model_admin.get_object(request, object_id)
     if survey is None:
         raise Http404
     if not (model_admin.has_change_permission(request, survey) and model_admin.has_add_permission(request)):
         raise PermissionDenied
+    chosen = {"remembered": True, "afresh": False}.get(request.POST.get("remembered", ""))
+    if request.method == "GET" or (survey.series is None and chosen is None):
+        problem = request.method == "POST"
+        return TemplateResponse(request, "admin/collection/survey/new_wave.html", {
+            **model_admin.admin_site.each_context(request), "opts": model_admin.model._meta, "survey": survey,
+            "costs": wave_costs.of(survey), "problem": problem, "title": _("Run %(survey)s again as a new wave") % {
+                "survey": survey}}, status=400 if problem else 200)
     with recorder.recording(request.user, survey.pk) as recording:
-        wave = waves.run_again(survey)
+        wave = waves.run_again(survey, remembered=chosen if survey.series is None else None)
         recording.watch_new(wave.pk)
     url = reverse("admin:collection_survey_change", args=[wave.pk])
     model_admin.message_user(request, format_html(
