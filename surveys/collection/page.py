@@ -16,11 +16,7 @@ from django.utils.translation import gettext as _
 
 from ldp.rounding import total_loss
 
-<<<<<<< HEAD
-from . import definition, kinds, languages, wording
-=======
-from . import definition, kinds, wave_history, wording
->>>>>>> privacy
+from . import definition, kinds, languages, wave_history, wording
 from .models import Survey
 from .serializers import SurveyDefinitionSerializer
 

@@ -95,7 +95,7 @@ def test_the_survey_pages_live_figures_read_a_remembered_question_through_both_l
     wave = Survey.objects.get(wave=2)
     config = admin.get(f"{SURVEYS}{wave.pk}/change/").context["survey_admin_config"]
     first = wave.ordered_questions()[0]
-    assert config["remembered"][str(first.pk)] == {"permanent_q": "0.500000", "permanent_epsilon": None}
+    assert config["remembered"][str(first.pk)] == {"permanent_q": "0.5", "permanent_epsilon": None}
     figures = admin.get(f"{SURVEYS}privacy-figures/", {"mechanism": "qrr", "q": "0.5", "permanent_q": "0.5"}).json()
     assert figures["respondents"] == 6147 and figures["wave_epsilon"] == Remembered(
         ldp.QRandomizedResponse("0.5"), ldp.QRandomizedResponse("0.5")).wave_epsilon

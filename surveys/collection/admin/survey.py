@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
+from ldp import exact_q
 from ldp.rounding import total_loss
 from surveys.history import recorder
 from surveys.history.display import changes_table
@@ -257,7 +258,7 @@ def remembered_layers(survey: Survey) -> dict[str, dict[str, str | None]]:
     both layers, as the estimates will."""
     if not survey.remembers():
         return {}
-    return {str(q.pk): {"permanent_q": None if q.permanent_q is None else str(q.permanent_q),
+    return {str(q.pk): {"permanent_q": None if q.permanent_q is None else exact_q.text(q.permanent_q),
                         "permanent_epsilon": None if q.permanent_epsilon is None else str(q.permanent_epsilon)}
             for q in survey.questions.all() if q.has_permanent_layer()}
 
