@@ -21,6 +21,9 @@ Emulation.setCPUThrottlingRate and Network.emulateNetworkConditions (default: 6x
 - interactive: the moment (from navigation start) the page's module enables its first button, #agree on a
   survey asking consent first, else #send, which it does once every module has loaded and run: a
   MutationObserver installed before the page's scripts notes performance.now() then;
+- main thread busy: the renderer's main thread's task time to the end of the load (Performance.getMetrics'
+  TaskDuration; the page's parsing, style, layout and scripts, and Playwright's own set-up of each page),
+  which 6x throttling multiplies and which other processes on the machine stretch further;
 - the HTTP version of the page's response.
 
 DevTools' throttling applies the latency to each request, once, and shares the throughput between the
@@ -75,6 +78,7 @@ class Load:
     interactive_ms: float
     load_ms: float
     protocol: str
+    busy_ms: float  # the renderer's main thread at work (tasks, throttled), to the end of the load
     wire: dict[str, int] = field(default_factory=dict)  # by kind: bodies and headers as DevTools counts them
     bodies: dict[str, int] = field(default_factory=dict)  # by kind: the bodies alone, compressed
 
@@ -101,6 +105,7 @@ def measure(browser: Any, url: str, options: argparse.Namespace) -> Load:
         page.add_init_script(MARK_INTERACTIVE)
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
+        cdp.send("Performance.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         cdp.send("Network.emulateNetworkConditions", {
             "offline": False, "latency": options.latency,
@@ -119,6 +124,7 @@ def measure(browser: Any, url: str, options: argparse.Namespace) -> Load:
         page.wait_for_function("window.__interactive !== undefined", timeout=120_000)
         interactive = page.evaluate("window.__interactive")
         load = page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd")
+        metrics = {metric["name"]: metric["value"] for metric in cdp.send("Performance.getMetrics")["metrics"]}
         page.wait_for_timeout(200)  # the last loadingFinished events
         wire: dict[str, int] = {}
         for request_id, size in finished.items():
@@ -127,7 +133,7 @@ def measure(browser: Any, url: str, options: argparse.Namespace) -> Load:
         for url, resource_type, size in page.evaluate(BODIES):
             add(bodies, url, resource_type, size)
         document = next((rid for rid, (_, kind) in requests.items() if kind == "Document"), "")
-        return Load(interactive, load, protocols.get(document, "?"), wire, bodies)
+        return Load(interactive, load, protocols.get(document, "?"), metrics["TaskDuration"] * 1000, wire, bodies)
     finally:
         context.close()
 
@@ -155,12 +161,14 @@ def sizes(by_kind: list[dict[str, int]]) -> str:
 def report(loads: list[Load]) -> None:
     for number, load in enumerate(loads, 1):
         print(f"run {number}: {load.protocol:8} bodies {sizes([load.bodies])}, on the wire {sizes([load.wire])}; "
-              f"interactive {load.interactive_ms:5.0f} ms, load {load.load_ms:5.0f} ms", flush=True)
+              f"interactive {load.interactive_ms:5.0f} ms, load {load.load_ms:5.0f} ms, "
+              f"main thread busy {load.busy_ms:4.0f} ms", flush=True)
     interactive = sorted(load.interactive_ms for load in loads)
     print(f"median of {len(loads)}: bodies {sizes([load.bodies for load in loads])}, "
           f"on the wire {sizes([load.wire for load in loads])}; "
           f"interactive {statistics.median(interactive):.0f} ms (range {interactive[0]:.0f}-{interactive[-1]:.0f}), "
-          f"load {statistics.median(load.load_ms for load in loads):.0f} ms; "
+          f"load {statistics.median(load.load_ms for load in loads):.0f} ms, "
+          f"main thread busy {statistics.median(load.busy_ms for load in loads):.0f} ms; "
           f"load average {os.getloadavg()[0]:.2f}")
 
 
