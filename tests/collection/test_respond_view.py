@@ -9,6 +9,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from django.middleware.csrf import _unmask_cipher_token
 from django.utils import timezone
 
 import ldp
@@ -241,6 +242,16 @@ def test_the_page_is_never_cached_it_carries_a_per_visitor_csrf_token(client, su
         _set_window(survey, status=Survey.Status.CLOSED)
     cache_control = {part.strip() for part in client.get(URL)["Cache-Control"].split(",")}
     assert {"private", "no-store", "no-cache", "max-age=0"} <= cache_control
+
+
+def test_each_page_carries_the_csrf_token_masked_afresh_over_the_same_secret(client, survey):
+    """BREACH: nginx gzips the page (docs/deploy/nginx-app.conf), so a secret repeated in the same words in
+    every response could be guessed from the sizes; the token's text must change from response to response
+    while it stands for the one secret the cookie holds."""
+    tokens = [json.loads(parse(client.get(URL).content).by_id("survey-data").raw_text)["csrfToken"] for _ in range(3)]
+    secret = client.cookies["csrftoken"].value
+    assert len(set(tokens)) == 3 and secret not in tokens
+    assert [_unmask_cipher_token(token) for token in tokens] == [secret] * 3  # Django's own unmasking
 
 
 # The page for multi-select, numeric and ordinal questions: inputs that fit each kind, labelled and tied to
