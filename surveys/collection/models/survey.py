@@ -118,6 +118,12 @@ class Survey(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    @property
+    def listed_title(self) -> str:
+        """Its title, and its wave's number in a series: the waves of a series share their title."""
+        return self.title if self.wave is None else _("%(survey)s, wave %(wave)s") % {"survey": self.title,
+                                                                                      "wave": self.wave}
+
     def get_absolute_url(self) -> str:
         """The respondent's page once published; a draft's staff-only preview before that."""
         name = "collection:preview" if self.status == self.Status.DRAFT else "collection:respond"
