@@ -120,6 +120,9 @@ class TrendSerializer(serializers.Serializer):
     missing = serializers.ListField(child=serializers.IntegerField(), help_text=(
         "Visible waves that did not ask it, or asked it with other options."))
     mechanisms_differ = serializers.BooleanField(source="differs")
+    fixed_by_margins = serializers.BooleanField(source="fixed", help_text=(
+        "Weighted, and in both waves compared the responses are raked to this question's population margins: its "
+        "figures are the margins' shares and its change theirs, with no sampling error (no interval, no test)."))
     change = serializers.SerializerMethodField()
 
     @extend_schema_field(ChangeSerializer(allow_null=True, help_text=(

@@ -69,7 +69,8 @@ def change_rows(trend: waves.Trend) -> list[ChangeRow]:
 def context(user: Any, survey: Survey, options: params.ResultOptions,
             weights: weighting.Weights | None = None) -> dict[str, Any]:
     """The dashboard's part for a wave of a series (empty for another survey): the trends, each with its chart,
-    its change in words and its assumption; a wave number not understood is said, and the default pair shown.
+    its change in words and its assumption; a wave number not understood is said, and the default pair shown
+    (the last two waves with responses).
     Weighted figures another wave cannot give (no margins, or responses that cannot be raked) are said, and the
     waves shown unweighted. `weights`: this wave's, raked for its estimates already (not raked again)."""
     problem = None
@@ -127,8 +128,9 @@ WAVE_PARAMETERS = [
         "it takes the largest variance any correlation allows (correlation unknown).")),
     *(OpenApiParameter(name, {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}, description=(
         f"The wave compared {role}: a wave number of this series among those you may see (default: the "
-        f"{default} of them); first and second must differ.")) for name, role, default in (
-            ("first", "from", "first"), ("second", "to", "last"))),
+        f"{default} of the last two with responses, or with fewer than two such waves the {fallback} wave); first "
+        f"and second must differ.")) for name, role, default, fallback in (
+            ("first", "from", "earlier", "first"), ("second", "to", "later", "last"))),
 ]
 
 

@@ -25,13 +25,14 @@ takes the largest variance any correlation allows, (se1 + se2)^2 from the two we
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
 import numpy as np
 from django.db.models import Count, Max, Min, Q
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 import ldp
 from ldp import wave_pairs
@@ -42,6 +43,7 @@ from surveys.collection.models import Question, Series, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
 from . import versions, weighting
+from .models import PopulationMargin
 from .params import BadParameter, ResultOptions
 
 
@@ -57,6 +59,7 @@ class Wave:
     first_day: date | None = None  # the days of its first and last responses (a response keeps its day only)
     last_day: date | None = None
     weights: weighting.Weights | None = None  # weighted figures: its own raking (None without responses)
+    margins: frozenset[int] = frozenset()  # weighted: the questions it is raked to (their figures are the margins)
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class Point:
     remembered: Remembered | None
     design: Design
     same: bool  # its reports were made as this wave's were (the same channel and layers)
+    fixed: bool = False  # weighted to a margin of this question: the figures are the margin's shares, no estimate
 
     @property
     def n(self) -> int:
@@ -93,6 +97,12 @@ class Trend:
     @property
     def differs(self) -> bool:
         return any(not point.same for point in self.points)
+
+    @property
+    def fixed(self) -> bool:
+        """Weighted, and a margin in both waves compared: its change is the margins', with nothing to test."""
+        found = {point.wave: point.fixed for point in self.points}
+        return self.weighted and found.get(self.first, False) and found.get(self.second, False)
 
 
 @dataclass(frozen=True)
@@ -128,7 +138,7 @@ class SeriesResults:
 def series_results(survey: Survey, user: Any, options: ResultOptions,
                    weights: weighting.Weights | None = None) -> SeriesResults | None:
     """The waves of `survey`'s series that `user` may see, compared; None when it is no wave of a series.
-    `options.first`/`second` name the waves compared (wave numbers; default the first and the last).
+    `options.first`/`second` name the waves compared (wave numbers; default the last two with responses).
     `weights`: `survey`'s own, when the caller has raked it already (the dashboard's estimates)."""
     if survey.series is None or survey.wave is None:
         return None
@@ -136,8 +146,6 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
                    .annotate(repeated=Count("responses", filter=Q(responses__earlier_wave=True)),
                              first_day=Min("responses__submitted_on"), last_day=Max("responses__submitted_on"))
                    .order_by("wave"))
-    numbers = [wave.wave for wave in surveys]
-    first, second = _pair(numbers, options)
     plans, counted, waves = {}, {}, []
     for wave in surveys:
         try:
@@ -156,7 +164,8 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
             own = wave.pk == survey.pk and weights is not None
             wave_weights = weights if own else _weights(wave, plans[wave.wave])
         waves.append(Wave(wave.wave, wave, responses, wave.repeated, None, wave.first_day, wave.last_day,
-                          wave_weights))
+                          wave_weights, _margins(wave) if wave_weights is not None else frozenset()))
+    first, second = _pair(waves, options)
     layers = _layers(surveys)
     current = plans[survey.wave]
     trends, not_compared = [], []
@@ -181,7 +190,14 @@ def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
                                                                        "reason": refusal.reason}) from None
 
 
-def _pair(numbers: list[int], options: ResultOptions) -> tuple[int | None, int | None]:
+def _margins(wave: Survey) -> frozenset[int]:
+    return frozenset(PopulationMargin.objects.filter(question__survey=wave).values_list("question_id", flat=True))
+
+
+def _pair(waves: list[Wave], options: ResultOptions) -> tuple[int | None, int | None]:
+    """The waves compared: those asked for, else the last two with responses (a wave just made or opened has none
+    yet, and comparing with it would give no change), else the first and the last."""
+    numbers = [wave.number for wave in waves]
     for name in ("first", "second"):
         asked = getattr(options, name)
         if asked is not None and asked not in numbers:
@@ -189,8 +205,14 @@ def _pair(numbers: list[int], options: ResultOptions) -> tuple[int | None, int |
                                      + ", ".join(map(str, numbers)))
     if len(numbers) < 2:
         return None, None
-    first = options.first if options.first is not None else numbers[0]
-    second = options.second if options.second is not None else numbers[-1]
+    answered = [wave.number for wave in waves if wave.responses]
+    default = answered[-2:] if len(answered) >= 2 else [numbers[0], numbers[-1]]
+    first = options.first if options.first is not None else default[0]
+    second = options.second if options.second is not None else default[1]
+    if options.second is None and second == first:  # one wave asked for: compared with the other of the default
+        second = default[0]
+    if options.first is None and first == second:
+        first = default[1]
     if first == second:
         raise BadParameter("second" if options.second is not None else "first", "compare two different waves")
     return first, second
@@ -226,8 +248,8 @@ def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPla
         design = Design.of(mechanism, remembered)
         if wave.number == here:
             own = design
-        points.append(Point(wave.number, estimate, mechanism, remembered, design, same=True))
-    points = [Point(p.wave, p.estimate, p.mechanism, p.remembered, p.design, same=p.design == own) for p in points]
+        points.append(Point(wave.number, estimate, mechanism, remembered, design, True, asked.id in wave.margins))
+    points = [replace(p, same=p.design == own) for p in points]
     change = _change(points, waves, first, second, options)
     return Trend(question, points, change, first or 0, second or 0, tuple(missing), options.weighted)
 
@@ -257,19 +279,32 @@ def correlation_words(trend: Trend) -> str:
     change = trend.change
     assert change is not None
     later, earlier = max(trend.first, trend.second), min(trend.first, trend.second)
+    if trend.fixed:
+        return _("Fixed by the weighting: in both waves the responses are raked to this question's population "
+                 "margins, so each wave's weighted figures are its margins' shares and the change is theirs, with no "
+                 "sampling error to give an interval or a test.")
     if change.correlation == wave_pairs.INDEPENDENT:
         return _("No respondent of wave %(later)s said they had answered an earlier wave: the two waves are taken "
                  "as independent.") % {"later": later}
     if change.correlation == wave_pairs.UNKNOWN and trend.weighted:
-        return _("%(shared)s respondents of wave %(later)s said they had answered an earlier wave; how their "
-                 "weighted reports go together across waves is not worked out (their reports are never linked), so "
-                 "the interval allows for the largest variance any correlation gives (its standard error is the sum "
-                 "of the two waves' weighted standard errors).") % {"shared": change.shared, "later": later}
+        return ngettext(
+            "%(shared)s respondent of wave %(later)s said they had answered an earlier wave; how their weighted "
+            "reports go together across waves is not worked out (their reports are never linked), so the interval "
+            "allows for the largest variance any correlation gives (its standard error is the sum of the two waves' "
+            "weighted standard errors).",
+            "%(shared)s respondents of wave %(later)s said they had answered an earlier wave; how their "
+            "weighted reports go together across waves is not worked out (their reports are never linked), so "
+            "the interval allows for the largest variance any correlation gives (its standard error is the sum "
+            "of the two waves' weighted standard errors).", change.shared) % {"shared": change.shared, "later": later}
     if change.correlation == wave_pairs.UNKNOWN:
         return _("The two waves remember different permanent layers, so how the reports of respondents who "
                  "answered both go together is not known: the interval allows for the largest variance any "
                  "correlation gives.")
-    return _("%(shared)s respondents of wave %(later)s said they had answered an earlier wave; the interval takes "
-             "them as having answered wave %(earlier)s too, and as few of them as these estimates allow as having "
-             "changed their answer (their reports are never linked, so neither is observed).") % {
-                 "shared": change.shared, "later": later, "earlier": earlier}
+    return ngettext(
+        "%(shared)s respondent of wave %(later)s said they had answered an earlier wave; the interval takes them as "
+        "having answered wave %(earlier)s too, and as having changed their answer no more than these estimates "
+        "require (their reports are never linked, so neither is observed).",
+        "%(shared)s respondents of wave %(later)s said they had answered an earlier wave; the interval takes "
+        "them as having answered wave %(earlier)s too, and as few of them as these estimates allow as having "
+        "changed their answer (their reports are never linked, so neither is observed).", change.shared) % {
+            "shared": change.shared, "later": later, "earlier": earlier}
