@@ -32,7 +32,7 @@ from surveys.history.display import changes_table
 from surveys.history.hooks import RecordsConfigurationChanges
 from surveys.history.models import ConfigurationChange
 
-from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing
+from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing, waves
 from ..models import Series, Survey
 from . import views
 from .questions import QuestionInline
@@ -117,6 +117,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
             context.update(sharing.context(request, survey), **sharing.series_context(request, survey))
             context["can_transition"] = self.has_change_permission(request, survey)
             context["can_run_again"] = context["can_transition"] and self.has_add_permission(request)
+            context["still_open_before"] = waves.still_open_before(survey) if context["can_transition"] else []
         return super().change_view(request, object_id, form_url, context)
 
     def history_view(self, request: HttpRequest, object_id: str,
