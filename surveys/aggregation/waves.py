@@ -11,7 +11,9 @@ The change between two waves (`ldp.wave_pairs`): the respondents of the later wa
 answered an earlier wave of the series are taken to have answered the earlier wave compared (a panel; the flag
 does not say which wave), and as few of them as the estimates allow to have changed their answer; their
 reports are never linked, so neither is observed. Questions with one answer of k (yes/no, single choice,
-ordinal levels, numeric bins, asked directly or randomized) are compared; the others are listed as not compared.
+ordinal levels, numeric bins, asked directly or randomized) are compared; a numeric question's mean is compared as
+a mean (`wave_means`); multi-selects are listed as not compared. The assumption a change makes, in words:
+`wave_words`.
 
 Weighted (`options.weighted`): each wave with responses is raked to its own population margins (a new wave copies
 the margins of the wave it was made from) and each point is that wave's weighted estimate, as its own dashboard
@@ -25,14 +27,13 @@ takes the largest variance any correlation allows, (se1 + se2)^2 from the two we
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 import numpy as np
 from django.db.models import Count, Max, Min, Q
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 import ldp
 from ldp import wave_pairs
@@ -42,7 +43,7 @@ from surveys.collection import plan, tallies
 from surveys.collection.models import Question, Series, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
-from . import versions, weighting
+from . import versions, wave_means, weighting
 from .models import PopulationMargin
 from .params import BadParameter, ResultOptions
 
@@ -114,8 +115,9 @@ class SeriesResults:
     first: int | None  # the waves compared; None with fewer than two waves to see
     second: int | None
     trends: list[Trend]
-    not_compared: list[PlannedQuestion]  # multi-select and numeric means: no change across waves here
+    not_compared: list[PlannedQuestion]  # multi-select: no change across waves here
     weighted: bool = False  # each wave's figures raked to its own margins
+    mean_trends: list[wave_means.MeanTrend] = field(default_factory=list)  # numeric means
 
     @property
     def not_compared_words(self) -> str:
@@ -168,20 +170,20 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
     first, second = _pair(waves, options)
     layers = _layers(surveys)
     current = plans[survey.wave]
-    trends, not_compared = [], []
-    for question in current:
-        if not question.mechanism.one_of_k:
-            not_compared.append(question)
-            continue
-        trends.append(_trend(question, survey.wave, plans, counted, layers, waves, (first, second), options))
+    trends = [_trend(question, survey.wave, plans, counted, layers, waves, (first, second), options)
+              for question in current if question.mechanism.one_of_k]
+    not_compared = [question for question in current if not (question.mechanism.one_of_k or question.mean)]
+    lineages = {pk: lineage for pk, (lineage, _remembered) in layers.items()}
+    mean_trends = wave_means.trends(current, plans, counted, lineages, waves, (first, second), options)
     return SeriesResults(survey, survey.series, waves, options.confidence, first, second, trends, not_compared,
-                         options.weighted)
+                         options.weighted, mean_trends)
 
 
 def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
     """The wave's responses raked to its own margins; a refusal that names the wave when they cannot be."""
     try:
-        return weighting.weights(wave, {q.id: q for q in planned}, [q.id for q in planned if q.mechanism.one_of_k])
+        return weighting.weights(wave, {q.id: q for q in planned},
+                                 [q.id for q in planned if q.mechanism.one_of_k or q.mean])
     except BadParameter as refusal:  # no margins
         raise BadParameter(refusal.field, _("Wave %(wave)s: %(reason)s") % {"wave": wave.wave,
                                                                            "reason": refusal.reason}) from None
@@ -257,7 +259,7 @@ def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPla
 def _weighed(asked: PlannedQuestion, estimate: ldp.Estimate, weights: weighting.Weights,
              confidence: float) -> ldp.Estimate:
     weighted, _mean = weighting.weigh(asked, estimate, weights, confidence)
-    if weighted is None:  # a numeric mean: never compared across waves (`series_results`)
+    if weighted is None:  # a numeric mean: compared apart (`wave_means`)
         raise ValueError("only questions with one answer of k have weighted fractions")
     return weighted
 
@@ -272,39 +274,3 @@ def _change(points: list[Point], waves: list[Wave], first: int | None, second: i
     # Weighted: the shared respondents' covariance is not worked out through the weights (module docstring).
     return wave_pairs.between(one.estimate, two.estimate, one.design, two.design, later.repeated,
                               options.confidence, known=not options.weighted)
-
-
-def correlation_words(trend: Trend) -> str:
-    """The change's assumption about respondents in both waves, in words."""
-    change = trend.change
-    assert change is not None
-    later, earlier = max(trend.first, trend.second), min(trend.first, trend.second)
-    if trend.fixed:
-        return _("Fixed by the weighting: in both waves the responses are raked to this question's population "
-                 "margins, so each wave's weighted figures are its margins' shares and the change is theirs, with no "
-                 "sampling error to give an interval or a test.")
-    if change.correlation == wave_pairs.INDEPENDENT:
-        return _("No respondent of wave %(later)s said they had answered an earlier wave: the two waves are taken "
-                 "as independent.") % {"later": later}
-    if change.correlation == wave_pairs.UNKNOWN and trend.weighted:
-        return ngettext(
-            "%(shared)s respondent of wave %(later)s said they had answered an earlier wave; how their weighted "
-            "reports go together across waves is not worked out (their reports are never linked), so the interval "
-            "allows for the largest variance any correlation gives (its standard error is the sum of the two waves' "
-            "weighted standard errors).",
-            "%(shared)s respondents of wave %(later)s said they had answered an earlier wave; how their "
-            "weighted reports go together across waves is not worked out (their reports are never linked), so "
-            "the interval allows for the largest variance any correlation gives (its standard error is the sum "
-            "of the two waves' weighted standard errors).", change.shared) % {"shared": change.shared, "later": later}
-    if change.correlation == wave_pairs.UNKNOWN:
-        return _("The two waves remember different permanent layers, so how the reports of respondents who "
-                 "answered both go together is not known: the interval allows for the largest variance any "
-                 "correlation gives.")
-    return ngettext(
-        "%(shared)s respondent of wave %(later)s said they had answered an earlier wave; the interval takes them as "
-        "having answered wave %(earlier)s too, and as having changed their answer no more than these estimates "
-        "require (their reports are never linked, so neither is observed).",
-        "%(shared)s respondents of wave %(later)s said they had answered an earlier wave; the interval takes "
-        "them as having answered wave %(earlier)s too, and as few of them as these estimates allow as having "
-        "changed their answer (their reports are never linked, so neither is observed).", change.shared) % {
-            "shared": change.shared, "later": later, "earlier": earlier}

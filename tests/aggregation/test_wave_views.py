@@ -55,7 +55,7 @@ def test_a_waves_dashboard_shows_a_trend_chart_per_compared_question_and_the_cha
         assert all(sentence.replace("-", "−") in html for sentence in sentences), sentences
     assert html.count('<circle class="marker differs"') == 3  # question 2's wave 2, in each of its 3 strips
     assert "300 respondents" not in html and "200 respondents of wave 3 said they had answered" in html
-    assert "Not compared across waves (several answers, or a mean): 3. Which did you use?" in html
+    assert "Not compared across waves (several answers): 3. Which did you use?" in html
     assert " style=" not in html and "<script" not in html
 
 

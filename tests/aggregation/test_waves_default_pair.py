@@ -11,7 +11,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import waves
+from surveys.aggregation import wave_words, waves
 from surveys.aggregation.params import ResultOptions
 from tests.aggregation.series_support import monthly, store_waves
 from tests.conftest import login
@@ -75,7 +75,7 @@ def test_the_dashboard_of_a_wave_just_opened_gives_the_change_between_the_last_t
 
 def test_one_respondent_in_both_waves_is_said_in_the_singular(client, owner, third_unanswered):
     found = waves.series_results(third_unanswered[1], owner, ResultOptions())
-    assert [waves.correlation_words(trend) for trend in found.trends] == [ONE_SHARED] * 2
+    assert [wave_words.correlation_words(trend) for trend in found.trends] == [ONE_SHARED] * 2
     login(client, owner)
     body = client.get(reverse("aggregation:api-waves", args=[third_unanswered[1].slug])).json()
     assert [question["change"]["assumption"] for question in body["questions"]] == [ONE_SHARED] * 2
