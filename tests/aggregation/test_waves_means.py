@@ -10,69 +10,15 @@ from __future__ import annotations
 import csv
 import re
 
-import numpy as np
-import pytest
 from django.urls import reverse
 
 from ldp.wave_pairs import INDEPENDENT, UNKNOWN, between_means
 from surveys.aggregation import results, waves
 from surveys.aggregation.params import FIXED_DEFAULT, ResultOptions
 from surveys.aggregation.templatetags.results_format import decimals_for, mean_figures
-from surveys.collection import builder
-from surveys.collection.builder import QuestionSpec
-from surveys.collection.models import Question, Response, Series, Survey
-from tests.aggregation.weighting_support import enter
+from surveys.collection.models import Survey
+from tests.aggregation.mean_series_support import MEANS, habits
 from tests.conftest import login
-
-SPECS = [
-    QuestionSpec("Smoked this month?", "qrr", q="0.5"),
-    QuestionSpec("Hours online per week?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "100", "1")),
-    QuestionSpec("Drinks last week?", "dlaplace", epsilon=1.0, kind="numeric", scale=("0", "10", "0.5")),
-    QuestionSpec("Household size?", "direct_number", kind="numeric", scale=("1", "10", "1"),
-                 options=["1 to 2", "3 to 10"], edges=["1", "3"]),
-    QuestionSpec("Region?", "direct", options=["North", "South"]),
-    QuestionSpec("Which did you use?", "multiselect", epsilon=2.0, kind="multi_select", options=["Bus", "Train"]),
-]
-MEANS = (2, 3, 4)
-# each wave's true answers: grid indexes drawn around a centre that moves between waves
-CENTRES = {1: {2: 30, 3: 6, 4: 2}, 2: {2: 45, 3: 8, 4: 3}}
-
-
-def habits(owner, sizes=(400, 300), shared=0, margins=False) -> list[Survey]:
-    """Three waves of "Habits"; waves 1 and 2 answered (`shared` of wave 2's responses say they answered an
-    earlier wave), wave 3 just opened."""
-    series = Series.objects.create(title="Habits", remembered=False)
-    rng = np.random.default_rng(7)
-    surveys, lineages = [], {}
-    for wave in (1, 2, 3):
-        survey = builder.create_survey(f"habits-{wave}", "Habits", SPECS, status=Survey.Status.OPEN,
-                                       epsilon_budget=20.0)
-        Survey.objects.filter(pk=survey.pk).update(series=series, wave=wave)
-        for question in survey.ordered_questions():
-            Question.objects.filter(pk=question.pk).update(lineage=lineages.setdefault(question.order,
-                                                                                       question.lineage))
-        survey.refresh_from_db()
-        survey.researchers.add(owner)
-        if margins:
-            enter(survey, 5, {"North": 0.5, "South": 0.5})
-        surveys.append(survey)
-        if wave <= len(sizes):
-            values = {}
-            for question in survey.ordered_questions():
-                mechanism, n = question.mechanism(), sizes[wave - 1]
-                if question.order in MEANS:
-                    steps = mechanism.steps
-                    truths = np.clip(rng.normal(CENTRES[wave][question.order] * steps / {2: 100, 3: 20, 4: 9}[
-                        question.order], steps / 6, n).round(), 0, steps).astype(np.int64)
-                elif question.order == 6:
-                    truths = (rng.random((n, 2)) < 0.4).astype(np.uint8)
-                else:
-                    truths = rng.choice(2, size=n, p=[0.6, 0.4] if wave == 1 else [0.5, 0.5])
-                values[question.pk] = mechanism.encode_many(mechanism.randomize(truths, rng))
-            stored = builder.write_responses(survey, values)
-            if wave == 2 and shared:
-                Response.objects.filter(pk__in=stored[:shared]).update(earlier_wave=True)
-    return surveys
 
 
 def own_means(survey: Survey, weighted: bool = False) -> dict[int, object]:
@@ -137,9 +83,10 @@ def test_the_dashboard_gives_each_waves_mean_and_the_change_in_words(client, own
         digits = decimals_for(change.ci_low[0], change.ci_high[0], change.estimate[0])
         before, after = (mean_figures(p.mean)["mean"] for p in trend.points[:2])
         p_value = f"= {change.p_value[0]:.3f}" if change.p_value[0] >= 0.001 else "< 0.001"
-        sentence = (f"The mean: {before} in wave 1, {after} in wave 2: a change of {signed(change.estimate[0], digits)} "
-                    f"(95% interval {signed(change.ci_low[0], digits)} to {signed(change.ci_high[0], digits)}; test of "
-                    f"no change: p {p_value}).")
+        low, high = signed(change.ci_low[0], digits), signed(change.ci_high[0], digits)
+        sentence = (f"The mean: {before} in wave 1, {after} in wave 2: a change of "
+                    f"{signed(change.estimate[0], digits)} (95% interval {low} to {high}; test of no change: p "
+                    f"{p_value}).")
         assert re.findall(r'<p class="changes">(.*?)</p>', part) == [sentence.replace("<", "&lt;")]
         assert ("No respondent of wave 2 said they had answered an earlier wave: the two waves are taken as "
                 "independent.") in part
