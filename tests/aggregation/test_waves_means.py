@@ -160,5 +160,5 @@ def test_the_change_of_a_mean_is_said_in_spanish(client, owner):
     said = re.findall(r'<p class="changes">(.*?)</p>', html)
     assert len(said) == 3 and all(s.startswith("La media: ") and " en la oleada 1, " in s and
                                   " en la oleada 2: un cambio de " in s for s in said)
-    assert "<caption>La media en cada oleada, con su intervalo al 95 %</caption>" in html
-    assert "No comparadas entre oleadas (varias respuestas): 6. Which did you use?" in html
+    assert "<caption>La media en cada oleada, con su intervalo al 95%</caption>" in html
+    assert "No se comparan entre oleadas (varias respuestas): 6. Which did you use?" in html
