@@ -82,3 +82,16 @@ def test_one_respondent_in_both_waves_is_said_in_the_singular(client, owner, thi
     spanish = client.get(reverse("aggregation:api-waves", args=[third_unanswered[1].slug]),
                          HTTP_ACCEPT_LANGUAGE="es").json()
     assert [question["change"]["assumption"] for question in spanish["questions"]] == [ONE_SHARED_ES] * 2
+
+
+def test_a_wave_number_not_understood_is_said_and_the_default_pair_shown(client, owner, third_unanswered):
+    url = reverse("aggregation:dashboard", args=[third_unanswered[2].slug]) + "?pilot=on&first=7"
+    login(client, owner)
+    for language, said in (
+            ("en", "The parameter “first” was not understood: no such wave of this series among those you may see: "
+                   "1, 2, 3. Comparing the last two waves with responses instead."),
+            ("es", "No se entendió el parámetro «first»: no such wave of this series among those you may see: 1, 2, "
+                   "3. Se comparan en su lugar las dos últimas oleadas con respuestas.")):
+        html = section(client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode())
+        assert re.findall(r'<p class="notice" role="alert">(.*?)</p>', html) == [said]
+        assert re.findall(r'<option value="(\d)" selected>', html) == ["1", "2"]
