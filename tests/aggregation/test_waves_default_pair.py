@@ -92,6 +92,8 @@ def test_a_wave_number_not_understood_is_said_and_the_default_pair_shown(client,
                    "1, 2, 3. Comparing the last two waves with responses instead."),
             ("es", "No se entendió el parámetro «first»: no such wave of this series among those you may see: 1, 2, "
                    "3. Se comparan en su lugar las dos últimas oleadas con respuestas.")):
-        html = section(client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode())
+        page = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        start = page.index('<section class="across-waves"')
+        html = page[start:page.index('<section class="trend"', start)]  # the heading, notes, waves and pair
         assert re.findall(r'<p class="notice" role="alert">(.*?)</p>', html) == [said]
         assert re.findall(r'<option value="(\d)" selected>', html) == ["1", "2"]
