@@ -53,7 +53,7 @@ def test_opening_with_the_earlier_wave_ticked_closes_it_and_the_history_records_
                                            follow=True)
     assert statuses(survey, second) == ["closed", "open"]
     assert [level for level, _text in messages_on(answer)] == ["success", "info", "success"]
-    assert messages_on(answer)[2] == ("success", "Health: closed.")
+    assert messages_on(answer)[2] == ("success", "Health, wave 1: closed.")
     assert changes_of(survey)[before:] == [("super", [{"field": "status", "before": "Open", "after": "Closed"}])]
     assert ("super", [{"field": "status", "before": "Draft", "after": "Open"}]) in [
         (who, [c for c in found if c["field"] == "status"]) for who, found in changes_of(second)]
@@ -62,8 +62,8 @@ def test_opening_with_the_earlier_wave_ticked_closes_it_and_the_history_records_
 def test_left_open_the_admin_is_told_and_the_new_waves_page_offers_to_close_it(client, superuser, survey, second):
     answer = login(client, superuser).post(f"{SURVEYS}{second.pk}/open/", follow=True)
     assert statuses(survey, second) == ["open", "open"]
-    assert ("warning", "Health: wave 1 of its series still accepts responses, from anyone with its own link. If "
-                       "this wave replaces it, close wave 1.") in messages_on(answer)
+    assert ("warning", "Health, wave 2: wave 1 of its series still accepts responses, from anyone with its own "
+                       "link. If this wave replaces it, close wave 1.") in messages_on(answer)
     assert f'href="/admin/collection/survey/{survey.pk}/change/">close wave 1</a>' in answer.content.decode()
     html = answer.content.decode()
     assert re.findall(r'<form method="post" action="(/admin/collection/survey/\d+/close/)">.*?<button type="submit" '
@@ -76,8 +76,8 @@ def test_the_list_action_tells_which_earlier_waves_stay_open(client, superuser, 
     answer = login(client, superuser).post(SURVEYS, {"action": "open_surveys", "_selected_action": [second.pk]},
                                            follow=True)
     assert statuses(survey, second) == ["open", "open"]
-    assert ("warning", "Health: wave 1 of its series still accepts responses, from anyone with its own link. If "
-                       "this wave replaces it, close wave 1.") in messages_on(answer)
+    assert ("warning", "Health, wave 2: wave 1 of its series still accepts responses, from anyone with its own "
+                       "link. If this wave replaces it, close wave 1.") in messages_on(answer)
 
 
 @pytest.mark.parametrize("ticked", ["not-a-number", "same", "later", "closed"])
@@ -109,7 +109,7 @@ def test_the_offer_and_the_warning_are_in_spanish(client, superuser, survey, sec
     assert re.findall(r'<label class="survey-close-earlier">.*?> (.*?)</label>', html) == [
         "y cerrar la oleada 1, que aún acepta respuestas"]
     answer = client.post(f"{SURVEYS}{second.pk}/open/", follow=True, HTTP_ACCEPT_LANGUAGE="es")
-    assert ("warning", "Health: la oleada 1 de su serie aún acepta respuestas de cualquiera que tenga su propio "
+    assert ("warning", "Health, ola 2: la oleada 1 de su serie aún acepta respuestas de cualquiera que tenga su propio "
                        "enlace. Si esta oleada la sustituye, cierre la oleada 1.") in messages_on(answer)
     assert re.findall(r'class="survey-close">(Cerrar la oleada .*?)</button>', answer.content.decode()) == [
         "Cerrar la oleada 1 (aún acepta respuestas)"]

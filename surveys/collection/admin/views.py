@@ -164,9 +164,10 @@ def _closing(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Survey
 
 def done_message(request: HttpRequest, survey: Survey, verb: str) -> Any:
     if verb == "close":
-        return _("%(survey)s: closed.") % {"survey": survey}
+        return _("%(survey)s: closed.") % {"survey": survey.listed_title}  # a wave by its number: they share a title
     url = sharing.respondent_url(request, survey)
-    return format_html(_("{survey}: opened. Respondents answer at <a href=\"{url}\">{url}</a>"), survey=survey, url=url)
+    return format_html(_("{survey}: opened. Respondents answer at <a href=\"{url}\">{url}</a>"),
+                       survey=survey.listed_title, url=url)
 
 
 def tell_done(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Survey, verb: str) -> None:
@@ -176,13 +177,14 @@ def tell_done(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Surve
     if verb == "open" and survey.planned_size is not None:  # fixed before anyone looks: say what was fixed
         model_admin.message_user(request, _(
             "%(survey)s: its intervals valid however often you look are planned for %(size)d respondents at "
-            "%(confidence)s.") % {"survey": survey, "size": survey.planned_size,
+            "%(confidence)s.") % {"survey": survey.listed_title, "size": survey.planned_size,
                                   "confidence": f"{(survey.planned_confidence or 0.95) * 100:g}%"}, messages.INFO)
     if verb == "open":
         _tell_still_open(model_admin, request, survey)
     if verb == "open" and not survey.researchers.exists():
         model_admin.message_user(request, _("%(survey)s: no researcher is assigned, so only superusers see its "
-                                            "results. Choose its researchers under Results.") % {"survey": survey},
+                                            "results. Choose its researchers under Results.")
+                                 % {"survey": survey.listed_title},
                                  messages.WARNING)
 
 
@@ -192,7 +194,8 @@ def _tell_still_open(model_admin: admin.ModelAdmin, request: HttpRequest, survey
         url = reverse("admin:collection_survey_change", args=[wave.pk])
         model_admin.message_user(request, format_html(
             _("{survey}: wave {wave} of its series still accepts responses, from anyone with its own link. If this "
-              "wave replaces it, <a href=\"{url}\">close wave {wave}</a>."), survey=survey, wave=wave.wave, url=url),
+              "wave replaces it, <a href=\"{url}\">close wave {wave}</a>."), survey=survey.listed_title, wave=wave.wave,
+            url=url),
             messages.WARNING)
 
 
