@@ -71,3 +71,11 @@ def test_a_waves_dashboard_and_margins_page_name_its_number(client, owner, two_w
         assert f"<title>Health habits 2026, wave 2: {subtitle}" in html
     alone = client.get(reverse("aggregation:margins", args=["alone"])).content.decode()
     assert texts(alone, r"<h1>(.*?)</h1>") == ["Alone population margins"]
+
+
+def test_the_admins_question_list_and_its_filter_name_each_waves_number(client, superuser, two_waves):
+    html = login(client, superuser).get("/admin/collection/question/").content.decode()
+    assert sorted(set(texts(html, r'<td class="field-survey[^"]*">(.*?)</td>'))) == [
+        "Health habits 2026, wave 1", "Health habits 2026, wave 2"]
+    filters = texts(html, r'<li[^>]*>\s*<a href="\?survey__id__exact=\d+"[^>]*>(.*?)</a>')
+    assert sorted(filters) == ["Alone", "Health habits 2026, wave 1", "Health habits 2026, wave 2"]

@@ -215,6 +215,6 @@ def new_wave(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str
     url = reverse("admin:collection_survey_change", args=[wave.pk])
     model_admin.message_user(request, format_html(
         _("{survey}: wave {wave} is a draft with its own link and dates, at <a href=\"{url}\">{slug}</a>; check them "
-          "and its questions, then open it."), survey=survey, wave=wave.wave, url=url, slug=wave.slug),
+          "and its questions, then open it."), survey=survey.title, wave=wave.wave, url=url, slug=wave.slug),
         messages.SUCCESS)
     return HttpResponseRedirect(reverse("admin:collection_survey_change", args=[survey.pk]))

@@ -115,8 +115,8 @@ class Survey(models.Model):
             models.UniqueConstraint(fields=["series", "wave"], name="survey_wave_unique"),
         ]
 
-    def __str__(self) -> str:
-        return self.title
+    def __str__(self) -> str:  # the admin's lists, filters, choices and messages
+        return self.listed_title
 
     @property
     def listed_title(self) -> str:
