@@ -11,6 +11,9 @@ The series' stable link opens its current wave (`current`): the wave accepting r
 number (waves are numbered in the order they are made, so the newest of those open). With none accepting, the
 link says so as a closed survey's link does: the open wave that opens soonest ("not yet"), else the newest wave
 published; a series with no published wave is not found, as a draft's link is not.
+
+Opening a wave leaves the earlier ones as they are: the admin offers to close those still open in the same step
+(`still_open_before`), and says which stay open.
 """
 
 from __future__ import annotations
@@ -123,6 +126,16 @@ def _free_slug(slug: str, number: int) -> str:
 
 def _base(slug: str) -> str:
     return re.sub(r"-wave-\d+$", "", slug)
+
+
+def still_open_before(survey: Survey, now: datetime | None = None) -> list[Survey]:
+    """The earlier waves of `survey`'s series still open for responses, now or from a date to come: a newer wave
+    opened beside them leaves them answerable by their own links (the series' link leads to the newest only)."""
+    if survey.series_id is None or survey.wave is None:
+        return []
+    now = now or timezone.now()
+    found = Survey.objects.filter(series_id=survey.series_id, wave__lt=survey.wave, status=Survey.Status.OPEN)
+    return [wave for wave in found.order_by("wave") if wave.is_accepting(now) or wave.opens_later(now)]
 
 
 @dataclass(frozen=True)

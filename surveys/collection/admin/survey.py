@@ -20,6 +20,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.functional import lazy
+from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -31,7 +33,7 @@ from surveys.history.display import changes_table
 from surveys.history.hooks import RecordsConfigurationChanges
 from surveys.history.models import ConfigurationChange
 
-from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing
+from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing, waves
 from ..models import Series, Survey
 from . import views
 from .questions import QuestionInline
@@ -47,6 +49,9 @@ ACCESS_HELP = gettext_lazy(
     "questions themselves are sensitive, choose a slug nobody can guess.")
 
 
+escaped = lazy(lambda text: escape(str(text)), str)  # in the language of the page it is rendered on
+
+
 class InvitationForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=invitations.MAX_BATCH, initial=100,
                                help_text=gettext_lazy("Each link works once. They are shown only in this download."))
@@ -54,7 +59,7 @@ class InvitationForm(forms.Form):
 
 @admin.register(Survey)
 class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
-    list_display = ("title", "slug", "status", "epsilon_summary", "response_count", "opens_at", "closes_at")
+    list_display = ("listed_title", "slug", "status", "epsilon_summary", "response_count", "opens_at", "closes_at")
     list_filter = ("status",)
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
@@ -115,6 +120,7 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
             context["can_transition"] = self.has_change_permission(request, survey)
             context["can_run_again"] = context["can_transition"] and self.has_add_permission(request)
             context["survey_admin_config"]["remembered"] = remembered_layers(survey)
+            context["still_open_before"] = waves.still_open_before(survey) if context["can_transition"] else []
         return super().change_view(request, object_id, form_url, context)
 
     def history_view(self, request: HttpRequest, object_id: str,
@@ -160,6 +166,10 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 },
             },
         }
+
+    @admin.display(description=gettext_lazy("Title"), ordering="title")
+    def listed_title(self, survey: Survey) -> str:
+        return survey.listed_title
 
     @admin.display(description=gettext_lazy("Privacy cost (ε per respondent)"))
     def epsilon_summary(self, survey: Survey) -> str:
@@ -273,6 +283,13 @@ class SeriesAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return ("link", "remembered") if obj is not None and obj.has_reports() else ("link",)
+
+    def formfield_for_dbfield(self, db_field: models.Field[Any, Any], request: HttpRequest,
+                              **kwargs: Any) -> forms.Field | None:
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if field is not None and field.help_text:  # the admin renders help texts as HTML: "/w/<slug>/" is no tag
+            field.help_text = escaped(field.help_text)
+        return field
 
     @admin.display(description=gettext_lazy("Link to the current wave"))
     def link(self, series: Series) -> str:

@@ -1,4 +1,5 @@
-"""The survey admin's own small views: live privacy figures (JSON) and the Open / Close buttons."""
+"""The survey admin's own small views: live privacy figures (JSON) and the Open / Close buttons (a wave's Open
+closes the earlier waves ticked beside it, in the same step and history)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
@@ -169,22 +171,41 @@ def transition(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: s
     if not model_admin.has_change_permission(request, survey):
         raise PermissionDenied
     change = reverse("admin:collection_survey_change", args=[survey.pk])
+    closing = _closing(model_admin, request, survey) if verb == "open" else []
+    if closing is None:
+        return HttpResponseBadRequest(_("close_earlier: not an earlier wave of this series still open that you may "
+                                        "close; nothing was changed."), content_type="text/plain; charset=utf-8")
     act: Callable[[Survey], None] = lifecycle.open_survey if verb == "open" else lifecycle.close_survey
-    try:
-        with recorder.recording(request.user, survey.pk):
+    try:  # the wave opened and the earlier ones closed together, each in its history, or nothing
+        with transaction.atomic(), recorder.recording(request.user, survey.pk, *(wave.pk for wave in closing)):
             act(survey)
+            for wave in closing:
+                lifecycle.close_survey(wave)
     except ValidationError as error:
         model_admin.message_user(request, f"{survey}: {' '.join(error.messages)}", messages.ERROR)
         return HttpResponseRedirect(change)
     tell_done(model_admin, request, survey, verb)
+    for wave in closing:
+        model_admin.message_user(request, done_message(request, wave, "close"), messages.SUCCESS)
     return HttpResponseRedirect(change)
+
+
+def _closing(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Survey) -> list[Survey] | None:
+    """The earlier waves ticked to close as this one opens (`close_earlier`, their ids); None when one is not an
+    earlier wave still open, or not the admin's to change."""
+    still = {str(wave.pk): wave for wave in waves.still_open_before(survey)}
+    ticked = request.POST.getlist("close_earlier")
+    if any(pk not in still or not model_admin.has_change_permission(request, still[pk]) for pk in ticked):
+        return None
+    return [still[pk] for pk in dict.fromkeys(ticked)]
 
 
 def done_message(request: HttpRequest, survey: Survey, verb: str) -> Any:
     if verb == "close":
-        return _("%(survey)s: closed.") % {"survey": survey}
+        return _("%(survey)s: closed.") % {"survey": survey.listed_title}  # a wave by its number: they share a title
     url = sharing.respondent_url(request, survey)
-    return format_html(_("{survey}: opened. Respondents answer at <a href=\"{url}\">{url}</a>"), survey=survey, url=url)
+    return format_html(_("{survey}: opened. Respondents answer at <a href=\"{url}\">{url}</a>"),
+                       survey=survey.listed_title, url=url)
 
 
 def tell_done(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Survey, verb: str) -> None:
@@ -194,12 +215,26 @@ def tell_done(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Surve
     if verb == "open" and survey.planned_size is not None:  # fixed before anyone looks: say what was fixed
         model_admin.message_user(request, _(
             "%(survey)s: its intervals valid however often you look are planned for %(size)d respondents at "
-            "%(confidence)s.") % {"survey": survey, "size": survey.planned_size,
+            "%(confidence)s.") % {"survey": survey.listed_title, "size": survey.planned_size,
                                   "confidence": f"{(survey.planned_confidence or 0.95) * 100:g}%"}, messages.INFO)
+    if verb == "open":
+        _tell_still_open(model_admin, request, survey)
     if verb == "open" and not survey.researchers.exists():
         model_admin.message_user(request, _("%(survey)s: no researcher is assigned, so only superusers see its "
-                                            "results. Choose its researchers under Results.") % {"survey": survey},
+                                            "results. Choose its researchers under Results.")
+                                 % {"survey": survey.listed_title},
                                  messages.WARNING)
+
+
+def _tell_still_open(model_admin: admin.ModelAdmin, request: HttpRequest, survey: Survey) -> None:
+    """A wave opened beside earlier waves still open: say so, with a link to each (its page closes it)."""
+    for wave in waves.still_open_before(survey):
+        url = reverse("admin:collection_survey_change", args=[wave.pk])
+        model_admin.message_user(request, format_html(
+            _("{survey}: wave {wave} of its series still accepts responses, from anyone with its own link. If this "
+              "wave replaces it, <a href=\"{url}\">close wave {wave}</a>."), survey=survey.listed_title, wave=wave.wave,
+            url=url),
+            messages.WARNING)
 
 
 def new_wave(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -226,6 +261,6 @@ def new_wave(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str
     url = reverse("admin:collection_survey_change", args=[wave.pk])
     model_admin.message_user(request, format_html(
         _("{survey}: wave {wave} is a draft with its own link and dates, at <a href=\"{url}\">{slug}</a>; check them "
-          "and its questions, then open it."), survey=survey, wave=wave.wave, url=url, slug=wave.slug),
+          "and its questions, then open it."), survey=survey.title, wave=wave.wave, url=url, slug=wave.slug),
         messages.SUCCESS)
     return HttpResponseRedirect(reverse("admin:collection_survey_change", args=[survey.pk]))

@@ -116,8 +116,14 @@ class Survey(models.Model):
             models.UniqueConstraint(fields=["series", "wave"], name="survey_wave_unique"),
         ]
 
-    def __str__(self) -> str:
-        return self.title
+    def __str__(self) -> str:  # the admin's lists, filters, choices and messages
+        return self.listed_title
+
+    @property
+    def listed_title(self) -> str:
+        """Its title, and its wave's number in a series: the waves of a series share their title."""
+        return self.title if self.wave is None else _("%(survey)s, wave %(wave)s") % {"survey": self.title,
+                                                                                      "wave": self.wave}
 
     def get_absolute_url(self) -> str:
         """The respondent's page once published; a draft's staff-only preview before that."""
