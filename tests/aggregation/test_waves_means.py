@@ -91,7 +91,7 @@ def test_the_dashboard_gives_each_waves_mean_and_the_change_in_words(client, own
         assert ("No respondent of wave 2 said they had answered an earlier wave: the two waves are taken as "
                 "independent.") in part
     assert "Not compared across waves (several answers): 6. Which did you use?" in html
-    assert "or a mean" not in html and " style=" not in html
+    assert "(several answers, or a mean)" not in html and " style=" not in html
 
 
 def test_a_mean_with_too_few_respondents_is_withheld_unless_pilot_figures_are_asked_for(client, owner):
