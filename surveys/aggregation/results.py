@@ -68,6 +68,11 @@ class QuestionResult:
         return self.interval == params.ANYTIME
 
     @property
+    def weighted(self) -> bool:
+        """Whether these figures are under the population margins' weights (their words then say so)."""
+        return self.interval == weighting.WEIGHTED
+
+    @property
     def mechanism(self) -> ldp.Mechanism:
         return self.question.mechanism
 

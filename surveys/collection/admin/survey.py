@@ -41,8 +41,8 @@ from .survey_form import SurveyForm
 from .translations import SurveyTranslationInline, translate_view, translation_links
 
 
-def _kept(text: str) -> SafeString:
-    return mark_safe(escape(text).replace("ε", '<span class="symbol">ε</span>'))  # noqa: S308  # escaped first
+def _kept(text: Any) -> SafeString:
+    return mark_safe(escape(str(text)).replace("ε", '<span class="symbol">ε</span>'))  # noqa: S308  # escaped first
 
 
 # A list header's text, with its Greek letters in a span the list's upper-casing leaves alone (admin.css).
