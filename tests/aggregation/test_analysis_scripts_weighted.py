@@ -38,7 +38,8 @@ NUMBERS = ("estimate", "std_error", "ci_low", "ci_high")
 @pytest.fixture
 def exported(db, owner, client, tmp_path):
     """1 qrr, 2 direct age band, 3 direct region, 4 krr, 5 sue, 6 ordinal by oue (every level scored), 7 a 1-bit
-    mean, 8 discrete Laplace, 9 a direct number (its weighted mean's interval Student t on n - 1); too many young northerners; both margins entered; the exports fetched."""
+    mean, 8 discrete Laplace, 9 a direct number (its weighted mean's interval Student t on n - 1); too many young
+    northerners; both margins entered; the exports fetched."""
     survey = builder.create_survey("weights", "Weights", [
         *SIX_QUESTIONS,
         QuestionSpec("Hours online?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "10", "1")),
