@@ -87,8 +87,8 @@ class PlannedQuestion:
     @property
     def relatable(self) -> bool:
         """Whether a cross-tab can take it (`Kind.relatable`: every kind with options; a randomized mean has none,
-        a direct number relates in its bins)."""
-        return kinds.kind_of(self).relatable(self.mechanism)
+        a direct number relates in its bins, when it has them)."""
+        return kinds.kind_of(self).relatable(self.mechanism) and not (self.mean and not self.edges)
 
     @cached_property
     def relating(self) -> ldp.Mechanism:
@@ -295,7 +295,7 @@ def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, De
         raise Unavailable(f"question {order}: {error}") from None
     labels = tuple(label for label, *_ in options) if kind.has_options(name) else ()
     edges: tuple[Decimal, ...] = ()
-    if kind.scale and kind.has_options(name):
+    if kind.scale and kind.has_options(name) and (options or not kind.options_optional(name)):
         found = [lower for *_, lower in options]
         problems = scales.bin_problems(scale, found)  # type: ignore[arg-type]  # scale is set above
         if problems:

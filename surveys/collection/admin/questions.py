@@ -192,5 +192,7 @@ class QuestionAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         question = form.instance
         kind = kinds.kind_of(question)
-        if kind.has_options(question.mechanism_name) and len(question.ordered_options()) < 2:
+        count = len(question.ordered_options())
+        if kind.has_options(question.mechanism_name) and count < 2 and not (
+                count == 0 and kind.options_optional(question.mechanism_name)):
             self.message_user(request, kind.needs_options_to_open(), messages.WARNING)
