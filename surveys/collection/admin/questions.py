@@ -97,8 +97,8 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
         return 1 if obj is None else 0
     # position, options_text and prefer_not_to_say are form fields; read-only (a frozen survey) they show
     # the methods below.
-    fields = ("position", "text", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most", "lo",
-              "hi", "step",
+    fields = ("position", "text", "name", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most",
+              "lo", "hi", "step",
               "mechanism_name", "q", "epsilon", "permanent_q", "permanent_epsilon", "privacy")
     readonly_fields = ("privacy", "settings")
 
