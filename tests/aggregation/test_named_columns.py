@@ -105,10 +105,11 @@ def test_the_admin_refuses_two_questions_of_one_name_however_cased(admin_client)
     assert not Survey.objects.filter(slug="habits").exists()
 
 
-def test_the_admin_saves_a_name(admin_client):
-    response = save(admin_client, age("age_in_years"))
-    assert response.status_code == 302
-    assert Survey.objects.get(slug="habits").questions.get().name == "age_in_years"
+@pytest.mark.parametrize("name", ["age_in_years", "a" * 32, "Q5x", "strange"])
+def test_the_admin_saves_a_name(admin_client, name):
+    response = save(admin_client, age(name))
+    assert response.status_code == 302, field_error(response, "name")
+    assert Survey.objects.get(slug="habits").questions.get().name == name
 
 
 @pytest.fixture
