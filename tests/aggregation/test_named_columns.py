@@ -116,3 +116,13 @@ def test_the_admin_saves_a_name(admin_client, name):
 def admin_client(client, superuser):
     client.force_login(superuser)
     return client
+
+
+@pytest.mark.parametrize("language, words", [
+    ("en", "a column per question, called by the question’s name (unnamed: <code>q&lt;order&gt;</code>)"),
+    ("es", "una columna por pregunta, con el nombre de la pregunta (sin nombre: <code>q&lt;orden&gt;</code>)"),
+])
+def test_the_dashboard_says_how_the_columns_are_named(client, named, language, words):
+    """The Spanish words need the catalogs with tr-figures.json merged."""
+    html = client.get(reverse("aggregation:dashboard", args=[named.slug]), HTTP_ACCEPT_LANGUAGE=language)
+    assert words in html.content.decode()

@@ -13,7 +13,7 @@ from django.urls import reverse
 from ldp.intervals import t_value, z_value
 from surveys.aggregation.templatetags.results_format import figures, mean_figures
 from tests.aggregation.support import add_responses
-from tests.aggregation.weighting_support import AGE, enter, make_ages_survey
+from tests.aggregation.weighting_support import AGE, answer, enter, make_ages_survey, make_survey
 
 N = 61
 
@@ -80,3 +80,22 @@ def test_the_spanish_page_says_weighted(client, owner, weighted):
     part = section(html, "2. Age in years?")
     caption = re.search(r"<caption>(.*?)</caption>", part, flags=re.S).group(1)
     assert caption.startswith("Media ponderada de las respuestas") and "t de Student" in caption
+
+
+def test_a_weighted_randomized_mean_says_weighted_too(client, owner):
+    """The 1-bit mean's caption and note under the weights (its interval stays normal around the linearization
+    standard error, clipped to the scale)."""
+    made = make_survey(owner)
+    answer(made)
+    enter(made, 2, AGE)
+    html = get(client, owner, made, "dashboard", "?weighted=on&pilot=on").content.decode()
+    part = section(html, "6. Hours online?")
+    caption = re.search(r"<caption>(.*?)</caption>", part, flags=re.S).group(1)
+    note = re.search(r'<p class="note which">(.*?)</p>', part, flags=re.S).group(1)
+    n = get(client, owner, made, "api-estimates", "?weighted=on").json()["questions"][5]["mean"]["n"]
+    assert (caption, note) == (
+        f"Weighted debiased mean (raked to the population margins) with its 95% confidence interval, from {n} "
+        "reports",
+        "The mean of the respondents' answers, debiased and weighted to the population margins: the interval is "
+        "normal around the weighted mean's standard error (linearization through the raking) and clipped to the "
+        "scale (0 to 10), the estimate is not.")
