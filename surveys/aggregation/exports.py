@@ -57,6 +57,7 @@ import itertools
 import json
 import math
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 from django.db.models import Q
@@ -173,9 +174,10 @@ def report_words(question: PlannedQuestion) -> str:
     mechanism = question.mechanism
     if mechanism.unary:
         return f"a list of {mechanism.k} bits, bit j for option j"
-    if mechanism.encoding == "integer" and not mechanism.randomized:
-        return (f"an integer grid index i from 0 to {mechanism.k - 1}, sent as given (not randomized): the value "
-                "lo + i * step")
+    if question.given_number:
+        d = mechanism.describe()
+        return (f"the number as given (not randomized), from {d['lo']} to {d['hi']} by {d['step']}: the value "
+                f"lo + i * step of its grid index i from 0 to {mechanism.k - 1}, which the debiasing counts")
     if mechanism.encoding == "integer":
         d = mechanism.describe()
         return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
@@ -242,14 +244,25 @@ def _csv_cells(cell: Callable[[Any], str], question: PlannedQuestion, value: int
     return "".join(map(cell, cells(question, value)))
 
 
-def cells(question: PlannedQuestion, value: int | str) -> list[int]:
-    """A stored value (or its decimal text) as the report's cells: the reported index (or integer), or
-    each option's bit."""
+def cells(question: PlannedQuestion, value: int | str) -> list[Any]:
+    """A stored value (or its decimal text) as the report's cells: the reported index (or integer), each option's
+    bit, or a number sent as given as its value (35, not its grid index 17: the file is read as it is)."""
+    if question.given_number:
+        return [given_value(question, value)]
     decoded = question.mechanism.decode(int(value))
     return decoded if isinstance(decoded, list) else [decoded]
 
 
+def given_value(question: PlannedQuestion, stored: int | str) -> Decimal:
+    """A number sent as given: its stored grid index as its value on the grid, exact and in its shortest plain
+    digits (35, not 35.000000 or 3.5E+1)."""
+    found = question.mechanism.value(question.mechanism.decode(int(stored)))  # type: ignore[attr-defined]  # a grid
+    return Decimal(f"{found.normalize():f}")
+
+
 def _json_report(question: PlannedQuestion, value: int | str) -> str:
+    if question.given_number:  # its value as a JSON number, written exactly as the decimal it is
+        return f"{json.dumps(question.key)}: {given_value(question, value)}"
     return f"{json.dumps(question.key)}: {json.dumps(question.mechanism.decode(int(value)))}"
 
 

@@ -30,6 +30,7 @@ from django.utils.translation import gettext as _
 
 from ldp.estimates import Estimate, MeanEstimate, project_to_simplex
 from ldp.linear_model import per_report_values
+from ldp.mechanism_base import Mechanism
 from ldp.raking import Design, RakingError, coded_margin, margin, rake
 from ldp.weighted import indicators, weighted_fractions, weighted_mean
 from surveys import refusals
@@ -280,6 +281,14 @@ def as_related(question: PlannedQuestion, stored: npt.NDArray[np.int64]) -> npt.
     return np.fromiter((question.cell(int(v)) for v in stored), dtype=np.int64, count=stored.size)
 
 
+def _degrees(mechanism: Mechanism, design: Design) -> int | None:
+    """A weighted mean's degrees of freedom: n - 1 for a number sent as given, else None (normal, as a randomized
+    mean's unweighted interval). Student t, not normal: the answers' spread is estimated from the same n answers
+    (the unweighted mean's reason for t), and t on responses - 1 is what Stata's svy and SAS's SURVEYMEANS give a
+    design of single responses; so the page's "Student t with n - 1 degrees of freedom" holds weighted or not."""
+    return design.n - 1 if mechanism.mean_interval == "t" and design.n > 1 else None
+
+
 def weigh(question: PlannedQuestion, unweighted: Estimate | None, found: Weights,
           confidence: float) -> tuple[Estimate | None, MeanEstimate | None]:
     """One question's figures under the weights: its fractions (Wilson at the effective n) and its mean: a
@@ -291,7 +300,7 @@ def weigh(question: PlannedQuestion, unweighted: Estimate | None, found: Weights
     if question.mean or unweighted is None:
         values = per_report_values(mechanism, reports)
         lo, hi = float(mechanism.lo), float(mechanism.hi)  # type: ignore[attr-defined]  # a numeric mean's scale
-        return None, weighted_mean(values, design, lo, hi, confidence)
+        return None, weighted_mean(values, design, lo, hi, confidence, _degrees(mechanism, design))
     weighted = weighted_fractions(mechanism, reports, design, confidence)
     estimate = np.asarray(weighted.estimate)
     score = None

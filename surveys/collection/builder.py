@@ -51,6 +51,7 @@ class QuestionSpec:
     edges: Sequence[str] = ()
     scores: Sequence[str | None] = ()
     exclusive: Sequence[str] = ()  # a multi-select's options ticked alone, by label
+    name: str = ""  # its column in the exports (blank: q<order>)
 
     @property
     def question_kind(self) -> str:
@@ -64,7 +65,7 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
     for order, spec in enumerate(questions, start=1):
         question = Question(survey=survey, order=order, text=spec.text, mechanism_name=spec.mechanism,
                             kind=spec.question_kind, q=spec.q,
-                            epsilon=spec.epsilon, at_most=spec.at_most)
+                            epsilon=spec.epsilon, at_most=spec.at_most, name=spec.name)
         if spec.scale:
             question.lo, question.hi, question.step = (Decimal(x) for x in spec.scale)
         question.save()

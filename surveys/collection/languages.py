@@ -142,8 +142,8 @@ def _lacking(survey: Survey, row: SurveyTranslation, questions: list) -> list[st
     for question in questions:
         if not any(t.language == row.language and t.text.strip() for t in question.translations.all()):
             lacking.append(_("question %(n)d") % {"n": question.order})
-        if not kinds.kind_of(question).has_options(question.mechanism_name):
-            continue
+        if not kinds.kind_of(question).respondents_see_options(question.mechanism_name):
+            continue  # none, or a direct number's bins: the analysis's, never shown
         for i, option in enumerate(question.ordered_options(), start=1):
             if not any(t.language == row.language and t.label.strip() for t in option.translations.all()):
                 lacking.append(_("question %(n)d option %(i)d “%(label)s”") % {"n": question.order, "i": i,

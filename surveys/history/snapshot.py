@@ -49,6 +49,8 @@ def of(survey_id: int) -> Snapshot | None:
         exclusive = [option.label for option in options if option.exclusive]
         if exclusive:  # absent when none: the snapshots of other questions stay as they were
             questions[str(question.pk)]["exclusive"] = " | ".join(exclusive)
+        if question.name:  # absent when blank, as "exclusive": its column's name in the exports
+            questions[str(question.pk)]["name"] = question.name
         questions[str(question.pk)].update(_translated(question, options))
         margin = _margin(question, options)
         if margin:  # absent when none, as "exclusive"

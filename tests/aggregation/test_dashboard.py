@@ -158,7 +158,9 @@ def test_it_links_every_download_for_other_software_with_what_it_is_for(client, 
     section = html[html.index('id="analysis-downloads-heading"'):]
     assert "randomized report, not an answer" in section
     for name, purpose in ANALYSIS_DOWNLOADS.items():
-        link = f'href="/results/health/export/{name}"'
+        # The analysis scripts' links carry the page's options: their defaults (test_script_defaults).
+        query = "?confidence=0.95&amp;simultaneous=off&amp;margin=0.05" if name.startswith("analysis") else ""
+        link = f'href="/results/health/export/{name}{query}"'
         assert link in section, name
         item = section[section.index(link):].split("</li>")[0]
         assert purpose in item, name

@@ -153,14 +153,15 @@ def test_the_weighted_dashboard_says_to_what_and_at_what_cost(owner_client, surv
 
 
 def test_a_number_asked_directly_is_weighted_as_the_answers_themselves(owner_client, owner):
-    """A direct number's per-report value is its answer, lo + step * i (no noise to take out)."""
+    """A direct number's per-report value is its answer, lo + step * i (no noise to take out); its interval is
+    Student t on n - 1 degrees of freedom, as its unweighted one (surveys.aggregation.weighting._degrees)."""
     made = make_ages_survey(owner, "ages")
     answered = {q.order: values for q, values in add_responses(made, N, seed=4, truth={1: [0.5, 0.3, 0.2]}).items()}
     enter(made, 1, AGE)
     status, body = estimates(owner_client, made, "?weighted=true")
     assert status == 200, body
     design = rake([margin("age", answered[1], dict(enumerate(AGE.values())))], cap=5.0)
-    years = weighted_mean(18.0 + np.asarray(answered[2], dtype=float), design, 18, 99)
+    years = weighted_mean(18.0 + np.asarray(answered[2], dtype=float), design, 18, 99, df=N - 1)
     assert body["questions"][1]["mean"] == pytest.approx(years.as_dict(), abs=1e-12)
     assert body["questions"][1]["interval"] == "weighted"
 

@@ -102,8 +102,8 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
         return 1 if obj is None else 0
     # position, options_text and prefer_not_to_say are form fields; read-only (a frozen survey) they show
     # the methods below.
-    fields = ("position", "text", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most", "lo",
-              "hi", "step",
+    fields = ("position", "text", "name", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most",
+              "lo", "hi", "step",
               "mechanism_name", "q", "epsilon", "permanent_q", "permanent_epsilon", "privacy")
     readonly_fields = ("privacy", "settings")
 
@@ -197,5 +197,7 @@ class QuestionAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         question = form.instance
         kind = kinds.kind_of(question)
-        if kind.has_options(question.mechanism_name) and len(question.ordered_options()) < 2:
+        count = len(question.ordered_options())
+        if kind.has_options(question.mechanism_name) and count < 2 and not (
+                count == 0 and kind.options_optional(question.mechanism_name)):
             self.message_user(request, kind.needs_options_to_open(), messages.WARNING)

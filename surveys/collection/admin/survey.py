@@ -22,6 +22,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.functional import lazy
 from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -39,6 +40,14 @@ from . import views
 from .questions import QuestionInline
 from .survey_form import SurveyForm
 from .translations import SurveyTranslationInline, translate_view, translation_links
+
+
+def _kept(text: Any) -> SafeString:
+    return mark_safe(escape(str(text)).replace("ε", '<span class="symbol">ε</span>'))  # noqa: S308  # escaped first
+
+
+# A list header's text, with its Greek letters in a span the list's upper-casing leaves alone (admin.css).
+symbols_kept = lazy(_kept, SafeString)
 
 # Invitations limit who may answer, not who may read: the page and the definition API serve the
 # questions to anyone with the slug (a token travels in the link's fragment, which the server never
@@ -59,7 +68,7 @@ class InvitationForm(forms.Form):
 
 @admin.register(Survey)
 class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
-    list_display = ("listed_title", "slug", "status", "epsilon_summary", "response_count", "opens_at", "closes_at")
+    list_display = ("listed_title", "slug", "status", "epsilon_column", "response_count", "opens_at", "closes_at")
     list_filter = ("status",)
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
@@ -170,6 +179,12 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     @admin.display(description=gettext_lazy("Title"), ordering="title")
     def listed_title(self, survey: Survey) -> str:
         return survey.listed_title
+
+    @admin.display(description=symbols_kept(gettext_lazy("Privacy cost (ε per respondent)")))
+    def epsilon_column(self, survey: Survey) -> str:
+        """The list's column: `epsilon_summary` under a header whose ε keeps its case (the list upper-cases its
+        headers, and a capital epsilon reads as an E)."""
+        return self.epsilon_summary(survey)
 
     @admin.display(description=gettext_lazy("Privacy cost (ε per respondent)"))
     def epsilon_summary(self, survey: Survey) -> str:

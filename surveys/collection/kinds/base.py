@@ -70,6 +70,15 @@ class Kind:
         """Whether a question of this kind, with this mechanism, has options (levels, bins)."""
         return self.options is True or self.options == name
 
+    def options_optional(self, name: str) -> bool:
+        """Whether a question of this kind with mechanism `name` may have no options at all (a direct number's bins,
+        which only break-downs use)."""
+        return False
+
+    def respondents_see_options(self, name: str) -> bool:
+        """Whether respondents read its options (so an offered language must translate them)."""
+        return self.has_options(name)
+
     def boxes(self) -> dict[str, object]:
         """What the admin's script needs: the mechanisms, and which boxes the kind shows."""
         return {"mechanisms": list(self.mechanisms), "options": self.options, "scale": self.scale,

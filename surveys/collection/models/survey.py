@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 import ldp
 from ldp.waves import Remembered
 
-from .. import kinds, scales
+from .. import kinds, scales, variable_names
 from ..kinds import KINDS, build_mechanism, yes_no
 from . import remembering
 from .conditions import CONFIGURED_BY, configured_by, for_kinds, permanent_layer_fits
@@ -180,6 +180,11 @@ class Question(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
     text = models.CharField(max_length=500)
+    # Its column's name in every export and its key everywhere (surveys.collection.variable_names); blank: q<order>.
+    name = models.CharField(
+        _("name"), max_length=32, blank=True, default="",
+        help_text=_("Optional: the question's column in the exports and its key in the figures, such as age "
+                    "(a letter, then letters, digits or _). Blank: q and its position, such as q5."))
     kind = models.CharField(max_length=16, choices=kinds.CHOICES, default=KINDS[0].name)
     mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
@@ -286,6 +291,11 @@ class Question(models.Model):
         return self.permanent_q is not None or self.permanent_epsilon is not None
 
     def clean(self) -> None:
+        others = [] if self.survey_id is None else (
+            Question.objects.filter(survey_id=self.survey_id).exclude(pk=self.pk).values_list("name", flat=True))
+        wrong = variable_names.problem(self.name, others)
+        if wrong:
+            raise ValidationError({"name": wrong})
         kind = kinds.find(self.kind)
         if kind is None:
             return  # the field's own validation says the kind is none
