@@ -80,7 +80,8 @@ def redis_server(directory: Path) -> Iterator[str]:
         yield f"redis://{HOST}:{port}/0"
 
 
-NGINX_CONF = """\
+# What both test configurations share: one worker in the foreground, everything in the test's directory.
+NGINX_HEAD = """\
 {user}worker_processes 1;
 daemon off;
 pid {dir}/nginx.pid;
@@ -92,6 +93,9 @@ http {{
     fastcgi_temp_path {dir}/fastcgi;
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
+"""
+
+NGINX_CONF = NGINX_HEAD + """\
     access_log off;
     upstream surveys_app {{ server {host}:{upstream}; }}
     server {{
@@ -116,18 +120,7 @@ def nginx_server(directory: Path, upstream: int, include: Path) -> Iterator[int]
         yield port
 
 
-SITE_MAIN_CONF = """\
-{user}worker_processes 1;
-daemon off;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 512; }}
-http {{
-    client_body_temp_path {dir}/client_body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
+SITE_MAIN_CONF = NGINX_HEAD + """\
     include {site};
 }}
 """

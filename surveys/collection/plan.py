@@ -75,8 +75,7 @@ class PlannedQuestion:
 
     @property
     def mean(self) -> bool:
-        """A numeric question asked for its mean (1-bit mean, discrete Laplace, a direct number): no per-option
-        fractions."""
+        """A numeric question asked for its mean (1-bit mean, discrete Laplace, a direct number): no fractions."""
         return self.mechanism.estimates_mean
 
     @property
@@ -95,8 +94,7 @@ class PlannedQuestion:
 
     @cached_property
     def relating(self) -> ldp.Mechanism:
-        """The channel a cross-tab reads its cells with: its mechanism, or for a direct number its bins sent as
-        given (`cell`)."""
+        """The channel a cross-tab reads its cells with: its mechanism, or a direct number's bins as given (`cell`)."""
         return ldp.Direct(len(self.edges)) if self.mean and self.edges else self.mechanism
 
     def cell(self, value: int) -> int:

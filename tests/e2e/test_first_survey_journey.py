@@ -81,7 +81,7 @@ def test_a_new_admin_gets_a_survey_live_and_answered_in_fewer_than_25_interactio
     # The new survey has one question row: a q-RR with q = 0.5 (epsilon = ln 3) unless changed.
     you.fill("[name=questions-0-text]", "Have you ever cheated on an exam?")
     first = page.locator("#questions-0 .field-privacy .readonly")
-    expect(first).to_have_text(re.compile(r"^ε = 1\.0987 \(q = 0\.5000\)"))  # ln 3 = 1.098612..., rounded up
+    expect(first).to_have_text(re.compile(r"^ε = 1\.0987 \(q = 0\.5, p = 3/4\)"))  # ln 3 = 1.098612..., rounded up
     you.add_question()
     you.fill("[name=questions-1-text]", "Have you driven after drinking?")
     you.choose("[name=questions-1-mechanism_name]", "bitflip")  # epsilon = 1 unless changed

@@ -33,7 +33,7 @@ def test_an_admin_sees_live_figures_and_the_running_total_while_typing(live_serv
     assert row.locator(".field-q").is_visible() and not row.locator(".field-epsilon").is_visible()
     row.locator("[name=questions-0-q]").fill("0.5")
     figures = row.locator(".field-privacy .readonly")
-    expect(figures).to_have_text(re.compile(r"^ε = 1\.0987 \(q = 0\.5000\)"))  # ln 3 = 1.098612..., rounded up
+    expect(figures).to_have_text(re.compile(r"^ε = 1\.0987 \(q = 0\.5, p = 3/4\)"))  # ln 3 = 1.098612..., rounded up
     expect(total).to_have_attribute("data-total", "1.0987")  # rounded up, as the saved figure
 
     # The bit flip takes epsilon: the q box goes, the epsilon box comes.

@@ -6,6 +6,8 @@ generating it changes no SQL; several become `kind IN (...)`, which takes a migr
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -47,3 +49,36 @@ def permanent_layer_fits() -> models.Q:
             | models.Q(mechanism_name__in=REMEMBERED_BY["q"], permanent_q__isnull=False, permanent_epsilon__isnull=True)
             | models.Q(mechanism_name__in=REMEMBERED_BY["epsilon"], permanent_q__isnull=True,
                        permanent_epsilon__isnull=False))
+
+
+def question_constraints() -> list[models.BaseConstraint]:
+    """The question table's check and unique constraints: its place, its lineage, and a mechanism, parameters and
+    scale that fit its kind."""
+    return [
+        models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
+        models.UniqueConstraint(fields=["survey", "lineage"], name="question_lineage_unique"),
+        models.CheckConstraint(condition=permanent_layer_fits(), name="question_permanent_layer_fits"),
+        models.CheckConstraint(
+            condition=(configured_by("q", q__isnull=False, epsilon__isnull=True)
+                       | configured_by(None, q__isnull=True, epsilon__isnull=True)
+                       | (~models.Q(mechanism_name__in=[*CONFIGURED_BY["q"], *CONFIGURED_BY[None]])
+                          & models.Q(q__isnull=True, epsilon__isnull=False))),
+            name="question_has_its_parameter",
+        ),
+        models.CheckConstraint(
+            condition=functools.reduce(operator.or_, (
+                models.Q(kind=kind.name, mechanism_name__in=list(kind.mechanisms)) for kind in KINDS)),
+            name="question_mechanism_fits_kind",
+        ),
+        models.CheckConstraint(
+            condition=(for_kinds(lambda kind: kind.scale, lo__isnull=False, hi__isnull=False,
+                                  step__isnull=False, lo__lt=models.F("hi"), step__gt=0)
+                       | (~for_kinds(lambda kind: kind.scale) & models.Q(lo__isnull=True, hi__isnull=True,
+                                                                          step__isnull=True))),
+            name="question_numeric_has_its_scale",
+        ),
+        models.CheckConstraint(
+            condition=models.Q(at_most__isnull=True) | for_kinds(lambda kind: kind.many, at_most__gte=1),
+            name="question_at_most_for_multi_select",
+        ),
+    ]

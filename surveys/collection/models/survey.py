@@ -5,8 +5,6 @@ Once a survey has a report, what determines how reports are made and read is fro
 
 from __future__ import annotations
 
-import functools
-import operator
 import uuid
 from datetime import datetime
 from typing import Any
@@ -25,7 +23,7 @@ from ldp.waves import Remembered
 from .. import kinds, scales, variable_names
 from ..kinds import KINDS, build_mechanism, yes_no
 from . import remembering
-from .conditions import CONFIGURED_BY, configured_by, for_kinds, permanent_layer_fits
+from .conditions import question_constraints
 from .exact_q import ExactQField
 from .frozen import FrozenMechanism, refuse_if_frozen, refuse_moving_a_wave
 from .option import Option
@@ -222,34 +220,7 @@ class Question(models.Model):
 
     class Meta:
         ordering = ["survey", "order"]
-        constraints = [
-            models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
-            models.UniqueConstraint(fields=["survey", "lineage"], name="question_lineage_unique"),
-            models.CheckConstraint(condition=permanent_layer_fits(), name="question_permanent_layer_fits"),
-            models.CheckConstraint(
-                condition=(configured_by("q", q__isnull=False, epsilon__isnull=True)
-                           | configured_by(None, q__isnull=True, epsilon__isnull=True)
-                           | (~models.Q(mechanism_name__in=[*CONFIGURED_BY["q"], *CONFIGURED_BY[None]])
-                              & models.Q(q__isnull=True, epsilon__isnull=False))),
-                name="question_has_its_parameter",
-            ),
-            models.CheckConstraint(
-                condition=functools.reduce(operator.or_, (
-                    models.Q(kind=kind.name, mechanism_name__in=list(kind.mechanisms)) for kind in KINDS)),
-                name="question_mechanism_fits_kind",
-            ),
-            models.CheckConstraint(
-                condition=(for_kinds(lambda kind: kind.scale, lo__isnull=False, hi__isnull=False,
-                                      step__isnull=False, lo__lt=models.F("hi"), step__gt=0)
-                           | (~for_kinds(lambda kind: kind.scale) & models.Q(lo__isnull=True, hi__isnull=True,
-                                                                              step__isnull=True))),
-                name="question_numeric_has_its_scale",
-            ),
-            models.CheckConstraint(
-                condition=models.Q(at_most__isnull=True) | for_kinds(lambda kind: kind.many, at_most__gte=1),
-                name="question_at_most_for_multi_select",
-            ),
-        ]
+        constraints = question_constraints()
 
     def __str__(self) -> str:
         return f"{self.order}. {self.text}"
