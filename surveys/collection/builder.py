@@ -51,6 +51,8 @@ class QuestionSpec:
     edges: Sequence[str] = ()
     scores: Sequence[str | None] = ()
     exclusive: Sequence[str] = ()  # a multi-select's options ticked alone, by label
+    name: str = ""  # blank: q<order>
+    hint: str = ""
 
     @property
     def question_kind(self) -> str:
@@ -62,7 +64,8 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
     """A survey with its questions (order 1, 2, ...) and their options (order 0, 1, ...)."""
     survey = Survey.objects.create(slug=slug, title=title, **fields)
     for order, spec in enumerate(questions, start=1):
-        question = Question(survey=survey, order=order, text=spec.text, mechanism_name=spec.mechanism,
+        question = Question(survey=survey, order=order, text=spec.text, name=spec.name, hint=spec.hint,
+                            mechanism_name=spec.mechanism,
                             kind=spec.question_kind, q=None if spec.q is None else Decimal(spec.q),
                             epsilon=spec.epsilon, at_most=spec.at_most)
         if spec.scale:

@@ -154,6 +154,16 @@ class Survey(models.Model):
         return self.questions.order_by("order").prefetch_related("options")
 
 
+def free_name(question: Question) -> str:
+    """q<order>, or when another question of its survey has that name (questions reordered), the next free q<n>."""
+    taken = set(Question.objects.filter(survey_id=question.survey_id).exclude(pk=question.pk)
+                .values_list("name", flat=True)) if question.survey_id else set()
+    n = question.order
+    while f"q{n}" in taken:
+        n += 1
+    return f"q{n}"
+
+
 class Question(models.Model):
     class MechanismName(models.TextChoices):
         QRR = "qrr", _("q-randomized response (yes/no)")
@@ -173,6 +183,14 @@ class Question(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
     text = models.CharField(max_length=500)
+    # Its name in the definition API, exports, codebooks, formulas and scripts (an XLSForm's `name`): a label for
+    # reading, never part of how reports are made or read, so not frozen. Blank when saved: q<order> (or the next
+    # free q<n>).
+    name = models.SlugField(_("name"), max_length=64, blank=True, help_text=_(
+        "Letters, digits, _ and -, unique in the survey: the question's column in exports and its name in "
+        "formulas. Blank: q and its order."))
+    hint = models.CharField(_("hint"), max_length=500, blank=True,
+                            help_text=_("Optional: a few words shown under the question."))
     kind = models.CharField(max_length=16, choices=kinds.CHOICES, default=KINDS[0].name)
     mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
@@ -212,6 +230,7 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
             models.UniqueConstraint(fields=["survey", "lineage"], name="question_lineage_unique"),
+            models.UniqueConstraint(fields=["survey", "name"], name="question_name_unique"),
             models.CheckConstraint(condition=permanent_layer_fits(), name="question_permanent_layer_fits"),
             models.CheckConstraint(
                 condition=(configured_by("q", q__isnull=False, epsilon__isnull=True)
@@ -299,6 +318,8 @@ class Question(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
+        if not self.name:
+            self.name = free_name(self)
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
