@@ -67,6 +67,7 @@ class PlannedQuestion:
     # A wave's question that remembers its randomization (its permanent layer, `Remembering`): filled in by the
     # public definition (definition.remembered_of), like `exclusive`; None for every other question.
     remembered: Remembering | None = None
+    name: str = ""  # an XLSForm's `name` (q<order> by default): a label, filled in by the definition like `exclusive`
 
     @property
     def randomized(self) -> bool:

@@ -211,6 +211,8 @@ class SeriesSerializer(serializers.Serializer):
 class QuestionDefinitionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     order = serializers.IntegerField()
+    name = serializers.CharField(help_text="Its name (an XLSForm's `name`; q<order> unless set): its column in "
+                                           "exports, its name in formulas.")
     text = serializers.CharField()
     kind = serializers.ChoiceField(choices=KINDS)
     options = serializers.ListField(child=serializers.CharField(), help_text=(

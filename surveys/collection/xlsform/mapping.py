@@ -214,14 +214,9 @@ def _numeric(element: dict[str, Any], asked: privacy.Privacy, context: Context,
     if problems:
         refuse(context.privacy_column, " ".join(problems))
         return None
-    exact = [Decimal(edge) for edge in edges]
-    options = []
-    for j in range(len(edges)):
-        labels = {}
-        for lang in (context.language, *context.others):
-            with translation.override(lang):
-                labels[lang] = scales.bin_label(scale, exact, j)
-        options.append(labels)
+    exact = [Decimal(edge) for edge in edges]  # labelled as the admin's bins without labels are, in every language
+    options = [dict.fromkeys((context.language, *context.others), scales.bin_label(scale, exact, j))
+               for j in range(len(edges))]
     return numeric.KIND, mechanism, options, {**extra, "edges": edges}
 
 
