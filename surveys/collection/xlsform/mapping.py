@@ -106,6 +106,10 @@ def question(element: dict[str, Any], row: int, cell: str, context: Context,
     spec = QuestionSpec(text=labels.get(context.language, ""), mechanism=mechanism, q=asked.q,
                         epsilon=asked.epsilon, options=[o[context.language] for o in options] if options else (),
                         kind=kind.name, name=name, hint=hints.get(context.language, ""), **extra)
+    if spec.q is not None and "/" in spec.q and _q_is_decimal():
+        refuse(context.privacy_column, _("q=%(q)s: write q as a decimal (such as 0.5) until q is stored as an exact "
+                                         "fraction") % {"q": spec.q})
+        return None
     _check_mechanism(spec, kind, refuse, context.privacy_column)
     if len(problems) > before:
         return None
@@ -246,6 +250,13 @@ def _check_mechanism(spec: QuestionSpec, kind: kinds.Kind, refuse: Callable[[str
         problem = kind.exclusive_problem([label in spec.exclusive for label in spec.options])
         if problem:
             refuse("exclusive", str(problem))
+
+
+def _q_is_decimal() -> bool:
+    """Whether q is stored as a decimal (main) rather than as the exact fraction typed (the fractions branch)."""
+    from ..models import Question
+
+    return Question._meta.get_field("q").get_internal_type() == "DecimalField"
 
 
 def _decimal_q(text: str) -> Decimal:
