@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ class Command(BaseCommand):
         if format == "json":
             text = json.dumps(writing.sheets(survey), ensure_ascii=False, indent=1) + "\n"
             if output is None:
-                sys.stdout.write(text)
+                self.stdout.write(text, ending="")
             else:
                 Path(output).write_text(text)
             return
