@@ -24,7 +24,7 @@ from ldp.waves import Remembered
 
 from .. import kinds, scales
 from ..kinds import KINDS, build_mechanism, yes_no
-from . import remembering
+from . import names, remembering
 from .conditions import CONFIGURED_BY, configured_by, for_kinds, permanent_layer_fits
 from .frozen import FrozenMechanism, refuse_if_frozen, refuse_moving_a_wave
 from .option import Option
@@ -154,16 +154,6 @@ class Survey(models.Model):
         return self.questions.order_by("order").prefetch_related("options")
 
 
-def free_name(question: Question) -> str:
-    """q<order>, or when another question of its survey has that name (questions reordered), the next free q<n>."""
-    taken = set(Question.objects.filter(survey_id=question.survey_id).exclude(pk=question.pk)
-                .values_list("name", flat=True)) if question.survey_id else set()
-    n = question.order
-    while f"q{n}" in taken:
-        n += 1
-    return f"q{n}"
-
-
 class Question(models.Model):
     class MechanismName(models.TextChoices):
         QRR = "qrr", _("q-randomized response (yes/no)")
@@ -183,9 +173,7 @@ class Question(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
     text = models.CharField(max_length=500)
-    # Its name in the definition API, exports, codebooks, formulas and scripts (an XLSForm's `name`): a label for
-    # reading, never part of how reports are made or read, so not frozen. Blank when saved: q<order> (or the next
-    # free q<n>).
+    # Its name in the definition API, exports, formulas (an XLSForm's `name`): a label, not frozen (`names`).
     name = models.SlugField(_("name"), max_length=64, blank=True, help_text=_(
         "Letters, digits, _ and -, unique in the survey: the question's column in exports and its name in "
         "formulas. Blank: q and its order."))
@@ -319,7 +307,7 @@ class Question(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
         if not self.name:
-            self.name = free_name(self)
+            self.name = names.free(self.order, Question.objects.filter(survey_id=self.survey_id).exclude(pk=self.pk))
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:

@@ -106,9 +106,9 @@ def question(element: dict[str, Any], row: int, cell: str, context: Context,
     spec = QuestionSpec(text=labels.get(context.language, ""), mechanism=mechanism, q=asked.q,
                         epsilon=asked.epsilon, options=[o[context.language] for o in options] if options else (),
                         kind=kind.name, name=name, hint=hints.get(context.language, ""), **extra)
-    if spec.q is not None and "/" in spec.q and _q_is_decimal():
+    if asked.q is not None and "/" in asked.q and _q_is_decimal():
         refuse(context.privacy_column, _("q=%(q)s: write q as a decimal (such as 0.5) until q is stored as an exact "
-                                         "fraction") % {"q": spec.q})
+                                         "fraction") % {"q": asked.q})
         return None
     _check_mechanism(spec, kind, refuse, context.privacy_column)
     if len(problems) > before:
@@ -234,7 +234,7 @@ def default_bins(scale: scales.Scale) -> list[str]:
 def _check_mechanism(spec: QuestionSpec, kind: kinds.Kind, refuse: Callable[[str | None, str], None],
                      column: str) -> None:
     """The kind's own checks, as the admin's form makes them (the same words)."""
-    q = None if spec.q is None else _decimal_q(spec.q)
+    q = None if spec.q is None else _decimal_q(str(spec.q))
     lo, hi, step = (Decimal(x) for x in spec.scale) if spec.scale else (None, None, None)
     errors = kind.mechanism_errors(spec.mechanism, q, spec.epsilon) or kind.shape_errors(lo, hi, step, spec.at_most)
     if errors:

@@ -158,7 +158,7 @@ def language_code(key: str | None) -> str | None:
 def _languages(found: dict[str, Any], sheet: dict[str, Any], problems: list[Problem],
                warnings: list[str]) -> tuple[str, tuple[str, ...]]:
     """The default language and the others the form's labels are in (those the app speaks)."""
-    named = set()
+    named: set[str] = set()
     for element in _walk(found.get("children", [])):
         for value in (element.get("label"), *(c.get("label") for c in element.get("choices") or [])):
             if isinstance(value, dict):
@@ -193,7 +193,7 @@ def _by_code(value: Any, language: str) -> dict[str, str]:
         return {}
     if not isinstance(value, dict):
         return {language: str(value)}
-    found = {}
+    found: dict[str, str] = {}
     for key, text in value.items():
         code = language if key == "default" else language_code(key)
         if code is not None and str(text).strip():
