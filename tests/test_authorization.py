@@ -166,6 +166,9 @@ MATRIX = {
     # "Run again as a new wave" POSTs, with change and add permission; back to the page, whose message links the wave.
     ("admin:collection_survey_new_wave", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
     ("admin:collection_survey_new_wave", "POST", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
+    # XLSForms: the import page with add permission; a survey's download with view permission.
+    ("admin:collection_survey_import_xlsform", "GET", None):        (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_survey_xlsform", "GET", None):               (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     # Series: their title and whether they remember randomization, by model permission.
     ("admin:collection_series_changelist", "GET", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_series_add", "GET", None):                   (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
