@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 import ldp
 from surveys.history import recorder
 
-from .. import lifecycle, plan
+from .. import lifecycle, plan, researchers
 from ..builder import create_survey
 from ..models import Option, OptionTranslation, QuestionTranslation, Survey, SurveyTranslation
 from . import reading
@@ -38,8 +38,8 @@ def import_form(source: Any, *, slug: str | None = None, open_it: bool = False, 
     with transaction.atomic():
         survey = create_survey(slug, form.title, [q.spec for q in form.questions], **form.fields)
         _translate(survey, form)
-        if user is not None:
-            survey.researchers.add(user)
+        if user is not None:  # as the admin's own form preselects them for a new survey
+            survey.researchers.add(*researchers.preselected(user))
         try:
             _check_budget(survey, form)
             if open_it:
