@@ -217,3 +217,50 @@ def test_it_imports_a_form_of_200_questions_in_under_two_seconds():
 
     assert done.survey.questions.count() == 200
     assert took < 2.0, took
+
+
+def test_a_direct_number_without_bins_gets_five_of_nearly_equal_width():
+    form = workbook([["type", "name", "label", "privacy"], ["integer", "age", "Age?", "direct lo=18 hi=100 step=1"]],
+                    settings=[["form_title", "form_id"], ["Age", "age"]])
+
+    question = importing.import_form(form).survey.ordered_questions().get()
+
+    assert (question.mechanism_name, question.labels()) == (
+        "direct_number", ["18 to 33", "34 to 50", "51 to 66", "67 to 83", "84 to 100"])
+
+
+def test_columns_in_a_language_the_app_does_not_speak_are_skipped_with_a_warning():
+    form = workbook([["type", "name", "label::English (en)", "label::German (de)", "privacy"],
+                     ["select_one yn", "q", "Ever?", "Jemals?", "qrr q=0.5"]],
+                    [["list_name", "name", "label::English (en)", "label::German (de)"],
+                     ["yn", "no", "No", "Nein"], ["yn", "yes", "Yes", "Ja"]],
+                    [["form_title", "form_id", "default_language"], ["Ever", "ever", "English (en)"]])
+
+    done = importing.import_form(form)
+
+    assert done.warnings == ["the German (de) columns are skipped: not a language this app speaks"]
+    assert not done.survey.translations.exists()
+
+
+def test_a_form_the_open_checks_refuse_is_not_stored_either(monkeypatch):
+    from django.core.exceptions import ValidationError
+
+    from surveys.collection import lifecycle
+
+    def refuse(survey):
+        raise ValidationError("cannot open: no")
+
+    monkeypatch.setattr(lifecycle, "open_survey", refuse)
+
+    assert refused(hand_form(), open_it=True) == [Problem("survey", None, None, "cannot open: no")]
+
+
+def test_a_slug_taken_between_the_check_and_the_write_is_refused(monkeypatch):
+    typed_by_an_admin("health_safety")
+    monkeypatch.setattr(importing, "_check_survey", lambda form, slug: None)
+
+    with pytest.raises(Refused) as caught:
+        importing.import_form(hand_form())
+
+    assert [(p.sheet, p.column) for p in caught.value.problems] == [("settings", "form_id")]
+    assert Survey.objects.count() == 1

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 import ldp
@@ -35,24 +35,29 @@ def import_form(source: Any, *, slug: str | None = None, open_it: bool = False, 
     form = reading.read(source, skip_unsupported=skip_unsupported)
     slug = slug or form.slug
     _check_survey(form, slug)
-    with transaction.atomic():
-        survey = create_survey(slug, form.title, [q.spec for q in form.questions], **form.fields)
-        _translate(survey, form)
-        if user is not None:  # as the admin's own form preselects them for a new survey
-            survey.researchers.add(*researchers.preselected(user))
+    try:
+        return _create(form, slug, open_it, user, who)
+    except IntegrityError:  # the same slug taken since it was checked
+        raise Refused([Problem(SETTINGS, 2, "form_id", _("a survey with the slug “%(slug)s” exists")
+                               % {"slug": slug})]) from None
+
+
+@transaction.atomic
+def _create(form: Form, slug: str, open_it: bool, user: Any, who: str) -> Imported:
+    """One transaction: a refusal (over budget, the Open checks) leaves nothing behind."""
+    survey = create_survey(slug, form.title, [q.spec for q in form.questions], **form.fields)
+    _translate(survey, form)
+    if user is not None:  # as the admin's own form preselects them for a new survey
+        survey.researchers.add(*researchers.preselected(user))
+    _check_budget(survey)
+    if open_it:
         try:
-            _check_budget(survey, form)
-            if open_it:
-                lifecycle.open_survey(survey)
-        except Refused:
-            transaction.set_rollback(True)
-            raise
+            lifecycle.open_survey(survey)
         except ValidationError as error:
-            transaction.set_rollback(True)
             raise Refused([Problem(SURVEY, None, None, message) for message in error.messages]) from None
-        found = recorder.Recording(user, who)
-        found.watch_new(survey.pk)
-        found.record()
+    found = recorder.Recording(user, who)
+    found.watch_new(survey.pk)
+    found.record()
     return Imported(survey, form.warnings)
 
 
@@ -71,8 +76,8 @@ def _check_survey(form: Form, slug: str) -> None:
         raise Refused(problems)
 
 
-def _check_budget(survey: Survey, form: Form) -> None:
-    """Over the budget: refused as the admin refuses saving it, the costliest questions named."""
+def _check_budget(survey: Survey) -> None:
+    """Over the budget: refused as the admin refuses saving it."""
     current = plan.of(survey)
     try:
         ldp.check_budget(current.mechanisms, survey.epsilon_budget)
