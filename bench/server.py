@@ -86,6 +86,8 @@ def production_env(tmp: Path, database_url: str) -> dict[str, str]:
         "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain http on loopback
         "DJANGO_STATIC_ROOT": str(tmp / "static"),
         "DJANGO_SUBMISSION_RATE": "off",  # every request comes from 127.0.0.1: measure the app, not the limiter
+        # Chosen, not forgotten: gunicorn refuses several workers with DJANGO_CACHE_URL unset (surveys.shared_counts)
+        "DJANGO_CACHE_URL": "locmem://",
         "DATABASE_URL": database_url,
         "DJANGO_SETTINGS_MODULE": "surveys.settings",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),

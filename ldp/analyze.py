@@ -32,6 +32,7 @@ import csv
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +110,26 @@ def count_csv(lines: Iterable[str], questions: list[Design]) -> Tally:
     return tally
 
 
+def _given(question: Design, value: Any, where: str) -> Any:
+    """A number sent as given, as an export carries it (its value lo + step * i), read back as its grid index i
+    (what its estimate counts); anything else as it is. A value off the grid is refused."""
+    if question.randomized or question.encoding != "integer" or value is None or isinstance(value, bool):
+        return value
+    lo, step = (Fraction(str(question.described[name])) for name in ("lo", "step"))
+    try:
+        index = (Fraction(str(value)) - lo) / step
+    except (ValueError, ZeroDivisionError, TypeError):
+        raise ExportError(f"{where}: {question.key} must be a number on its grid") from None
+    if index.denominator != 1:
+        raise ExportError(f"{where}: {question.key} must be a number on its grid, lo + step * i")
+    return int(index)
+
+
 def _cells(cells: list[str], question: Design, line: int) -> int | list[int] | None:
     if all(cell == "" for cell in cells):
         return None
+    if not question.randomized and question.encoding == "integer":  # a number sent as given: its value
+        return int(_given(question, cells[0], f"line {line}"))
     try:
         values = [int(cell) for cell in cells]
     except ValueError:
@@ -127,7 +145,7 @@ def count_json(document: Any, questions: list[Design]) -> Tally:
         if not isinstance(reports, dict):
             raise ExportError(f"response {i}: no reports object")
         for q in questions:
-            tally.add(q, reports.get(q.key), f"response {i}")
+            tally.add(q, _given(q, reports.get(q.key), f"response {i}"), f"response {i}")
     return tally
 
 

@@ -10,6 +10,7 @@ from typing import NoReturn
 import numpy as np
 import numpy.typing as npt
 
+from . import exact_q
 from .mechanism_base import IntArray
 from .registry import MECHANISMS, YES_NO, Mechanism, make
 
@@ -90,8 +91,8 @@ def mechanism(parser: argparse.ArgumentParser, name: str, k: int | None, q: str 
             parser.error(f"argument {argument}: not used by {name}" + ("" if parameter is None else f"; give {wanted}"))
     if wanted != k_arg and given[wanted] is None:
         parser.error(f"argument {wanted}: required for {name}")
-    try:
-        return make(name, k=k or 2, q=q, epsilon=epsilon)
+    try:  # a typed q must be sampled exactly as typed, never rounded (ldp.exact_q)
+        return make(name, k=k or 2, q=None if q is None else exact_q.typed(q), epsilon=epsilon)
     except (ValueError, TypeError) as error:
         text = str(error)
         parser.error(f"argument {k_arg if text.startswith('k ') else wanted}: {text}")

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from . import sampler_integers
+from . import exact_q, sampler_integers
 from .estimates import Estimate
 from .mechanism_base import (
     EPSILON_MAX,
@@ -95,13 +94,17 @@ class QRandomizedResponse(IndexMechanism):
     """q-randomized response (yes/no): tell the truth with probability q, else a fair coin.
 
     p = (1 + q) / 2, q_other = (1 - q) / 2, epsilon = ln((1 + q) / (1 - q)).
-    q is a decimal (e.g. "0.5"); p is then an exact fraction a / M.
+    q is a decimal ("0.5") or a fraction ("2/3"), kept exactly (`ldp.exact_q`); p is then the exact
+    fraction a / M whenever its denominator fits in 32 bits (forced response with 1/6 forced yes and 1/6
+    forced no is q = 2/3: p = 5/6).
 
     >>> m = QRandomizedResponse("0.5")
     >>> m.sampler()
     {'kind': 'grr', 'k': 2, 'modulus': 4, 'keep': 3, 'other': 1}
     >>> m.p, m.q_other, round(m.effective_epsilon, 6)
     (0.75, 0.25, 1.098612)
+    >>> QRandomizedResponse("2/3").sampler(), QRandomizedResponse("2/3").to_dict()
+    ({'kind': 'grr', 'k': 2, 'modulus': 6, 'keep': 5, 'other': 1}, {'mechanism': 'qrr', 'q': '2/3'})
     """
 
     name: ClassVar[str] = "qrr"
@@ -116,13 +119,13 @@ class QRandomizedResponse(IndexMechanism):
     modulus: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        q = _decimal_fraction(self.truth_probability, "q")
+        q = exact_q.read(self.truth_probability, "q")
         if not (0 < q < 1):
             raise ValueError(f"q must lie strictly between 0 and 1, got {q}")
         eps = math.log((1 + q) / (1 - q))
         if not (EPSILON_MIN <= eps <= EPSILON_MAX):
             raise ValueError(
-                f"q = {float(q)} gives epsilon {eps:.4g}, outside [{EPSILON_MIN}, {EPSILON_MAX}]"
+                f"q = {exact_q.text(q)} gives epsilon {eps:.4g}, outside [{EPSILON_MIN}, {EPSILON_MAX}]"
             )
         a, m = sampler_integers.decimal_half_plus(q)
         settle(self, truth_probability=q, keep=a, other=m - a, modulus=m)
@@ -133,7 +136,17 @@ class QRandomizedResponse(IndexMechanism):
         return math.log((1 + q) / (1 - q))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mechanism": self.name, "q": _decimal_text(self.truth_probability)}
+        return {"mechanism": self.name, "q": exact_q.text(self.truth_probability)}
+
+    def describe(self) -> dict[str, Any]:
+        """Adds q exactly ("2/3") and as a decimal, for a reader who wants either.
+
+        >>> d = QRandomizedResponse("2/3").describe()
+        >>> d["q_exact"], round(d["q_decimal"], 6), d["p_exact"], d["q_other_exact"]
+        ('2/3', 0.666667, '5/6', '1/6')
+        """
+        return {**super().describe(), "q_exact": exact_q.text(self.truth_probability),
+                "q_decimal": float(self.truth_probability)}
 
 
 @dataclass(frozen=True)
@@ -261,22 +274,3 @@ class Direct(IndexMechanism):
     def to_dict(self) -> dict[str, Any]:
         return {"mechanism": self.name, "k": self.k}
 
-
-def _decimal_fraction(value: object, name: str) -> Fraction:
-    """Read q exactly as written: "0.5", "1/3", Decimal, Fraction or a float's shortest repr."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be a number")
-    if isinstance(value, Fraction):
-        return value
-    try:
-        return Fraction(str(value))
-    except (ValueError, ZeroDivisionError, OverflowError):
-        raise ValueError(f"{name} must be a finite decimal number or fraction, got {value!r}") from None
-
-
-def _decimal_text(value: Fraction) -> str:
-    """Shortest decimal text of a fraction with a power-of-ten-friendly denominator."""
-    text = format(Decimal(value.numerator) / Decimal(value.denominator), "f")
-    if Fraction(Decimal(text)) != value:
-        return f"{value.numerator}/{value.denominator}"
-    return text

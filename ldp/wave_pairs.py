@@ -15,6 +15,9 @@ rest of their waves. Two waves that remember different permanent layers correlat
 knows: their difference takes the largest variance any correlation allows, (se1 + se2)^2; so does a difference
 whose caller knows no formula for the shared respondents' covariance (`known=False`: weighted estimates, whose
 covariance runs through each wave's weights). Normal intervals and a two-sided z test of no change per option.
+
+A numeric question's mean (`between_means`): the difference of the two waves' means, whose variance is the sum of
+theirs for waves of different respondents, else the largest any correlation allows.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .estimates import Estimate, project_to_simplex
+from .estimates import Estimate, MeanEstimate, project_to_simplex
 from .intervals import check_confidence, z_value
 from .mechanism_base import Mechanism
 from .waves import Remembered, channel
@@ -95,8 +98,27 @@ def between(first: Estimate, second: Estimate, first_design: Design, second_desi
         covariance = shared * _shared_moment(one, two, first_design, second_design) / (
             first.n * second.n * first_design.gap * second_design.gap)
         variance = se1**2 + se2**2 - 2.0 * covariance
-    se = np.sqrt(np.maximum(variance, 0.0))
-    change = two - one
+    return _normal(two - one, np.sqrt(np.maximum(variance, 0.0)), confidence, shared, correlation)
+
+
+def between_means(first: MeanEstimate, second: MeanEstimate, shared: int, confidence: float = 0.95) -> Change:
+    """The change of a numeric question's mean from `first` to `second` (one value in each tuple), in its units.
+    No mean remembers randomization, so the two waves' reports are randomized independently; respondents in both
+    (`shared`, clipped to the smaller wave) make their true answers covary in a way their reports, never linked,
+    do not tell: their change takes the largest variance any correlation allows, (se1 + se2)^2, else the sum of the
+    two variances. The estimate is unbiased when each wave's mean is; a normal interval, a two-sided z test."""
+    check_confidence(confidence)
+    if first.n == 0 or second.n == 0:
+        raise ValueError("both waves need reports")
+    shared = max(0, min(int(shared), first.n, second.n))
+    se1, se2 = first.std_error, second.std_error
+    correlation, variance = (UNKNOWN, (se1 + se2) ** 2) if shared else (INDEPENDENT, se1**2 + se2**2)
+    return _normal(np.array([second.mean - first.mean]), np.sqrt(np.array([variance])), confidence, shared,
+                   correlation)
+
+
+def _normal(change: np.ndarray, se: np.ndarray, confidence: float, shared: int, correlation: str) -> Change:
+    """The change with its normal interval and two-sided test of no change (none where the standard error is 0)."""
     half = z_value(confidence) * se
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, change / np.where(se > 0, se, 1.0), math.nan)

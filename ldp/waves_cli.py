@@ -20,7 +20,7 @@ import json
 import numpy as np
 import numpy.typing as npt
 
-from . import cli_args
+from . import cli_args, exact_q
 from .cli_args import apportion, positive_int
 from .mechanism_base import IntArray, Mechanism
 from .registry import ONE_OF_K, YES_NO, make
@@ -103,7 +103,8 @@ def _remembered(parser: argparse.ArgumentParser, args: argparse.Namespace, insta
         parser.error(f"argument --permanent-q: the permanent layer of {name} takes "
                      + ("--permanent-q" if name == "qrr" else "--permanent-epsilon"))
     try:
-        permanent = make(name, k=instant.k, q=args.permanent_q, epsilon=args.permanent_epsilon)
+        q = None if args.permanent_q is None else exact_q.typed(args.permanent_q, "--permanent-q")
+        permanent = make(name, k=instant.k, q=q, epsilon=args.permanent_epsilon)
         return Remembered(permanent, instant)
     except (ValueError, TypeError) as error:
         parser.error(f"argument --memoize: {error}")

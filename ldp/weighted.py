@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .estimates import MeanEstimate
-from .intervals import check_confidence, wilson, z_value
+from .intervals import check_confidence, t_value, wilson, z_value
 from .mechanism_base import Mechanism
 from .raking import Design
 
@@ -119,8 +119,9 @@ def weighted_fractions(mechanism: Mechanism, reports: npt.ArrayLike, design: Des
 
 
 def weighted_mean(values: npt.ArrayLike, design: Design, lo: float, hi: float,
-                  confidence: float = 0.95) -> MeanEstimate:
-    """The weighted mean of per-report unbiased values, its linearization SE and a normal interval in [lo, hi].
+                  confidence: float = 0.95, df: int | None = None) -> MeanEstimate:
+    """The weighted mean of per-report unbiased values, its linearization SE and an interval in [lo, hi]: normal,
+    or Student t on `df` degrees of freedom when given (a number sent as given: see `surveys` weighting.weigh).
 
     >>> e = weighted_mean([1.0, 3.0, 5.0, 7.0], Design.unweighted(4), 0.0, 10.0)
     >>> e.mean, round(e.std_error, 6)
@@ -129,7 +130,7 @@ def weighted_mean(values: npt.ArrayLike, design: Design, lo: float, hi: float,
     check_confidence(confidence)
     mean, variance = design.mean(np.asarray(values, dtype=float))
     se = math.sqrt(float(variance))
-    z = z_value(confidence)
+    z = z_value(confidence) if df is None else t_value(confidence, df)
     m = float(mean)
     return MeanEstimate(m, se, float(np.clip(m - z * se, lo, hi)), float(np.clip(m + z * se, lo, hi)),
                         confidence, design.n)

@@ -8,6 +8,7 @@ it does chromium; here a missing one is a failure that says how to install it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 HOST = "127.0.0.1"
 
@@ -56,7 +58,7 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def running(command: list[str], port: int, directory: Path, name: str, **popen) -> Iterator[subprocess.Popen]:
+def running(command: list[str], port: int, directory: Path, name: str, **popen: Any) -> Iterator[subprocess.Popen]:
     """`command` started in the foreground, its output in directory/<name>.log, until it listens on `port`."""
     log = directory / f"{name}.log"
     with log.open("wb") as out:
@@ -109,6 +111,81 @@ def nginx_server(directory: Path, upstream: int, include: Path) -> Iterator[int]
     conf = directory / "nginx.conf"
     conf.write_text(NGINX_CONF.format(user=user, dir=directory, host=HOST, upstream=upstream, port=port,
                                       include=include))
+    command = [executable("nginx", "nginx"), "-p", str(directory), "-c", str(conf), "-e", str(directory / "error.log")]
+    with running(command, port, directory, "nginx"):
+        yield port
+
+
+SITE_MAIN_CONF = """\
+{user}worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    client_body_temp_path {dir}/client_body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    include {site};
+}}
+"""
+
+
+def _swap(text: str, pattern: str, replacement: str) -> str:
+    """`pattern` replaced everywhere; a site file that no longer has it fails here rather than
+    running with the shipped host, certificate or path."""
+    swapped, count = re.subn(pattern, lambda _: replacement, text, flags=re.M)
+    if not count:
+        raise RuntimeError(f"the site configuration has no {pattern!r}")
+    return swapped
+
+
+def local_site(site: Path, directory: Path, upstream: int, port: int, redirect_port: int, include: Path) -> Path:
+    """The shipped site file (docs/deploy/nginx-site.conf) as a copy in `directory` that runs here: its
+    listening ports on loopback (IPv6 lines dropped), its upstream the app on `upstream`, a throwaway
+    self-signed certificate, its logs and the included nginx-app.conf in place. Everything else,
+    the TLS and HTTP/2 listen parameters included, is the shipped text."""
+    certificate, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run([executable("openssl", "openssl"), "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=survey.example.org",
+                    "-keyout", str(key), "-out", str(certificate)], check=True, capture_output=True, timeout=60)
+    text = site.read_text()
+    text = _swap(text, r"^\s*listen \[::\]:.*\n", "")
+    text = _swap(text, r"\blisten 443\b", f"listen {HOST}:{port}")
+    text = _swap(text, r"\blisten 80\b", f"listen {HOST}:{redirect_port}")
+    text = _swap(text, r"^\s*server 127\.0\.0\.1:8000;", f"    server {HOST}:{upstream};")
+    text = _swap(text, r"ssl_certificate \S+;", f"ssl_certificate {certificate};")
+    text = _swap(text, r"ssl_certificate_key \S+;", f"ssl_certificate_key {key};")
+    text = _swap(text, r"access_log /var/log/nginx/", f"access_log {directory}/")
+    text = _swap(text, r"include \S*docs/deploy/nginx-app\.conf;", f"include {include.resolve()};")
+    local = directory / "site.conf"
+    local.write_text(text)
+    return local
+
+
+def _site_main(directory: Path, upstream: int, site: Path, include: Path) -> tuple[Path, int]:
+    port, redirect_port = free_port(), free_port()
+    user = "user root root;\n" if os.geteuid() == 0 else ""
+    conf = directory / "nginx.conf"
+    conf.write_text(SITE_MAIN_CONF.format(user=user, dir=directory, site=local_site(
+        site, directory, upstream, port, redirect_port, include)))
+    return conf, port
+
+
+def nginx_check(directory: Path, upstream: int, site: Path, include: Path) -> subprocess.CompletedProcess[str]:
+    """`nginx -t` on the site file as local_site makes it runnable here."""
+    conf, _ = _site_main(directory, upstream, site, include)
+    return subprocess.run([executable("nginx", "nginx"), "-t", "-p", str(directory), "-c", str(conf),
+                           "-e", str(directory / "error.log")], capture_output=True, text=True, timeout=60)
+
+
+@contextmanager
+def nginx_site(directory: Path, upstream: int, site: Path, include: Path) -> Iterator[int]:
+    """Debian's nginx running the shipped site file `site` (HTTPS, as local_site adapts it) in front of
+    127.0.0.1:`upstream`; yields its HTTPS port."""
+    conf, port = _site_main(directory, upstream, site, include)
     command = [executable("nginx", "nginx"), "-p", str(directory), "-c", str(conf), "-e", str(directory / "error.log")]
     with running(command, port, directory, "nginx"):
         yield port

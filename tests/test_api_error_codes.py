@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from surveys import errors, refusals
 from surveys.collection import invitations, ratelimit
 from surveys.collection.models import Survey
-from tests.factories import valid_payload
+from tests.factories import make_user, valid_payload
 
 
 def responses_url(slug):
@@ -179,6 +179,27 @@ def test_the_admins_figures_endpoints_refuse_with_codes_too(admin_client):
                                          "one loss from the figures per question, as RATIO;RATIONAL"))
     assert answer(admin_client.post(figures)) == (
         405, "application/json", refusal("method_not_allowed", "request", "GET only"))
+
+
+def test_the_admins_figures_endpoints_refuse_a_visitor_the_admin_would_not_let_in_with_codes_not_a_login_page(
+        client, owner):
+    figures = reverse("admin:collection_survey_privacy_figures") + "?mechanism=krr&epsilon=1&k=4"
+    total = reverse("admin:collection_survey_privacy_total") + "?loss=3;1"
+    for path in (figures, total):
+        assert answer(client.get(path)) == (403, "application/json", refusal(
+            "not_authenticated", "request", "Authentication credentials were not provided."))
+        assert answer(client.get(path, HTTP_ACCEPT_LANGUAGE="es")) == (403, "application/json", refusal(
+            "not_authenticated", "request", "Las credenciales de autenticación no se proveyeron."))
+    client.force_login(owner)  # a researcher: signed in, but not staff
+    assert answer(client.get(figures)) == (403, "application/json", refusal(
+        "not_authenticated", "request", "Authentication credentials were not provided."))
+
+
+def test_the_admins_figures_endpoints_refuse_staff_without_the_permission_with_a_code(client, db):
+    client.force_login(make_user("staff", is_staff=True))
+    for path in (reverse("admin:collection_survey_privacy_figures"), reverse("admin:collection_survey_privacy_total")):
+        assert answer(client.get(path)) == (403, "application/json", refusal(
+            "permission_denied", "request", "You do not have permission to perform this action."))
 
 
 # --- the one mapping -----------------------------------------------------------------------------

@@ -152,19 +152,21 @@ MATRIX = {
     ("admin:collection_survey_delete", "GET", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_survey_history", "GET", None):               (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     ("/admin/collection/survey/<path:object_id>/", "GET", None):    (ADMIN,      ADMIN,      ADMIN,      ADMIN,      TO_CHANGE,  TO_CHANGE,  TO_CHANGE),
-    # The survey page's own views: live privacy figures (JSON) for staff who may see or add surveys; the
+    # The survey page's own views: live privacy figures (JSON, refused in the API's shape: a 403, never the
+    # admin's login redirect) for staff who may see or add surveys; the
     # Open / Close buttons POST, with change permission (the "link" survey is open: opening re-checks it).
     # A language's translation page, with change permission (an empty POST lacks the title: 400, nothing stored).
     ("admin:collection_survey_translate", "GET", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_survey_translate", "POST", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        400),
-    ("admin:collection_survey_privacy_figures", "GET", None):       (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
-    ("admin:collection_survey_privacy_total", "GET", None):         (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
+    ("admin:collection_survey_privacy_figures", "GET", None):       (403,        403,        403,        403,        403,        200,        200),
+    ("admin:collection_survey_privacy_total", "GET", None):         (403,        403,        403,        403,        403,        200,        200),
     ("admin:collection_survey_open", "GET", None):                  (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
     ("admin:collection_survey_open", "POST", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
     ("admin:collection_survey_close", "GET", None):                 (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
     ("admin:collection_survey_close", "POST", None):                (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
-    # "Run again as a new wave" POSTs, with change and add permission; back to the page, whose message links the wave.
-    ("admin:collection_survey_new_wave", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      405,        405,        405),
+    # "Run again as a new wave", with change and add permission: GET shows the costs both ways (and for a survey in
+    # no series the choice); POST makes the wave (this survey's series has its setting) and goes back to the page.
+    ("admin:collection_survey_new_wave", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_survey_new_wave", "POST", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
     # XLSForms: the import page with add permission; a survey's download with view permission.
     ("admin:collection_survey_import_xlsform", "GET", None):        (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),

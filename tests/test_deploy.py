@@ -27,6 +27,7 @@ def production_env(tmp_path, **extra) -> dict:
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
         "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
         "DJANGO_SETTINGS_MODULE": "surveys.settings",
+        "DJANGO_CACHE_URL": "db://",  # the recipe's shared cache (no test here counts in it)
         **extra,
     })
     return env

@@ -60,8 +60,10 @@ def test_the_spanish_page_gives_its_odds_receipt_and_script_words_in_spanish(cli
     notes = [page.by_id(f"note-{q.pk}").text for q in survey.ordered_questions()]
     # q = .5 and ln 3: at most 3 to 1; epsilon 1: e = 2.718... rounded UP to 2.72, "2,72" in Spanish
     odds = ["3", "3", "2,72", "2,72"]
+    coin = (" Su navegador envía su respuesta real con probabilidad 0,5; si no, una moneda equilibrada responde por "
+            "usted: sí con probabilidad 0,25, no con probabilidad 0,25.")  # q-RR's exact chances (question 1)
     assert notes == [f"Su respuesta sigue siendo negable: las probabilidades que cualquiera asigne a su respuesta "
-                     f"verdadera cambian como mucho {o} a 1." for o in odds]
+                     f"verdadera cambian como mucho {o} a 1.{coin if j == 0 else ''}" for j, o in enumerate(odds)]
     first = page.find("li", **{"data-question": str(survey.ordered_questions()[0].pk)})
     chance = first.find("span", **{"class": "receipt-chance"}).text
     assert chance == "Puede ser o no su respuesta real; unos 3 de cada 4 informes lo son."

@@ -7,7 +7,8 @@
 // discards it. Keyed by survey and mechanism version: a payload of an older version would be
 // refused anyway.
 
-const keyOf = (slug, version) => `ldp-survey-pending:${slug}:${version}`;
+/** Where the payload of survey `slug` at `version` is kept (remember.js reads it too). */
+export const keyOf = (slug, version) => `ldp-survey-pending:${slug}:${version}`;
 
 /** Keep `payload` for survey `slug` at `version`; false when storage is unavailable. */
 export function keep(slug, version, payload) {

@@ -16,11 +16,12 @@
 // answered through remember.js: the permanent response, derived from this browser's secret, is randomized afresh;
 // the payload says whether this browser answered an earlier wave of the series, nothing more.
 import { afterTick, describeReport, fill, inputs, numberProblem, readAnswer, ticksOf, ticksProblem } from "./answers.js";
-import { checkSurvey, composedLoss, lossAtMost, localMillisText, millisUp, samplerLoss, statedMillis,
-  totalLoss } from "./epsilon.js";
+import { checkSurvey, composedLoss, historyLoss, lossAtMost, localMillisText, millisUp, samplerLoss,
+  statedMillis, totalLoss } from "./epsilon.js";
 import { forget, keep, kept } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
-import { answeredEarlier, instantly, markAnswered, permanentResponse, secretOf } from "./remember.js";
+import { answeredEarlier, answeredWaves, instantly, markAnswered, markSurveyAnswered, permanentResponse, secretOf,
+  sentKey } from "./remember.js";
 
 const config = JSON.parse(document.getElementById("survey-data").textContent);
 const root = document.getElementById("survey");
@@ -30,7 +31,7 @@ let nextWord = null;
 let pending = null; // the randomized payload; a retry resends it, never re-randomizes
 let checked = null; // the privacy loss computed here from the integers: {millis} or {problem, ...}
 const invitation = config.byInvitation && !config.preview ? takeInvitation() : null;
-const sentMark = `ldp-survey-sent:${config.slug}`; // this browser already responded (open links)
+const sentMark = sentKey(config.slug); // this browser already responded (open links)
 const text = { choose: "Please choose an answer.", ...config.text };
 const consent = document.getElementById("consent"); // null: the survey asks for no agreement
 let agreed = !consent;
@@ -203,16 +204,32 @@ function checkLoss() {
   const line = document.getElementById("client-epsilon");
   line.textContent = fill(text.computed, { epsilon });
   line.hidden = false;
-  return checkRemembered();
+  if (!checkRemembered()) return false;
+  showHistory();
+  return true;
+}
+
+// What the other waves this browser answered cost with this one, as long as the answers stay the same: only the
+// browser knows which it answered (remember.js); the server describes every wave's samplers (epsilon.js adds them).
+function showHistory() {
+  const line = document.getElementById("client-history");
+  if (!line || !config.series) return;
+  const answered = answeredWaves(storage(), config.series.id, config.otherWaves);
+  const own = config.questions.map((q) => ({ lineage: q.lineage, sampler: q.sampler,
+    permanent: remembers(q) ? q.remembered.sampler : null }));
+  const all = inPageLanguage(millisUp(historyLoss([...answered.map((wave) => wave.questions), own])));
+  line.textContent = answered.length
+    ? fill(text.history_some, { waves: answered.map((wave) => wave.wave).join(", "), all })
+    : fill(text.history_none, { all });
+  line.hidden = false;
 }
 
 // A remembered question's two figures, from the integers: one wave (the layers composed) and every wave with the
-// same answer (the permanent layer), each no more than the page states; the totals said in words.
+// same answer (the permanent layer), each no more than the page states; this wave's total said in words.
 function checkRemembered() {
   const remembered = config.questions.filter(remembers);
   if (!remembered.length) return true;
   const wave = [];
-  const all = [];
   for (const question of config.questions) {
     if (!remembers(question)) {
       const loss = samplerLoss(question.sampler);
@@ -230,11 +247,9 @@ function checkRemembered() {
       return false;
     }
     wave.push(composed);
-    all.push(permanent);
   }
   const line = document.getElementById("client-waves");
-  line.textContent = fill(text.computed_waves, { wave: inPageLanguage(millisUp(totalLoss(wave))),
-    all: inPageLanguage(millisUp(totalLoss(all))) });
+  line.textContent = fill(text.computed_waves, { wave: inPageLanguage(millisUp(totalLoss(wave))) });
   line.hidden = false;
   return true;
 }
@@ -301,6 +316,7 @@ async function send() {
     say("");
     forget(config.slug, config.version);
     if (!pending.invitation) markSent();
+    markSurveyAnswered(storage(), config.slug); // read if this survey becomes a wave of a series (remember.js)
     if (config.series) markAnswered(storage(), config.series.id, config.series.wave);
     showReceipt(pending);
     return;

@@ -95,6 +95,10 @@ async function refresh(row) {
       query.set(name, value);
     }
   }
+  // A question that remembers its randomization: its reports are read through both layers (the server's figures).
+  for (const [name, value] of Object.entries(config.remembered?.[field(row, "id")?.value] || {})) {
+    if (value !== null) query.set(name, value);
+  }
   pending.get(row)?.abort();
   const controller = new AbortController();
   pending.set(row, controller);

@@ -102,7 +102,7 @@ class PopulationMarginAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("survey"))
     def survey(self, margin: PopulationMargin) -> str:
-        return str(margin.question.survey)
+        return margin.question.survey.listed_title
 
     def surveys_of(self, margin: PopulationMargin) -> list[int | None]:
         stored = PopulationMargin.objects.filter(pk=margin.pk).values_list("question__survey_id", flat=True).first()

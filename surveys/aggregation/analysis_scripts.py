@@ -49,9 +49,22 @@ from .script_literals import python_string, r_design, r_string
 SCRIPTS = {name: f"aggregation/scripts/{name}.template" for name in ("reports.R", "analysis.R", "analysis.py")}
 
 
-def script(survey: Survey, current: SurveyPlan, name: str) -> str:
-    """The text of the script `name` (a key of SCRIPTS) for this survey."""
-    return render_to_string(SCRIPTS[name], _context(survey, current, name))
+def script(survey: Survey, current: SurveyPlan, name: str, page: params.ResultOptions = params.DEFAULTS) -> str:
+    """The text of the script `name` (a key of SCRIPTS) for this survey; its command line's defaults are the
+    options of the page it is downloaded from (`page`, resolved as the dashboard resolves them)."""
+    return render_to_string(SCRIPTS[name], {**_context(survey, current, name),
+                                            **_defaults(page.resolved(survey.status == Survey.Status.OPEN),
+                                                        name.endswith(".py"))})
+
+
+def _defaults(page: params.ResultOptions, python: bool) -> dict[str, str]:
+    """The command line's defaults: the dashboard's interval (valid however often you look while the survey is open
+    and nothing else is asked for), confidence, margin, Bonferroni share and weights, so that running the script
+    without options prints the intervals of the page it came from."""
+    literal, truth = (python_string, repr) if python else (r_string, lambda value: str(value).upper())
+    return {"default_interval": literal(str(page.interval)),
+            "default_confidence": repr(page.confidence), "default_margin": repr(page.margin),
+            "default_simultaneous": truth(page.simultaneous), "default_weighted": truth(page.weighted)}
 
 
 def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:

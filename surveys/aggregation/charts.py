@@ -69,6 +69,18 @@ class Chart(Frame):
     bars: list[Bar]
 
 
+TICK_CHAR = 8  # a tick's character at most this wide (12px text; digits are about 7): where a label may end
+
+
+def fitting_anchor(at: float, text: str) -> str:
+    """A tick label's text-anchor: centred on its tick, unless half of it would pass an edge of the chart (the
+    browser clips what lies outside the viewBox: "100" read "10"); then it ends, or starts, at its tick."""
+    half = TICK_CHAR * len(text) / 2
+    if at + half > WIDTH:
+        return "end"
+    return "start" if at - half < 0 else "middle"
+
+
 def x(fraction: float) -> float:
     return round(LEFT + (RIGHT - LEFT) * min(1.0, max(0.0, fraction)), 2)
 

@@ -87,6 +87,8 @@ class Column:
         if self.question is None or self.question.mechanism.encoding != "integer":
             return ""
         d = self.question.mechanism.describe()
+        if self.question.given_number:  # the file holds the number itself
+            return f"the number, {d['lo']} to {d['hi']} by {d['step']}"
         return f"value = {d['lo']} + {d['step']} r"
 
     @property

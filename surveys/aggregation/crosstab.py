@@ -224,7 +224,7 @@ def crosstab(survey: Survey, options: ResultOptions = DEFAULTS, current: SurveyP
     if a.id == b.id:
         raise BadParameter("b", "must be a different question from a")
     if options.weighted:
-        return weighted(survey, a, b, options, weighting.weights(survey, {q.id: q for q in current}, [a.id, b.id]))
+        return weighted(survey, a, b, options, weighting.read(survey, {q.id: q for q in current}, [a.id, b.id]))
     pair_counting.ensure(survey, [(a, b)], wait)  # pair_counting.Counting: being counted in the background
     return of_questions(survey, a, b, options)
 
@@ -284,7 +284,7 @@ def break_down(survey: Survey, options: ResultOptions, current: SurveyPlan | Non
     by = question(current, options.by, "by")
     others = [other for other in current if other.id != by.id and other.relatable]
     if options.weighted:
-        found = weighting.weights(survey, {q.id: q for q in current}, [by.id, *(other.id for other in others)])
+        found = weighting.weights(survey, {q.id: q for q in current}, [other.id for other in others], by=by)
         return BreakDown(by=by, tables=[weighted(survey, by, other, options, found) for other in others])
     pair_counting.ensure(survey, [(by, other) for other in others], wait)  # or pair_counting.Counting
     return BreakDown(by=by, tables=[of_questions(survey, by, other, options) for other in others])

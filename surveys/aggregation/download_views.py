@@ -10,7 +10,7 @@ from django.utils.http import content_disposition_header
 
 from surveys.collection import plan
 
-from . import access, analysis_scripts, exports, refusing
+from . import access, analysis_scripts, exports, params, refusing
 from .views import researchers_only
 
 SCRIPT_TYPES = {"R": "text/plain; charset=utf-8", "py": "text/x-python; charset=utf-8"}
@@ -20,7 +20,9 @@ SCRIPT_TYPES = {"R": "text/plain; charset=utf-8", "py": "text/x-python; charset=
 @refusing.answered
 def export_script(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
-    text = analysis_scripts.script(survey, plan.of(survey), name)
+    # The page's options (its links carry them): the script's defaults print what that page shows.
+    page = params.parse(request.GET, params.FIELDS) if name != "reports.R" else params.DEFAULTS
+    text = analysis_scripts.script(survey, plan.of(survey), name, page)
     response = HttpResponse(text, content_type=SCRIPT_TYPES[name.rpartition(".")[2]])
     response["Content-Disposition"] = content_disposition_header(True, exports.filename(survey, name))
     return response

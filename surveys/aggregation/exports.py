@@ -57,8 +57,10 @@ import itertools
 import json
 import math
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
+from django.db.models import Q
 from django.urls import reverse
 
 import ldp
@@ -114,7 +116,9 @@ def codebook(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any
 
 def wave_of(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any] | None:
     """Which wave of which series these reports belong to (None for a survey in no series): its number, the
-    series' title and stable link, whether it remembers randomization, and the wave's dates as configured.
+    series' title and stable link, whether this wave's reports were made with remembered randomization (a wave made
+    before its series, or with no permanent layer, was not, whatever the series does now), and the wave's dates as
+    configured.
     With its plan (the codebook), what the change between waves needs: the responses that said they answered an
     earlier wave, and per question key its lineage (the same question in every wave) and whether it is compared
     across waves (one answer of k)."""
@@ -122,14 +126,15 @@ def wave_of(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any]
         return None
     found = {"number": survey.wave, "series": survey.series.title,
              "series_link": reverse("collection:current-wave", args=[survey.series.slug]),
-             "remembered": survey.series.remembered,
+             "remembered": survey.remembers() and survey.questions.filter(
+                 Q(permanent_q__isnull=False) | Q(permanent_epsilon__isnull=False)).exists(),
              "opens_at": None if survey.opens_at is None else survey.opens_at.isoformat(),
              "closes_at": None if survey.closes_at is None else survey.closes_at.isoformat()}
     if current is not None:
         lineages = dict(Question.objects.filter(survey=survey).values_list("pk", "lineage"))
         found["answered_an_earlier_wave"] = Response.objects.filter(survey=survey, earlier_wave=True).count()
-        found["questions"] = {q.key: {"lineage": str(lineages[q.id]), "compared": q.mechanism.one_of_k}
-                              for q in current}
+        found["questions"] = {q.key: {"lineage": str(lineages[q.id]), "compared": q.mechanism.one_of_k,
+                                      "remembered": isinstance(q.mechanism, ldp.waves.Composed)} for q in current}
     return found
 
 
@@ -169,9 +174,10 @@ def report_words(question: PlannedQuestion) -> str:
     mechanism = question.mechanism
     if mechanism.unary:
         return f"a list of {mechanism.k} bits, bit j for option j"
-    if mechanism.encoding == "integer" and not mechanism.randomized:
-        return (f"an integer grid index i from 0 to {mechanism.k - 1}, sent as given (not randomized): the value "
-                "lo + i * step")
+    if question.given_number:
+        d = mechanism.describe()
+        return (f"the number as given (not randomized), from {d['lo']} to {d['hi']} by {d['step']}: the value "
+                f"lo + i * step of its grid index i from 0 to {mechanism.k - 1}, which the debiasing counts")
     if mechanism.encoding == "integer":
         d = mechanism.describe()
         return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
@@ -238,14 +244,25 @@ def _csv_cells(cell: Callable[[Any], str], question: PlannedQuestion, value: int
     return "".join(map(cell, cells(question, value)))
 
 
-def cells(question: PlannedQuestion, value: int | str) -> list[int]:
-    """A stored value (or its decimal text) as the report's cells: the reported index (or integer), or
-    each option's bit."""
+def cells(question: PlannedQuestion, value: int | str) -> list[Any]:
+    """A stored value (or its decimal text) as the report's cells: the reported index (or integer), each option's
+    bit, or a number sent as given as its value (35, not its grid index 17: the file is read as it is)."""
+    if question.given_number:
+        return [given_value(question, value)]
     decoded = question.mechanism.decode(int(value))
     return decoded if isinstance(decoded, list) else [decoded]
 
 
+def given_value(question: PlannedQuestion, stored: int | str) -> Decimal:
+    """A number sent as given: its stored grid index as its value on the grid, exact and in its shortest plain
+    digits (35, not 35.000000 or 3.5E+1)."""
+    found = question.mechanism.value(question.mechanism.decode(int(stored)))  # type: ignore[attr-defined]  # a grid
+    return Decimal(f"{found.normalize():f}")
+
+
 def _json_report(question: PlannedQuestion, value: int | str) -> str:
+    if question.given_number:  # its value as a JSON number, written exactly as the decimal it is
+        return f"{json.dumps(question.key)}: {given_value(question, value)}"
     return f"{json.dumps(question.key)}: {json.dumps(question.mechanism.decode(int(value)))}"
 
 

@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 
 import ldp
 from surveys import refusals
+from surveys.collection import cell_tallies
 from surveys.collection.models import Option, Question, Survey
 from surveys.history import recorder
 
@@ -223,6 +224,7 @@ def replace(survey: Survey, found: Sequence[Margin], user: Any) -> None:
     Survey.objects.select_for_update().filter(pk=survey.pk).first()  # two replacements at once: one after the other
     with recorder.recording(user, survey.pk):
         PopulationMargin.objects.filter(question__survey=survey).delete()
+        cell_tallies.drop(survey.pk)  # the cells of the margins' questions: counted anew when next weighted
         for margin in found:
             stored = PopulationMargin.objects.create(question=margin.question, source=margin.source)
             MarginShare.objects.bulk_create(MarginShare(margin=stored, option=option, share=share)

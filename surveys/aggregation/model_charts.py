@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from surveys.localized import point
 
-from .charts import LEFT, RIGHT, WIDTH, Frame, Tick
+from .charts import LEFT, RIGHT, WIDTH, Frame, Tick, fitting_anchor
 from .model_questions import LOGISTIC
 from .modelling import FittedModel
 
@@ -96,7 +96,7 @@ def _log_axis(low: float, high: float) -> tuple[Callable[[float], float], list[T
         return round(LEFT + (RIGHT - LEFT) * (min(hi, max(lo, at)) - lo) / (hi - lo), 2)
 
     shown = [t for t in OR_TICKS if lo - 1e-9 <= math.log(t) <= hi + 1e-9]
-    return place, [Tick(place(t), point(f"{t:g}"), "middle") for t in shown]
+    return place, [Tick(place(t), point(f"{t:g}"), fitting_anchor(place(t), point(f"{t:g}"))) for t in shown]
 
 
 def _plain_axis(low: float, high: float) -> tuple[Callable[[float], float], list[Tick]]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
 from surveys import errors, refusals
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
@@ -17,6 +19,15 @@ COLUMNS = ("term", "label", "estimate", "std_error", "ci_low", "ci_high", "z", "
            "odds_ratio_low", "odds_ratio_high")
 # The CSV's names of the columns: a term's p-value beside the model test's own p_value
 HEADERS = tuple("term_p_value" if c == "p_value" else c for c in COLUMNS)
+# The page names a refused parameter by its label on the form, never by its name in the query ("reference").
+FIELD_LABELS = {
+    "outcome": gettext_lazy("Outcome"), "formula": gettext_lazy("Formula"),
+    "level": gettext_lazy("Option modelled (questions with more than two options)"),
+    "covariates": gettext_lazy("Covariates (questions asked directly)"), "reference": gettext_lazy("Reference option"),
+    "square": gettext_lazy("also squared"), "se": gettext_lazy("Standard errors (unweighted logistic models)"),
+    "weighted": gettext_lazy("Weighted to the population margins (also the estimates above)"),
+    "odds_ratio": gettext_lazy("Odds ratio for the power calculation"),
+}
 MODEL_COLUMNS = ("model", "outcome_id", "outcome_key", "level", "level_label", "n", "dropped", "se", "confidence",
                  "weighted", "log_likelihood", "test", "statistic", "df", "p_value")
 
@@ -36,7 +47,8 @@ def section(survey: Survey, query: Any, current: SurveyPlan) -> dict[str, Any]:
         model = modelling.fit(survey, asked, pilot=params.pilot_asked(query))
         found.update(model=model, forest_chart=model_charts.forest_chart(model), model_query=asked.query())
     except refusals.Refusal as error:
-        found.update(model_problem=error, model_status=errors.status_of(error))
+        found.update(model_problem={"field": FIELD_LABELS.get(error.field, error.field), "reason": error.reason},
+                     model_status=errors.status_of(error))
     return found
 
 

@@ -67,8 +67,10 @@ def mean_chart(result: QuestionResult) -> MeanChart | None:
     return MeanChart(
         id=f"chart-mean-{result.question.id}",
         title=_("Estimated %(what)s of question %(order)s") % {"what": what, "order": result.question.order},
-        description=_("The dot shows the unbiased estimate, the whiskers its %(level)s interval, on the scale "
-                      "from %(low)s to %(high)s, from %(n)s reports: %(value)s.") % {
+        description=(_("The dot shows the weighted estimate, the whiskers its %(level)s interval, on the scale from "
+                       "%(low)s to %(high)s, from %(n)s reports: %(value)s.") if result.weighted else
+                     _("The dot shows the unbiased estimate, the whiskers its %(level)s interval, on the scale "
+                       "from %(low)s to %(high)s, from %(n)s reports: %(value)s.")) % {
             "level": level, "low": number(low), "high": number(high), "n": result.n, "value": value_text},
         width=WIDTH, height=axis_y + AXIS, left=LEFT, right=RIGHT, axis_y=axis_y,
         ticks=[Tick(at(low), number(low), "start"), Tick(at(middle), number(middle), "middle"),

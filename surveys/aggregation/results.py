@@ -68,6 +68,11 @@ class QuestionResult:
         return self.interval == params.ANYTIME
 
     @property
+    def weighted(self) -> bool:
+        """Whether these figures are under the population margins' weights (their words then say so)."""
+        return self.interval == weighting.WEIGHTED
+
+    @property
     def mechanism(self) -> ldp.Mechanism:
         return self.question.mechanism
 
@@ -107,7 +112,7 @@ class QuestionResult:
     def warning(self) -> str | None:
         """Why these estimates are not to be read alone, while too few; None otherwise."""
         margin = plusminus(self.margin) if self.is_mean else points(self.margin)
-        return rule.question_warning(self.n, self.needed, margin, level_text(self.level))
+        return rule.question_warning(self.n, self.needed, margin, level_text(self.level), self.mechanism.randomized)
 
     @property
     def clipping_differs(self) -> bool:

@@ -106,7 +106,7 @@ def _r_question(column: Column) -> str:
         "encoding": r_string(mechanism.encoding),
         "columns": r_strings(names),
         # The reports a column may hold: bits 0..1, option indexes 0..k-1, discrete Laplace's -bound..steps + bound.
-        "report_range": _report_range(question.mechanism, described),
+        "report_range": _report_range(question.mechanism, described, question.given_number),
         "value_labels": (r_strings(BIT_LABELS.values()) if mechanism.unary
                          else r_strings(column.value_labels.values()) if column.labels_a_bit
                          else "character(0)" if question.mean else "NULL"),  # a direct number: plain numbers
@@ -140,7 +140,9 @@ def _r_mean_variance(question: Any) -> str:
     return "NULL" if found is None else r_number(found)
 
 
-def _report_range(mechanism: Any, described: dict[str, Any]) -> str:
+def _report_range(mechanism: Any, described: dict[str, Any], given: bool) -> str:
+    if given:  # a number sent as given: its value, lo to hi (on its grid: the reader checks)
+        return f"c({r_number(described['lo'])}, {r_number(described['hi'])})"
     if mechanism.unary:
         return "c(0L, 1L)"
     if mechanism.encoding == "integer" and mechanism.randomized:  # a direct number: its grid indexes

@@ -77,7 +77,7 @@ class SurveyPlannerSerializer(serializers.Serializer):
 
 class QuestionEstimatesSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="question.id")
-    key = serializers.CharField(source="question.key", help_text="q<order>, as in the exports.")
+    key = serializers.CharField(source="question.key", help_text="Its name, else q<order>, as in the exports.")
     order = serializers.IntegerField(source="question.order")
     text = serializers.CharField(source="question.text")
     kind = serializers.ChoiceField(source="question.kind", choices=KINDS)

@@ -123,7 +123,8 @@ def frame(cols: list[Column], rows: list[list[Any]]) -> Any:
     import pandas as pd  # type: ignore[import-untyped]  # no stubs; used only to hand pyreadstat its rows
 
     return pd.DataFrame({c.name: pd.array([row[i] for row in rows], dtype="Int32") if c.kind == "report"
-                         else pd.array([row[i] for row in rows], dtype="float64") if c.kind == "weight"
+                         and not _given(c) else pd.array([None if row[i] is None else float(row[i]) for row in rows],
+                                                          dtype="float64") if c.kind == "weight" or _given(c)
                          else [row[i] for row in rows] for i, c in enumerate(cols)})
 
 
@@ -204,10 +205,16 @@ def _file_label(survey: Survey) -> str:
     return f"{survey.title}: randomized reports, not answers"
 
 
+def _given(c: Column) -> bool:
+    """A number sent as given: its value (a double: its step may be 0.5), not a report's integer."""
+    return c.question is not None and c.question.given_number
+
+
 def _fields(cols: list[Column]) -> list[Field]:
     widths = {"id": ID_WIDTH, "version": VERSION_WIDTH}
     kinds = {"day": "day", "weight": "double"}
-    return [Field("text", widths[c.kind]) if c.kind in widths else Field(kinds.get(c.kind, "integer")) for c in cols]
+    return [Field("text", widths[c.kind]) if c.kind in widths else Field("double") if _given(c)
+            else Field(kinds.get(c.kind, "integer")) for c in cols]
 
 
 def _prototype_rows(cols: list[Column]) -> list[list[Any]]:

@@ -32,11 +32,16 @@ def too_few(n: int, needed: int) -> bool:
     return n < needed
 
 
-def question_warning(n: int, needed: int, margin: str, level: str) -> str | None:
+def question_warning(n: int, needed: int, margin: str, level: str, randomized: bool = True) -> str | None:
     """The warning beside a question's estimates, or None with enough respondents. `margin` and `level`
-    as the dashboard writes them ("±5.0 points", "95%")."""
+    as the dashboard writes them ("±5.0 points", "95%"). A question sent as given has no randomization to
+    dominate: its warning says only that its intervals are wide."""
     if not too_few(n, needed):
         return None
+    if not randomized:
+        return _("Too few respondents: %(n)s of the %(needed)s needed for %(margin)s at %(level)s. These answers are "
+                 "not randomized, but with so few of them the interval is wide.") % {
+            "n": n, "needed": needed, "margin": margin, "level": level}
     return _("Too few respondents: %(n)s of the %(needed)s needed for %(margin)s at %(level)s. The "
              "randomization dominates: an estimate can lie far from the truth and its interval span almost "
              "everything.") % {

@@ -10,7 +10,9 @@ from rest_framework import serializers
 from surveys.collection.serializers import FiniteFloatField, MechanismSerializer
 
 from .serializers import WeightsSerializer
-from .waves import Point, Trend, correlation_words
+from .wave_means import MeanTrend
+from .wave_words import correlation_words, mean_words
+from .waves import Point, Trend
 
 
 def floats(help_text: str) -> serializers.ListField:
@@ -120,6 +122,9 @@ class TrendSerializer(serializers.Serializer):
     missing = serializers.ListField(child=serializers.IntegerField(), help_text=(
         "Visible waves that did not ask it, or asked it with other options."))
     mechanisms_differ = serializers.BooleanField(source="differs")
+    fixed_by_margins = serializers.BooleanField(source="fixed", help_text=(
+        "Weighted, and in both waves compared the responses are raked to this question's population margins: its "
+        "figures are the margins' shares and its change theirs, with no sampling error (no interval, no test)."))
     change = serializers.SerializerMethodField()
 
     @extend_schema_field(ChangeSerializer(allow_null=True, help_text=(
@@ -130,6 +135,61 @@ class TrendSerializer(serializers.Serializer):
         words = correlation_words(trend)
         return dict(ChangeSerializer({**vars(trend.change), "first": trend.first, "second": trend.second,
                                       "assumption": words}).data)
+
+
+class MeanPointSerializer(serializers.Serializer):
+    wave = serializers.IntegerField()
+    n = serializers.IntegerField(help_text="Reports in this wave.")
+    mechanism = MechanismSerializer(help_text="This wave's mechanism.")
+    mean = FiniteFloatField(source="mean.mean", help_text=(
+        "The unbiased mean in the question's units (weighted: raked to this wave's margins); null without reports."))
+    std_error = FiniteFloatField(source="mean.std_error")
+    ci_low = FiniteFloatField(source="mean.ci_low", help_text=(
+        "The wave's interval, as its own dashboard gives it at fixed n, clipped to the scale."))
+    ci_high = FiniteFloatField(source="mean.ci_high")
+    confidence = serializers.FloatField(source="mean.confidence")
+
+
+class MeanChangeSerializer(serializers.Serializer):
+    first = serializers.IntegerField()
+    second = serializers.IntegerField()
+    estimate = FiniteFloatField(help_text="The second wave's mean minus the first's, in the question's units.")
+    std_error = FiniteFloatField()
+    ci_low = FiniteFloatField(help_text="Normal interval at the confidence.")
+    ci_high = FiniteFloatField()
+    z = FiniteFloatField(help_text="estimate / std_error (null where the standard error is 0).")
+    p_value = FiniteFloatField(help_text="Two-sided test of no change.")
+    shared = serializers.IntegerField(help_text=(
+        "The later wave's responses whose browser answered an earlier wave, at most the smaller wave."))
+    correlation = serializers.ChoiceField(choices=["independent", "unknown"], help_text=(
+        "independent: no respondent in both, the two variances added; unknown: respondents in both, whose answers "
+        "covary in a way their reports (never linked) do not tell: the largest variance any correlation allows, "
+        "(se1 + se2)^2."))
+    assumption = serializers.CharField(help_text="The same, in words (the request's language).")
+
+
+class MeanTrendSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="question.id")
+    key = serializers.CharField(source="question.key")
+    order = serializers.IntegerField(source="question.order")
+    text = serializers.CharField(source="question.text")
+    waves = MeanPointSerializer(source="points", many=True, help_text=(
+        "Every visible wave that asked it for its mean, in wave order."))
+    missing = serializers.ListField(child=serializers.IntegerField(), help_text=(
+        "Visible waves that did not ask it, or not for its mean."))
+    change = serializers.SerializerMethodField()
+
+    @extend_schema_field(MeanChangeSerializer(allow_null=True, help_text=(
+        "From first to second; null when either has no reports or fewer than two waves are visible.")))
+    def get_change(self, trend: MeanTrend) -> dict[str, Any] | None:
+        change = trend.change
+        if change is None:
+            return None
+        one = {name: getattr(change, name)[0] for name in ("estimate", "std_error", "ci_low", "ci_high", "z",
+                                                           "p_value")}
+        return dict(MeanChangeSerializer({**one, "first": trend.first, "second": trend.second, "shared": change.shared,
+                                          "correlation": change.correlation,
+                                          "assumption": mean_words(trend)}).data)
 
 
 class NotComparedSerializer(serializers.Serializer):
@@ -154,7 +214,9 @@ class SeriesResultsSerializer(serializers.Serializer):
     waves = WaveSerializer(many=True, help_text="The waves you may see, in order; the others are left out.")
     questions = TrendSerializer(source="trends", many=True, help_text=(
         "The questions with one answer of k, compared across waves."))
-    not_compared = NotComparedSerializer(many=True, help_text="Multi-select and numeric means: not compared here.")
+    means = MeanTrendSerializer(source="mean_trends", many=True, help_text=(
+        "The numeric questions asked for their mean, compared across waves as means."))
+    not_compared = NotComparedSerializer(many=True, help_text="Multi-select: not compared here.")
 
 
 def _finite(values: tuple[float, ...]) -> list[float | None]:

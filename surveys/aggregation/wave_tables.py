@@ -16,6 +16,10 @@ Each row names its question as the wave asked about asks it (question_id, key, o
   interval, z, two-sided p_value, shared (the later wave's responses taken to have answered both), correlation
   (independent, fewest_changes or unknown) and the assumption in words; same_as_this_wave says whether the two
   waves' reports were made the same way.
+- row = "wave_mean", then "mean_change": a numeric question's mean (option_index empty, option_label "mean"), in
+  its units: each wave's as its own dashboard gives it at fixed n (p, q_other, the permanent layer's columns and
+  same_as_this_wave empty: no mean remembers randomization), then the change of the means, whose correlation is
+  independent or unknown (the largest variance any correlation allows).
 
 Weighted (weighted=true): each wave's n, estimate, std_error and interval are under its own raking (Wilson at each
 option's effective sample size), the change's variance the sum of the two waves' when they share no respondents,
@@ -36,7 +40,9 @@ from datetime import date, datetime
 from typing import Any
 
 from .figure_tables import cell
-from .waves import Point, SeriesResults, Trend, Wave, correlation_words
+from .wave_means import MeanTrend
+from .wave_words import correlation_words, mean_words
+from .waves import Point, SeriesResults, Trend, Wave
 
 COLUMNS = [
     "row", "question_id", "question_key", "question_order", "question_text", "option_index", "option_label",
@@ -68,6 +74,25 @@ def rows(found: SeriesResults) -> Iterator[list[Any]]:
         if trend.change is not None:
             for row in _change(trend):
                 yield [*row, str(found.weighted).lower(), *[""] * _WEIGHTS_CELLS]
+    for mean in found.mean_trends:
+        yield from _mean_rows(mean, waves, found.weighted)
+
+
+def _mean_rows(trend: MeanTrend, waves: dict[int, Wave], weighted: bool) -> Iterator[list[Any]]:
+    q = trend.question
+    named = [q.id, q.key, q.order, q.text, "", "mean"]
+    for point in trend.points:
+        m = point.mean
+        yield ["wave_mean", *named, *_wave(waves[point.wave]), point.mechanism.name, _parameters(point.mechanism),
+               cell(point.mechanism.effective_epsilon), *[""] * (_MADE_CELLS - 3), "", point.n,
+               *(cell(x) for x in (m.mean, m.std_error, m.ci_low, m.ci_high)), m.confidence, *[""] * _CHANGE_CELLS,
+               *_weights(weighted, waves[point.wave])]
+    change = trend.change
+    if change is not None:
+        yield ["mean_change", *named, *[""] * (_WAVE_CELLS + _MADE_CELLS + 2),
+               *(cell(values[0]) for values in (change.estimate, change.std_error, change.ci_low, change.ci_high)),
+               change.confidence, trend.first, trend.second, cell(change.z[0]), cell(change.p_value[0]), change.shared,
+               change.correlation, mean_words(trend), str(weighted).lower(), *[""] * _WEIGHTS_CELLS]
 
 
 def _weights(weighted: bool, wave: Wave) -> list[Any]:

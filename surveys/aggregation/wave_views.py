@@ -26,9 +26,9 @@ from surveys.errors import ErrorSerializer
 from surveys.localized import point
 from surveys.refusals import Refusal
 
-from . import access, api, params, results, trend_charts, waves, weighting
+from . import access, api, means, params, results, trend_charts, wave_means, wave_words, waves, weighting
 from . import too_few as rule
-from .templatetags.results_format import level, points
+from .templatetags.results_format import decimals_for, figures, level, plusminus, points
 from .wave_serializers import SeriesResultsSerializer
 
 
@@ -55,6 +55,35 @@ def p_text(value: float) -> str:
     return point("< 0.001") if value < 0.001 else point(f"= {value:.3f}")
 
 
+@dataclass(frozen=True)
+class MeanChangeRow:
+    """A numeric mean's change, as its words need it: every figure with the decimals its interval calls for."""
+
+    before: str
+    after: str
+    change: str  # signed, in the question's units
+    low: str
+    high: str
+    p_value: str
+
+
+def mean_change_row(trend: wave_means.MeanTrend) -> MeanChangeRow | None:
+    change = trend.change
+    if change is None:
+        return None
+    found = {p.wave: p.mean for p in trend.points}
+    value, low, high = change.estimate[0], change.ci_low[0], change.ci_high[0]
+    before, after = (figures(found[wave].mean, found[wave].ci_low, found[wave].ci_high)[0]
+                     for wave in (trend.first, trend.second))
+    digits = decimals_for(low, high, value)
+    return MeanChangeRow(before, after, _signed(value, digits), _signed(low, digits), _signed(high, digits),
+                         p_text(change.p_value[0]))
+
+
+def _signed(value: float, digits: int) -> str:
+    return "–" if not math.isfinite(value) else point(f"{value:+.{digits}f}".replace("-", "−"))
+
+
 def change_rows(trend: waves.Trend) -> list[ChangeRow]:
     change = trend.change
     if change is None:
@@ -69,7 +98,8 @@ def change_rows(trend: waves.Trend) -> list[ChangeRow]:
 def context(user: Any, survey: Survey, options: params.ResultOptions,
             weights: weighting.Weights | None = None) -> dict[str, Any]:
     """The dashboard's part for a wave of a series (empty for another survey): the trends, each with its chart,
-    its change in words and its assumption; a wave number not understood is said, and the default pair shown.
+    its change in words and its assumption; a wave number not understood is said, and the default pair shown
+    (the last two waves with responses).
     Weighted figures another wave cannot give (no margins, or responses that cannot be raked) are said, and the
     waves shown unweighted. `weights`: this wave's, raked for its estimates already (not raked again)."""
     problem = None
@@ -82,10 +112,12 @@ def context(user: Any, survey: Survey, options: params.ResultOptions,
         return {}
     found, unweighted = made
     trends = [(trend, trend_charts.trend_chart(trend), change_rows(trend),
-               waves.correlation_words(trend) if trend.change else "", too_few(trend, options))
+               wave_words.correlation_words(trend) if trend.change else "", too_few(trend, options))
               for trend in found.trends]
-    return {"series": found, "trends": trends, "wave_problem": problem, "waves_query": query(found),
-            "waves_unweighted": unweighted}
+    mean_trends = [(trend, mean_change_row(trend), wave_words.mean_words(trend) if trend.change else "",
+                    mean_too_few(trend, options)) for trend in found.mean_trends]
+    return {"series": found, "trends": trends, "mean_trends": mean_trends, "wave_problem": problem,
+            "waves_query": query(found), "waves_unweighted": unweighted}
 
 
 def too_few(trend: waves.Trend, options: params.ResultOptions) -> str | None:
@@ -95,6 +127,14 @@ def too_few(trend: waves.Trend, options: params.ResultOptions) -> str | None:
     needed = results.needed(trend.question, fixed)
     few = [p.wave for p in trend.points if 0 < p.n < needed]
     return rule.waves_warning(few, needed, points(options.margin), level(options.confidence))
+
+
+def mean_too_few(trend: wave_means.MeanTrend, options: params.ResultOptions) -> str | None:
+    """The same rule for a numeric mean: its planner's respondents for the margin as a share of its scale."""
+    question = trend.question
+    needed = means.needed(question, options.margin, options.confidence)
+    few = [p.wave for p in trend.points if 0 < p.n < needed]
+    return rule.waves_warning(few, needed, plusminus(means.units(question, options.margin)), level(options.confidence))
 
 
 def _weighed_or_said(user: Any, survey: Survey, options: params.ResultOptions, weights: weighting.Weights | None
@@ -127,8 +167,9 @@ WAVE_PARAMETERS = [
         "it takes the largest variance any correlation allows (correlation unknown).")),
     *(OpenApiParameter(name, {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}, description=(
         f"The wave compared {role}: a wave number of this series among those you may see (default: the "
-        f"{default} of them); first and second must differ.")) for name, role, default in (
-            ("first", "from", "first"), ("second", "to", "last"))),
+        f"{default} of the last two with responses, or with fewer than two such waves the {fallback} wave); first "
+        f"and second must differ.")) for name, role, default, fallback in (
+            ("first", "from", "earlier", "first"), ("second", "to", "later", "last"))),
 ]
 
 

@@ -11,7 +11,9 @@ The change between two waves (`ldp.wave_pairs`): the respondents of the later wa
 answered an earlier wave of the series are taken to have answered the earlier wave compared (a panel; the flag
 does not say which wave), and as few of them as the estimates allow to have changed their answer; their
 reports are never linked, so neither is observed. Questions with one answer of k (yes/no, single choice,
-ordinal levels, numeric bins, asked directly or randomized) are compared; the others are listed as not compared.
+ordinal levels, numeric bins, asked directly or randomized) are compared; a numeric question's mean is compared as
+a mean (`wave_means`); multi-selects are listed as not compared. The assumption a change makes, in words:
+`wave_words`.
 
 Weighted (`options.weighted`): each wave with responses is raked to its own population margins (a new wave copies
 the margins of the wave it was made from) and each point is that wave's weighted estimate, as its own dashboard
@@ -25,7 +27,7 @@ takes the largest variance any correlation allows, (se1 + se2)^2 from the two we
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -41,7 +43,8 @@ from surveys.collection import plan, tallies
 from surveys.collection.models import Question, Series, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
-from . import versions, weighting
+from . import versions, wave_means, weighting
+from .models import PopulationMargin
 from .params import BadParameter, ResultOptions
 
 
@@ -57,6 +60,7 @@ class Wave:
     first_day: date | None = None  # the days of its first and last responses (a response keeps its day only)
     last_day: date | None = None
     weights: weighting.Weights | None = None  # weighted figures: its own raking (None without responses)
+    margins: frozenset[int] = frozenset()  # weighted: the questions it is raked to (their figures are the margins)
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,7 @@ class Point:
     remembered: Remembered | None
     design: Design
     same: bool  # its reports were made as this wave's were (the same channel and layers)
+    fixed: bool = False  # weighted to a margin of this question: the figures are the margin's shares, no estimate
 
     @property
     def n(self) -> int:
@@ -94,6 +99,12 @@ class Trend:
     def differs(self) -> bool:
         return any(not point.same for point in self.points)
 
+    @property
+    def fixed(self) -> bool:
+        """Weighted, and a margin in both waves compared: its change is the margins', with nothing to test."""
+        found = {point.wave: point.fixed for point in self.points}
+        return self.weighted and found.get(self.first, False) and found.get(self.second, False)
+
 
 @dataclass(frozen=True)
 class SeriesResults:
@@ -104,8 +115,9 @@ class SeriesResults:
     first: int | None  # the waves compared; None with fewer than two waves to see
     second: int | None
     trends: list[Trend]
-    not_compared: list[PlannedQuestion]  # multi-select and numeric means: no change across waves here
+    not_compared: list[PlannedQuestion]  # multi-select: no change across waves here
     weighted: bool = False  # each wave's figures raked to its own margins
+    mean_trends: list[wave_means.MeanTrend] = field(default_factory=list)  # numeric means
 
     @property
     def not_compared_words(self) -> str:
@@ -128,7 +140,7 @@ class SeriesResults:
 def series_results(survey: Survey, user: Any, options: ResultOptions,
                    weights: weighting.Weights | None = None) -> SeriesResults | None:
     """The waves of `survey`'s series that `user` may see, compared; None when it is no wave of a series.
-    `options.first`/`second` name the waves compared (wave numbers; default the first and the last).
+    `options.first`/`second` name the waves compared (wave numbers; default the last two with responses).
     `weights`: `survey`'s own, when the caller has raked it already (the dashboard's estimates)."""
     if survey.series is None or survey.wave is None:
         return None
@@ -136,8 +148,6 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
                    .annotate(repeated=Count("responses", filter=Q(responses__earlier_wave=True)),
                              first_day=Min("responses__submitted_on"), last_day=Max("responses__submitted_on"))
                    .order_by("wave"))
-    numbers = [wave.wave for wave in surveys]
-    first, second = _pair(numbers, options)
     plans, counted, waves = {}, {}, []
     for wave in surveys:
         try:
@@ -156,23 +166,24 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
             own = wave.pk == survey.pk and weights is not None
             wave_weights = weights if own else _weights(wave, plans[wave.wave])
         waves.append(Wave(wave.wave, wave, responses, wave.repeated, None, wave.first_day, wave.last_day,
-                          wave_weights))
+                          wave_weights, _margins(wave) if wave_weights is not None else frozenset()))
+    first, second = _pair(waves, options)
     layers = _layers(surveys)
     current = plans[survey.wave]
-    trends, not_compared = [], []
-    for question in current:
-        if not question.mechanism.one_of_k:
-            not_compared.append(question)
-            continue
-        trends.append(_trend(question, survey.wave, plans, counted, layers, waves, (first, second), options))
+    trends = [_trend(question, survey.wave, plans, counted, layers, waves, (first, second), options)
+              for question in current if question.mechanism.one_of_k]
+    not_compared = [question for question in current if not (question.mechanism.one_of_k or question.mean)]
+    lineages = {pk: lineage for pk, (lineage, _remembered) in layers.items()}
+    mean_trends = wave_means.trends(current, plans, counted, lineages, waves, (first, second), options)
     return SeriesResults(survey, survey.series, waves, options.confidence, first, second, trends, not_compared,
-                         options.weighted)
+                         options.weighted, mean_trends)
 
 
 def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
     """The wave's responses raked to its own margins; a refusal that names the wave when they cannot be."""
     try:
-        return weighting.weights(wave, {q.id: q for q in planned}, [q.id for q in planned if q.mechanism.one_of_k])
+        return weighting.weights(wave, {q.id: q for q in planned},
+                                 [q.id for q in planned if q.mechanism.one_of_k or q.mean])
     except BadParameter as refusal:  # no margins
         raise BadParameter(refusal.field, _("Wave %(wave)s: %(reason)s") % {"wave": wave.wave,
                                                                            "reason": refusal.reason}) from None
@@ -181,7 +192,14 @@ def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
                                                                        "reason": refusal.reason}) from None
 
 
-def _pair(numbers: list[int], options: ResultOptions) -> tuple[int | None, int | None]:
+def _margins(wave: Survey) -> frozenset[int]:
+    return frozenset(PopulationMargin.objects.filter(question__survey=wave).values_list("question_id", flat=True))
+
+
+def _pair(waves: list[Wave], options: ResultOptions) -> tuple[int | None, int | None]:
+    """The waves compared: those asked for, else the last two with responses (a wave just made or opened has none
+    yet, and comparing with it would give no change), else the first and the last."""
+    numbers = [wave.number for wave in waves]
     for name in ("first", "second"):
         asked = getattr(options, name)
         if asked is not None and asked not in numbers:
@@ -189,8 +207,14 @@ def _pair(numbers: list[int], options: ResultOptions) -> tuple[int | None, int |
                                      + ", ".join(map(str, numbers)))
     if len(numbers) < 2:
         return None, None
-    first = options.first if options.first is not None else numbers[0]
-    second = options.second if options.second is not None else numbers[-1]
+    answered = [wave.number for wave in waves if wave.responses]
+    default = answered[-2:] if len(answered) >= 2 else [numbers[0], numbers[-1]]
+    first = options.first if options.first is not None else default[0]
+    second = options.second if options.second is not None else default[1]
+    if options.second is None and second == first:  # one wave asked for: compared with the other of the default
+        second = default[0]
+    if options.first is None and first == second:
+        first = default[1]
     if first == second:
         raise BadParameter("second" if options.second is not None else "first", "compare two different waves")
     return first, second
@@ -226,8 +250,8 @@ def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPla
         design = Design.of(mechanism, remembered)
         if wave.number == here:
             own = design
-        points.append(Point(wave.number, estimate, mechanism, remembered, design, same=True))
-    points = [Point(p.wave, p.estimate, p.mechanism, p.remembered, p.design, same=p.design == own) for p in points]
+        points.append(Point(wave.number, estimate, mechanism, remembered, design, True, asked.id in wave.margins))
+    points = [replace(p, same=p.design == own) for p in points]
     change = _change(points, waves, first, second, options)
     return Trend(question, points, change, first or 0, second or 0, tuple(missing), options.weighted)
 
@@ -235,7 +259,7 @@ def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPla
 def _weighed(asked: PlannedQuestion, estimate: ldp.Estimate, weights: weighting.Weights,
              confidence: float) -> ldp.Estimate:
     weighted, _mean = weighting.weigh(asked, estimate, weights, confidence)
-    if weighted is None:  # a numeric mean: never compared across waves (`series_results`)
+    if weighted is None:  # a numeric mean: compared apart (`wave_means`)
         raise ValueError("only questions with one answer of k have weighted fractions")
     return weighted
 
@@ -250,26 +274,3 @@ def _change(points: list[Point], waves: list[Wave], first: int | None, second: i
     # Weighted: the shared respondents' covariance is not worked out through the weights (module docstring).
     return wave_pairs.between(one.estimate, two.estimate, one.design, two.design, later.repeated,
                               options.confidence, known=not options.weighted)
-
-
-def correlation_words(trend: Trend) -> str:
-    """The change's assumption about respondents in both waves, in words."""
-    change = trend.change
-    assert change is not None
-    later, earlier = max(trend.first, trend.second), min(trend.first, trend.second)
-    if change.correlation == wave_pairs.INDEPENDENT:
-        return _("No respondent of wave %(later)s said they had answered an earlier wave: the two waves are taken "
-                 "as independent.") % {"later": later}
-    if change.correlation == wave_pairs.UNKNOWN and trend.weighted:
-        return _("%(shared)s respondents of wave %(later)s said they had answered an earlier wave; how their "
-                 "weighted reports go together across waves is not worked out (their reports are never linked), so "
-                 "the interval allows for the largest variance any correlation gives (its standard error is the sum "
-                 "of the two waves' weighted standard errors).") % {"shared": change.shared, "later": later}
-    if change.correlation == wave_pairs.UNKNOWN:
-        return _("The two waves remember different permanent layers, so how the reports of respondents who "
-                 "answered both go together is not known: the interval allows for the largest variance any "
-                 "correlation gives.")
-    return _("%(shared)s respondents of wave %(later)s said they had answered an earlier wave; the interval takes "
-             "them as having answered wave %(earlier)s too, and as few of them as these estimates allow as having "
-             "changed their answer (their reports are never linked, so neither is observed).") % {
-                 "shared": change.shared, "later": later, "earlier": earlier}

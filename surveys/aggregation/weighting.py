@@ -30,14 +30,15 @@ from django.utils.translation import gettext as _
 
 from ldp.estimates import Estimate, MeanEstimate, project_to_simplex
 from ldp.linear_model import per_report_values
+from ldp.mechanism_base import Mechanism
 from ldp.raking import Design, RakingError, coded_margin, margin, rake
 from ldp.weighted import indicators, weighted_fractions, weighted_mean
 from surveys import refusals
-from surveys.collection import report_columns
+from surveys.collection import cell_tallies, report_columns
 from surveys.collection.models import Response, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
-from . import margins
+from . import cell_counts, margins
 from .models import PopulationMargin
 from .params import BadParameter, ResultOptions
 
@@ -66,15 +67,17 @@ class MarginUsed:
 @dataclass(frozen=True)
 class Weights:
     """The raking of the weighted responses, over their cells (`design`: one row per cell of the margin questions,
-    its `counts` the responses in it), and what the figures need of each weighted response: its cell and its
-    stored value of each question read (`columns`, aligned). A model's weights come from its own grouped rows
-    (`design` alone)."""
+    its `counts` the responses in it), and what the figures need of the weighted responses: their (cell, stored
+    value) counts kept running (`tallied`, `surveys.collection.cell_tallies`), or each one's cell and stored value of
+    each question read (`cells`, `columns`, aligned). A model's weights come from its own grouped rows (`design`
+    alone)."""
 
     design: Design
     margins: tuple[MarginUsed, ...]
     left_out: int  # responses without an answer to every margin question
     cells: npt.NDArray[np.int64] | None = None  # each weighted response's row of `design`
     columns: Mapping[int, npt.NDArray[np.int64]] = field(default_factory=dict)  # question id -> stored values
+    tallied: cell_counts.Tallied | None = None
 
     def summary(self) -> dict[str, Any]:
         return {**self.design.summary(), "left_out": self.left_out}
@@ -83,29 +86,27 @@ class Weights:
         """The design over the distinct (cell, stored value of each question) rows, each standing for its count of
         responses (`ldp.raking`'s grouped rows: the figures of the responses written out), and each question's
         stored value in each row; a refusal if a weighted response has no report of one of them."""
-        if self.cells is None:
-            raise ValueError("these weights carry no responses' cells (a model's)")
-        columns = [self.cells]
-        for question in questions:
-            column = self.columns[question.id]
-            if column.size and column.min() == report_columns.MISSING:
-                raise Unweightable(_("Question %(question)s was not answered by every weighted response.")
-                                   % {"question": question.order})
-            columns.append(column)
-        rows, counts = distinct_rows(columns)
-        cell = rows[:, 0]
+        if self.tallied is not None and self.tallied.answers(questions):
+            cell, columns, counts = self.tallied.rows(questions)
+            if self.design.counts is None or counts.sum() != self.design.counts.sum():
+                raise _unanswered(questions[-1])
+        elif self.cells is None:
+            raise ValueError("these weights carry no responses' cells nor their counts")
+        else:
+            for question in questions:
+                column = self.columns[question.id]
+                if column.size and column.min() == report_columns.MISSING:
+                    raise _unanswered(question)
+            rows, counts = report_columns.distinct_rows([self.cells, *(self.columns[q.id] for q in questions)])
+            cell, columns = rows[:, 0], [rows[:, j] for j in range(1, rows.shape[1])]
         design = replace(self.design, weights=self.design.weights[cell], counts=counts.astype(float),
                          margins=tuple(replace(m, codes=m.codes[cell]) for m in self.design.margins))
-        return design, [rows[:, j] for j in range(1, rows.shape[1])]
+        return design, columns
 
 
-def distinct_rows(columns: Sequence[npt.NDArray[np.int64]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """`report_columns.grouped` of columns that may hold negative values (a discrete Laplace report): each shifted
-    to start at 0 for the grouping and back after."""
-    lowest = [int(column.min()) if column.size else 0 for column in columns]
-    rows, counts = report_columns.grouped([column - low if low else column
-                                           for column, low in zip(columns, lowest, strict=True)])
-    return rows + np.asarray(lowest, dtype=np.int64), counts
+def _unanswered(question: PlannedQuestion) -> Unweightable:
+    return Unweightable(_("Question %(question)s was not answered by every weighted response.")
+                        % {"question": question.order})
 
 
 def offer(survey: Survey, options: ResultOptions) -> dict[str, Any]:
@@ -125,25 +126,63 @@ def margins_of(survey: Survey) -> list[PopulationMargin]:
     return found
 
 
-def weights(survey: Survey, questions: Mapping[int, PlannedQuestion], asked: Sequence[int] = ()) -> Weights:
-    """The survey's raked weights, with the columns of the `asked` questions for `Weights.grouped`; a refusal when
-    it has no margins or its responses cannot meet them."""
+def weights(survey: Survey, questions: Mapping[int, PlannedQuestion], asked: Sequence[int] = (),
+            by: PlannedQuestion | None = None) -> Weights:
+    """The survey's raked weights, with the (cell, stored value) counts of the `asked` questions for
+    `Weights.grouped` (and of each broken down `by`): kept running (`cell_tallies`; the first time, counted from the
+    reports), or read from the reports when the keys cannot code a cell (`read`); a refusal when it has no margins
+    or its responses cannot meet them. `questions`: the survey's plan, by id."""
     found = required_margins(survey)
+    keys = [questions[m.question_id] for m in found]
+    extra = by is not None and by.id not in {q.id for q in keys}
+    keys += [by] if by is not None and extra else []
+    if not cell_tallies.can_key(keys):
+        return read(survey, questions, [*([by.id] if by is not None else []), *asked], found)
+    watch = cell_tallies.find(survey.pk, keys)
+    if watch is None:
+        within_a_request(survey, len(questions))
+        cell_tallies.drop(survey.pk, keeping=keys[:len(found)])  # watches of margins entered before these
+        try:
+            watch = cell_tallies.watch(survey.pk, keys, list(questions.values()), most=_joined_at_most())
+        except report_columns.TooMany:
+            raise _too_many() from None
+    counted = cell_tallies.read(watch, dict.fromkeys([keys[0].id, *asked]))
+    cells, counts = cell_counts.margin_cells(counted[keys[0].id], (cell_tallies.radix(keys[-1]) or 1) if extra else 1)
+    tallied = cell_counts.Tallied(tuple(keys), extra, cells, counted)
+    values = cell_tallies.decoded(keys[:len(found)], cells)
+    design, used = raked(found, questions, {m.question_id: values[j] for j, m in enumerate(found)}, counts=counts)
+    left_out = Response.objects.filter(survey=survey).count() - int(counts.sum())
+    return Weights(design, used, left_out, tallied=tallied)
+
+
+def read(survey: Survey, questions: Mapping[int, PlannedQuestion], asked: Sequence[int],
+         found: list[PopulationMargin] | None = None) -> Weights:
+    """`weights` from the `asked` questions' answers read from the reports within the request (a cross-tab's two, or
+    keys that cannot code a cell), as columns. `found`: the survey's margins, if already read."""
+    found = required_margins(survey) if found is None else found
     margin_ids = [m.question_id for m in found]
     ids = margin_ids + [q for q in dict.fromkeys(asked) if q not in margin_ids]
     within_a_request(survey, len(ids))
     try:
-        read = dict(zip(ids, report_columns.aligned(ids, most=settings.WEIGHT_NOW_VALUES // JOINED), strict=True))
+        columns = dict(zip(ids, report_columns.aligned(ids, most=_joined_at_most()), strict=True))
     except report_columns.TooMany:
-        raise Unweightable(_(
-            "Some responses lack an answer to a question these figures need, so their answers are read by a slower "
-            "join: at most %(limit)s answers within a request. Ask for fewer questions (a cross-tab), or unweighted.")
-            % {"limit": f"{settings.WEIGHT_NOW_VALUES // JOINED:,}"}) from None
-    answered = np.logical_and.reduce([read[q] != report_columns.MISSING for q in margin_ids])
-    every = bool(answered.all())
-    columns = read if every else {q: column[answered] for q, column in read.items()}
+        raise _too_many() from None
+    answered = np.logical_and.reduce([columns[q] != report_columns.MISSING for q in margin_ids])
+    if not answered.all():
+        columns = {q: column[answered] for q, column in columns.items()}
     design, used, cells = by_cells(found, questions, [columns[q] for q in margin_ids])
     return Weights(design, used, int(answered.size - answered.sum()), cells, columns)
+
+
+def _joined_at_most() -> int:
+    return settings.WEIGHT_NOW_VALUES // JOINED
+
+
+def _too_many() -> Unweightable:
+    return Unweightable(_(
+        "Some responses lack an answer to a question these figures need, so their answers are read by a slower "
+        "join: at most %(limit)s answers within a request. Ask for fewer questions (a cross-tab), or unweighted.")
+        % {"limit": f"{_joined_at_most():,}"})
 
 
 def by_cells(found: list[PopulationMargin], questions: Mapping[int, PlannedQuestion],
@@ -172,7 +211,7 @@ def _cells(codes: list[npt.NDArray[np.int64]]) -> tuple[npt.NDArray[np.int64], n
                                                        npt.NDArray[np.int64]]:
     """The distinct combinations of the margin questions' codes (one row each, sorted), each response's row among
     them, and how many responses each holds."""
-    rows, counts = distinct_rows(codes)
+    rows, counts = report_columns.distinct_rows(codes)
     if not len(rows):
         return rows, np.empty(0, dtype=np.int64), counts
     low, radices = rows.min(axis=0), np.ptp(rows, axis=0) + 1
@@ -242,6 +281,14 @@ def as_related(question: PlannedQuestion, stored: npt.NDArray[np.int64]) -> npt.
     return np.fromiter((question.cell(int(v)) for v in stored), dtype=np.int64, count=stored.size)
 
 
+def _degrees(mechanism: Mechanism, design: Design) -> int | None:
+    """A weighted mean's degrees of freedom: n - 1 for a number sent as given, else None (normal, as a randomized
+    mean's unweighted interval). Student t, not normal: the answers' spread is estimated from the same n answers
+    (the unweighted mean's reason for t), and t on responses - 1 is what Stata's svy and SAS's SURVEYMEANS give a
+    design of single responses; so the page's "Student t with n - 1 degrees of freedom" holds weighted or not."""
+    return design.n - 1 if mechanism.mean_interval == "t" and design.n > 1 else None
+
+
 def weigh(question: PlannedQuestion, unweighted: Estimate | None, found: Weights,
           confidence: float) -> tuple[Estimate | None, MeanEstimate | None]:
     """One question's figures under the weights: its fractions (Wilson at the effective n) and its mean: a
@@ -253,7 +300,7 @@ def weigh(question: PlannedQuestion, unweighted: Estimate | None, found: Weights
     if question.mean or unweighted is None:
         values = per_report_values(mechanism, reports)
         lo, hi = float(mechanism.lo), float(mechanism.hi)  # type: ignore[attr-defined]  # a numeric mean's scale
-        return None, weighted_mean(values, design, lo, hi, confidence)
+        return None, weighted_mean(values, design, lo, hi, confidence, _degrees(mechanism, design))
     weighted = weighted_fractions(mechanism, reports, design, confidence)
     estimate = np.asarray(weighted.estimate)
     score = None

@@ -17,7 +17,7 @@ import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
-from . import answer_rows, kinds, pair_tallies, plan, tallies
+from . import answer_rows, cell_tallies, kinds, pair_tallies, plan, tallies
 from .kinds import single_choice, yes_no
 from .models import (
     Option,
@@ -42,7 +42,7 @@ class QuestionSpec:
 
     text: str
     mechanism: str
-    q: Decimal | str | None = None  # q-randomized response only
+    q: Decimal | str | None = None  # q-randomized response only: a decimal or a fraction ("2/3")
     epsilon: float | None = None  # every other mechanism
     options: Sequence[str] = ()
     kind: str | None = None
@@ -51,8 +51,8 @@ class QuestionSpec:
     edges: Sequence[str] = ()
     scores: Sequence[str | None] = ()
     exclusive: Sequence[str] = ()  # a multi-select's options ticked alone, by label
-    name: str = ""  # blank: q<order>
-    hint: str = ""
+    name: str = ""  # its column in the exports (blank: q<order>)
+    hint: str = ""  # a few words shown under the question
 
     @property
     def question_kind(self) -> str:
@@ -64,10 +64,9 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
     """A survey with its questions (order 1, 2, ...) and their options (order 0, 1, ...)."""
     survey = Survey.objects.create(slug=slug, title=title, **fields)
     for order, spec in enumerate(questions, start=1):
-        question = Question(survey=survey, order=order, text=spec.text, name=spec.name, hint=spec.hint,
-                            mechanism_name=spec.mechanism,
-                            kind=spec.question_kind, q=None if spec.q is None else Decimal(spec.q),
-                            epsilon=spec.epsilon, at_most=spec.at_most)
+        question = Question(survey=survey, order=order, text=spec.text, hint=spec.hint, mechanism_name=spec.mechanism,
+                            kind=spec.question_kind, q=spec.q,
+                            epsilon=spec.epsilon, at_most=spec.at_most, name=spec.name)
         if spec.scale:
             question.lo, question.hi, question.step = (Decimal(x) for x in spec.scale)
         question.save()
@@ -114,7 +113,7 @@ def _option(question: Question, order: int, label: str, spec: QuestionSpec) -> O
 @transaction.atomic
 def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndarray]) -> list[uuid.UUID]:
     """Store len(column) responses from stored report values per question id (as the submission
-    API would store them), with their tallies and their watched pairs' counts, in one transaction;
+    API would store them), with their tallies and their watched pairs' and cells' counts, in one transaction;
     their ids. Questions left out get no reports."""
     current = plan.of(survey)
     given = [q for q in current if q.id in values]
@@ -133,6 +132,7 @@ def write_responses(survey: Survey, values: Mapping[int, Sequence[int] | np.ndar
                   for key, q, column in zip(report_keys(len(given)), given, columns, strict=True)])
     tallies.add(given, {q.id: (_counts(q, values[q.id]), n) for q in given})
     pair_tallies.add(given, values)
+    cell_tallies.add(given, values)
     return ids
 
 

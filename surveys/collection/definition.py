@@ -33,10 +33,9 @@ class Definition:
     @cached_property
     def questions(self) -> tuple[PlannedQuestion, ...]:
         exclusive, remembered = exclusive_of(self.survey), remembered_of(self.survey)
-        names = dict(self.survey.questions.values_list("id", "name"))
         # A remembered question's mechanism here is what the browser draws each wave, its instantaneous layer; the
         # permanent layer is published beside it (`remembered`).
-        return tuple(dataclasses.replace(question, mechanism=instantaneous(question.mechanism), name=names[question.id],
+        return tuple(dataclasses.replace(question, mechanism=instantaneous(question.mechanism),
                                          exclusive=exclusive.get(question.id, ()),
                                          remembered=remembered.get(question.id))
                      for question in languages.localized(self.plan.questions, self.texts))

@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy
 import ldp
 import ldp.numeric
 import ldp.planning
+from ldp import exact_q
 from ldp.rounding import Loss, loss_of
 
 MARGIN = 0.05  # the planner's margin: ±5 points at 95% confidence
@@ -48,11 +49,13 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
     only), the odds factor, the best guess from one report (%), respondents for ±5 points.
 
     A direct question (not randomized) has no epsilon, odds, best guess or strength (all None:
-    JSON null, never Infinity) and is outside the survey's budget."""
+    JSON null, never Infinity) and is outside the survey's budget. A remembered question: `remembered`."""
+    if isinstance(mechanism, ldp.waves.Composed):
+        return remembered(mechanism)
     if not mechanism.randomized:
         figures: dict[str, Any] = {
             "mechanism": mechanism.name, "k": mechanism.k, "randomized": False, "epsilon": None,
-            "q_equivalent": None, "odds": None, "best_guess": None,
+            "q_equivalent": None, "q_exact": None, "odds": None, "best_guess": None,
             "respondents": ldp.respondents_needed(mechanism, MARGIN), "strength": None,
         }
         # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)
@@ -67,6 +70,7 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
         "randomized": True,
         "epsilon": epsilon,
         "q_equivalent": mechanism.q_equivalent,
+        "q_exact": mechanism.describe().get("q_exact"),  # q-RR: q as configured, exactly
         "odds": ldp.odds_factor(epsilon),
         "best_guess": 100 * ldp.best_guess(epsilon),
         "respondents": ldp.respondents_needed(mechanism, MARGIN) if not mechanism.estimates_mean else None,
@@ -80,6 +84,22 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
     # Exact, so the page's running total is the saved one (total_shown), not a sum of rounded floats.
     figures["loss"] = {"ratio": str(loss.ratio), "rational": str(loss.rational)}
     figures["summary"] = summary(figures) + particular_summary(figures) + advice(figures)
+    return figures
+
+
+def remembered(mechanism: ldp.waves.Composed) -> dict[str, Any]:
+    """A question that remembers its randomization across waves: its instantaneous layer's figures (what the browser
+    draws each wave and the budget counts), but the respondents of its reports as every reader debiases them, through
+    both layers composed (the estimates and the dashboard plan with the same), and both layers' losses beside."""
+    figures = of(mechanism.instant)
+    figures["respondents"] = ldp.respondents_needed(mechanism, MARGIN)
+    figures["wave_epsilon"] = mechanism.layers.wave_epsilon
+    figures["permanent_epsilon"] = mechanism.permanent.effective_epsilon
+    figures["summary"] = summary(figures) + _(
+        "; remembered across waves through a permanent layer of ε = {permanent}: the respondents are for reports "
+        "read through both layers, and one wave costs at most ε = {wave}").format(
+        permanent=str(loss_of(mechanism.permanent.sampler()).epsilon_up(4)),
+        wave=f"{math.ceil(mechanism.layers.wave_epsilon * 10000) / 10000:.4f}")
     return figures
 
 
@@ -105,6 +125,9 @@ def summary(figures: dict[str, Any]) -> str:
     best guess as `figures["shown"]` gives them, rounded up."""
     shown = figures["shown"]
     q = "" if figures["q_equivalent"] is None else f" (q = {figures['q_equivalent']:.4f})"
+    if figures.get("q_exact"):  # q-RR: q as configured, exactly, and p = (1 + q)/2, which the browser samples exactly
+        exact = Fraction(figures["q_exact"])
+        q = f" (q = {exact_q.shown(exact)}, p = {exact_q.half_plus(exact)})"
     strengths = {"strong": _("strong"), "moderate": _("moderate"), "weak": _("weak")}
     if figures["respondents"] is None:  # a numeric mean: its planner is in units of the question
         # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)

@@ -100,9 +100,23 @@ def _option_ids(question_ids: list[int]) -> dict[int, list[int]]:
     return found
 
 
-def name(code: str) -> str:
-    """A language's name in the interface's language, with its code: “Spanish (es)”."""
-    return f"{dict(settings.LANGUAGES).get(code, code)} ({code})"  # the names are lazily translated
+# Interface languages that write a language's name in lower case inside a sentence ("no está disponible en
+# español", "textes en anglais"); the catalogs' names are capitalised, as a list or a heading shows them.
+LOWER_CASE_NAMES = frozenset({"es", "fr", "it", "pt", "ca"})
+
+
+def name(code: str, in_sentence: bool = False) -> str:
+    """A language's name in the interface's language, with its code: “Spanish (es)”; `in_sentence`: as a
+    sentence of that language writes it (“español (es)”)."""
+    found = str(dict(settings.LANGUAGES).get(code, code))  # the names are lazily translated
+    return f"{inside_a_sentence(found) if in_sentence else found} ({code})"
+
+
+def inside_a_sentence(language_name: str) -> str:
+    """A language's name (in the active language) as written inside one of its sentences."""
+    if (translation.get_language() or "").split("-")[0] in LOWER_CASE_NAMES:
+        return language_name[:1].lower() + language_name[1:]
+    return language_name
 
 
 def missing(survey: Survey) -> list[str]:
@@ -111,11 +125,12 @@ def missing(survey: Survey) -> list[str]:
     questions = list(survey.ordered_questions().prefetch_related("translations", "options__translations"))
     for row in survey.translations.all():
         if row.language == survey.language or row.language not in dict(settings.LANGUAGES):
-            found.append(_("%(language)s cannot be a translation of this survey") % {"language": name(row.language)})
+            found.append(_("%(language)s cannot be a translation of this survey")
+                         % {"language": name(row.language, True)})
             continue
         lacking = _lacking(survey, row, questions)
         if lacking:
-            found.append(_("no %(language)s text for %(what)s") % {"language": name(row.language),
+            found.append(_("no %(language)s text for %(what)s") % {"language": name(row.language, True),
                                                                   "what": ", ".join(lacking)})
     return found
 
@@ -127,8 +142,8 @@ def _lacking(survey: Survey, row: SurveyTranslation, questions: list) -> list[st
     for question in questions:
         if not any(t.language == row.language and t.text.strip() for t in question.translations.all()):
             lacking.append(_("question %(n)d") % {"n": question.order})
-        if not kinds.kind_of(question).has_options(question.mechanism_name):
-            continue
+        if not kinds.kind_of(question).respondents_see_options(question.mechanism_name):
+            continue  # none, or a direct number's bins: the analysis's, never shown
         for i, option in enumerate(question.ordered_options(), start=1):
             if not any(t.language == row.language and t.label.strip() for t in option.translations.all()):
                 lacking.append(_("question %(n)d option %(i)d “%(label)s”") % {"n": question.order, "i": i,

@@ -59,6 +59,8 @@ def option_problems(question: Question) -> list[str]:
         return []
     options = question.ordered_options()
     k = len(options)
+    if k == 0 and kind.options_optional(question.mechanism_name):
+        return []
     if not 2 <= k <= MAX_OPTIONS:
         return [_("question %(n)s needs 2 to %(max)s options, has %(k)s")
                 % {"n": question.order, "max": MAX_OPTIONS, "k": k}]

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from ldp.rounding import total_loss
 
-from . import definition, kinds, wording
+from . import definition, kinds, languages, wave_history, wording
 from .models import Survey
 from .serializers import SurveyDefinitionSerializer
 
@@ -52,8 +52,13 @@ def client_text() -> dict[str, str]:
                              "{n} allow a privacy loss of ε&nbsp;=&nbsp;{epsilon}, above the maximum of 10 for one "
                              "question. Nothing has been sent."),
         "computed_waves": _("Your browser computed the same for the answers it remembers: this wave, at most "
-                            "ε&nbsp;=&nbsp;{wave}; all waves together, as long as your answers stay the same, at "
-                            "most ε&nbsp;=&nbsp;{all}."),
+                            "ε&nbsp;=&nbsp;{wave}."),
+        # What the waves this browser answered cost with this one (epsilon.js historyLoss, remember.js answeredWaves):
+        "history_none": _("This browser keeps no record of answering another wave of this series (clearing its "
+                          "storage erases that record too): this wave alone costs at most ε&nbsp;=&nbsp;{all}."),
+        "history_some": _("This browser keeps a record of answering other waves of this series: {waves}. Those and "
+                          "this one together, as long as your answers stay the same, cost at most "
+                          "ε&nbsp;=&nbsp;{all}, counted from the numbers each wave randomized with."),
         "refuse_remembered": _("Your browser will not randomize your answers: the numbers it was given for question "
                                "{n} allow a larger privacy loss than this page states for it. Nothing has been sent."),
         "refuse_total": _("Your browser will not randomize your answers: the numbers it was given allow a privacy "
@@ -72,9 +77,10 @@ def input_mode(scale: dict[str, str]) -> str | None:
     return "numeric" if whole else "decimal"
 
 
-def client_question(q: dict[str, Any]) -> dict[str, Any]:
-    """One question as respond.js needs it: where its inputs are, its sampler, how to read an answer."""
-    found = {"id": q["id"], "order": q["order"], "kind": q["kind"], "options": q["options"],
+def client_question(q: dict[str, Any], lineage: str) -> dict[str, Any]:
+    """One question as respond.js needs it: where its inputs are, its sampler, how to read an answer, its lineage
+    (what the waves' totals add up by)."""
+    found = {"id": q["id"], "order": q["order"], "lineage": lineage, "kind": q["kind"], "options": q["options"],
              "sampler": q["mechanism"]["sampler"], "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"],
              "q_other": q["mechanism"]["q_other"], "answer": kinds.named(q["kind"]).answer}
     if q["scale"] is not None:
@@ -93,11 +99,13 @@ def client_question(q: dict[str, Any]) -> dict[str, Any]:
 
 
 def picker(offered: list[str], current: str) -> list[dict[str, Any]]:
-    """The survey's languages for its picker: each named in itself (with its own lang and dir)."""
+    """The survey's languages for its picker: each named in itself (with its own lang and dir), capitalised as
+    a label (Django names some as a sentence writes them: "español")."""
     found = []
     for code in offered:
         info = get_language_info(code)
-        found.append({"code": code, "name": info["name_local"], "dir": "rtl" if info["bidi"] else "ltr",
+        label = info["name_local"][:1].upper() + info["name_local"][1:]
+        found.append({"code": code, "name": label, "dir": "rtl" if info["bidi"] else "ltr",
                       "current": code == current})
     return found
 
@@ -116,13 +124,14 @@ def missing_language(wanted: str | None, shown: str, offered: list[str]) -> dict
 
 
 def _name(code: str) -> str:
-    return str(get_language_info(code)["name_translated"])
+    return languages.inside_a_sentence(str(get_language_info(code)["name_translated"]))
 
 
 def context(survey: Survey, preview: bool, language: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the template's context, the client's data without where to post) for the page of `survey`,
     its texts in `language` (one it offers; default: its own)."""
     published = SurveyDefinitionSerializer(definition.of(survey, language)).data
+    lineages = wave_history.lineages_of([survey.pk])
     questions = [{**q, "wording": wording.of(q["mechanism"]), "template": kinds.named(q["kind"]).template,
                   "input_mode": input_mode(q["scale"]) if q["scale"] else None,
                   "remembered_figures": remembered_figures(q, published["series"])} for q in published["questions"]]
@@ -133,7 +142,8 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
         "slug": survey.slug,
         "byInvitation": survey.access == Survey.Access.INVITATION,
         "series": published["series"],
-        "questions": [client_question(q) for q in published["questions"]],
+        "questions": [client_question(q, lineages[q["id"]]) for q in published["questions"]],
+        "otherWaves": wave_history.other_waves(survey),  # what the browser adds up with the waves it answered
         "text": client_text(),
         # The page's figures are the server's, written with the language's separator (Django's formats);
         # the browser writes its own with the same one, in the same Latin digits.
@@ -155,9 +165,9 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
 
 
 def waves_of(published: dict[str, Any]) -> dict[str, Any] | None:
-    """What the page says of a wave whose questions remember their randomization: the wave, one wave's loss (the
-    remembered questions' layers composed, the others' own) and all waves' with the same answers (the permanent
-    layers'; the others count again in every wave), each rounded up."""
+    """What the page says of a wave whose questions remember their randomization: the wave and one wave's loss (the
+    remembered questions' layers composed, the others' own), rounded up. What the waves a browser answered cost
+    together only the browser can know (it alone knows which it answered): its script says it."""
     series = published["series"]
     remembered = [q for q in published["questions"] if q["remembered"] is not None]
     if series is None or not series["remembered"] or not remembered:
@@ -165,13 +175,12 @@ def waves_of(published: dict[str, Any]) -> dict[str, Any] | None:
     others = [q for q in published["questions"] if q["remembered"] is None and q["mechanism"]["randomized"]]
     wave = sum(q["remembered"]["wave_epsilon"] for q in remembered)
     wave += sum(q["mechanism"]["effective_epsilon"] for q in others)
-    return {"wave": series["wave"], "wave_epsilon": _up(wave),
-            "all_waves_epsilon": total_loss(q["remembered"]["permanent"]["sampler"] for q in remembered).epsilon_up(3),
-            "afresh": ", ".join(str(q["order"]) for q in others)}
+    return {"wave": series["wave"], "wave_epsilon": _up(wave), "afresh": ", ".join(str(q["order"]) for q in others)}
 
 
 def remembered_figures(question: dict[str, Any], series: dict[str, Any] | None) -> dict[str, Decimal] | None:
-    """A remembered question's two figures, rounded up: one wave, and all waves with the same answer."""
+    """A remembered question's two figures, rounded up: one wave, and every wave with its permanent layer and the
+    same answer."""
     remembered = question["remembered"]
     if remembered is None or series is None or not series["remembered"]:
         return None

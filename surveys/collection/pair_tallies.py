@@ -144,7 +144,7 @@ def count_from_reports(a: PlannedQuestion, b: PlannedQuestion,
 
 # --- watching and reading --------------------------------------------------------------
 
-def _lock_out_submissions() -> None:
+def lock_out_submissions() -> None:
     """Inside a transaction: no report can be written until it ends (see the module's docstring)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
@@ -186,14 +186,14 @@ def watch_all(pairs: Sequence[tuple[PlannedQuestion, PlannedQuestion]],
     for longer than its own pair."""
     if len(pairs) > 1:
         with transaction.atomic():
-            _lock_out_submissions()
+            lock_out_submissions()
             columns = _columns([(a, b) for a, b in pairs if not _is_watched(a, b)], beside=True)
             if columns is not None:
                 return [_watch(a, b, columns, each) for a, b in pairs]
     found = []
     for a, b in pairs:
         with transaction.atomic():
-            _lock_out_submissions()
+            lock_out_submissions()
             found.append(_watch(a, b, None, each))
     return found
 

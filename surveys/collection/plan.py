@@ -23,7 +23,7 @@ import ldp
 import ldp.waves
 from surveys import refusals
 
-from . import kinds, prepared, scales
+from . import kinds, prepared, scales, variable_names
 from .models import Option, Question, Series, Survey
 from .scales import Scale
 
@@ -60,14 +60,13 @@ class PlannedQuestion:
     scale: Scale | None = None  # numeric questions: the grid of answers
     edges: tuple[Decimal, ...] = ()  # a numeric histogram: each bin's lower edge
     scores: tuple[Decimal | None, ...] = ()  # an ordinal question: each level's score (None: not in the mean)
-    # A multi-select's options ticked alone ("None of these"), as indexes: a rule on the true answer, checked
-    # in the browser. Not in the plan's rows or version (how reports are made and read does not depend on
-    # it): the public definition fills it in (definition.exclusive_of).
+    # A multi-select's options ticked alone ("None of these"), as indexes: a rule on the true answer, checked in the
+    # browser. Not in the plan's rows or version (reports do not depend on it): definition.exclusive_of fills it in.
     exclusive: tuple[int, ...] = ()
     # A wave's question that remembers its randomization (its permanent layer, `Remembering`): filled in by the
     # public definition (definition.remembered_of), like `exclusive`; None for every other question.
     remembered: Remembering | None = None
-    name: str = ""  # an XLSForm's `name` (q<order> by default): a label, filled in by the definition like `exclusive`
+    name: str = ""  # the admin's name for it (its `key`), not in the version: renaming changes no report's meaning
 
     @property
     def randomized(self) -> bool:
@@ -81,15 +80,18 @@ class PlannedQuestion:
         return self.mechanism.estimates_mean
 
     @property
+    def given_number(self) -> bool:  # a number sent as given: exported as its value lo + step i, not its index i
+        return self.mean and not self.randomized
+
+    @property
     def histogram(self) -> bool:
         """A question on a grid counted in bins (a numeric question's krr)."""
         return kinds.kind_of(self).scale and not self.mean
 
     @property
     def relatable(self) -> bool:
-        """Whether a cross-tab can take it (`Kind.relatable`: every kind with options; a randomized mean has none,
-        a direct number relates in its bins)."""
-        return kinds.kind_of(self).relatable(self.mechanism)
+        """Whether a cross-tab can take it (`Kind.relatable`); a direct number relates in its bins, if it has any."""
+        return kinds.kind_of(self).relatable(self.mechanism) and not (self.mean and not self.edges)
 
     @cached_property
     def relating(self) -> ldp.Mechanism:
@@ -111,8 +113,8 @@ class PlannedQuestion:
 
     @property
     def key(self) -> str:
-        """Its name in exports: q<order>."""
-        return f"q{self.order}"
+        """Its column in the exports and its key everywhere: its name, else q<order>."""
+        return variable_names.key(self.name, self.order)
 
 
 @dataclass(frozen=True)
@@ -164,8 +166,8 @@ def of_many(survey_ids: Iterable[int]) -> dict[int, SurveyPlan | Unavailable]:
 # A question's permanent layer counts only in a wave of a series that remembers (`Survey.remembers`): the
 # subquery says whether its survey's series does (NULL outside a series).
 QUESTION_COLUMNS = ("q.id, q.{order}, q.text, q.kind, q.mechanism_name, q.q, q.epsilon, q.lo, q.hi, q.step, q.at_most, "
-                    "q.permanent_q, q.permanent_epsilon, (SELECT sr.remembered FROM {survey} sv JOIN {series} sr "
-                    "ON sr.id = sv.series_id WHERE sv.id = q.survey_id), o.label, o.score, o.lower")
+                    "q.permanent_q, q.permanent_epsilon, q.name, (SELECT sr.remembered FROM {survey} sv JOIN "
+                    "{series} sr ON sr.id = sv.series_id WHERE sv.id = q.survey_id), o.label, o.score, o.lower")
 
 
 def _tables() -> dict[str, str]:
@@ -176,15 +178,16 @@ def _tables() -> dict[str, str]:
 
 
 def _question_row(row: tuple | list) -> tuple:
-    # q and the other decimals are exact decimal text: SQLite hands them back as floats, whose repr
-    # is that text (`scales.exact` reads both databases' forms the same).
-    (pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, remembers,
-     label, score, lower) = row
+    # q is exact text ("0.5", "2/3": `models.exact_q`), which the kind reads (and refuses if it is no number
+    # the browser samples exactly: Unavailable); the other decimals are exact decimal text, which SQLite
+    # hands back as floats, whose repr is that text (`scales.exact` reads both databases' forms the same).
+    (pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, variable,
+     remembers, label, score, lower) = row
     lo, hi, step, score, lower = (None if x is None else scales.exact(x) for x in (lo, hi, step, score, lower))
     if not remembers:  # outside a series that remembers, a permanent layer is not used
         permanent_q = permanent_epsilon = None
-    return (pk, order, text, kind, name, None if q is None else Decimal(str(q)), epsilon, lo, hi, step, at_most,
-            None if permanent_q is None else Decimal(str(permanent_q)), permanent_epsilon, label, score, lower)
+    return (pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, variable,
+            label, score, lower)
 
 
 def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
@@ -248,7 +251,7 @@ def _survey_values(vendor: str, row: tuple) -> tuple:
 @lru_cache(maxsize=256)
 def build(rows: Rows) -> SurveyPlan:
     """The plan of (question id, order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most,
-    permanent q, permanent epsilon (both None unless remembered), option label, score, lower edge) rows."""
+    permanent q, permanent epsilon (both None unless remembered), name, option label, score, lower edge) rows."""
     questions, options = _questions(rows)
     return SurveyPlan(_digest(questions, options), tuple(questions))
 
@@ -278,9 +281,8 @@ def _digest(questions: list[PlannedQuestion], options: Options) -> str:
 
 
 def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, Decimal | None]]) -> PlannedQuestion:
-    """One question from its fields (order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most,
-    permanent q, permanent epsilon) and its options (label, score, lower edge)."""
-    order, text, kind_name, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon = fields
+    """One question from its fields (as `build` lists them) and its options (label, score, lower edge)."""
+    order, text, kind_name, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, variable = fields
     kind = kinds.find(kind_name)
     if kind is None:
         raise Unavailable(f"question {order}: no kind of question is called {kind_name!r}")
@@ -296,14 +298,15 @@ def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, De
         raise Unavailable(f"question {order}: {error}") from None
     labels = tuple(label for label, *_ in options) if kind.has_options(name) else ()
     edges: tuple[Decimal, ...] = ()
-    if kind.scale and kind.has_options(name):
+    if kind.scale and kind.has_options(name) and (options or not kind.options_optional(name)):
         found = [lower for *_, lower in options]
         problems = scales.bin_problems(scale, found)  # type: ignore[arg-type]  # scale is set above
         if problems:
             raise Unavailable(f"question {order}: {' '.join(problems)}")
         edges = tuple(edge for edge in found if edge is not None)
     scores = tuple(score for _, score, _ in options) if kind.scored else ()
-    return PlannedQuestion(pk, order, text, kind_name, tuple(kind.labels(labels)), mechanism, scale, edges, scores)
+    return PlannedQuestion(pk, order, text, kind_name, tuple(kind.labels(labels)), mechanism, scale, edges, scores,
+                           name=variable)
 
 
 def _extra(question: PlannedQuestion) -> list[dict[str, object]]:

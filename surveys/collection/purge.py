@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from . import invitations, lifecycle
-from .models import Invitation, PairTally, Report, Response, Survey, Tally
+from .models import CellTally, Invitation, PairTally, Report, Response, Survey, Tally
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,9 @@ def purge(survey: Survey) -> Purged:
         reports = Report.objects.filter(response__survey=survey).delete()[0]
         responses = _delete_responses(survey)
         tally_rows = Tally.objects.filter(question__survey=survey).delete()[0]
-        # Pairs stay watched, their counts back to none (a submission adds to them after its tallies).
+        # Pairs and cells stay watched, their counts back to none (a submission adds to them after its tallies).
         PairTally.objects.filter(question_a__survey=survey).delete()
+        CellTally.objects.filter(watch__survey=survey).delete()
         from surveys.aggregation import prepared  # results depend on collection, not the other way round
         prepared_exports = prepared.remove_for(survey)
     survey.status = locked.status

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
@@ -92,12 +92,12 @@ class TooMany(ValueError):
     """More values than the caller may read by the slower join (`aligned`'s `most`)."""
 
 
-def aligned(questions: list[int], most: int | None = None) -> list[Column]:
+def aligned(questions: list[int], most: int | None = None, beside: bool = False) -> list[Column]:
     """One column per question over every response of their survey, in one order: `complete`'s columns when every
     response answers them all, else each read by a join from the responses, in key order, MISSING where a response
     has no report of the question (a response of an older plan, a question added since). `most`: the join reads at
-    most this many values (responses x questions), else TooMany before it starts."""
-    found = complete(questions, halves=True)
+    most this many values (responses x questions), else TooMany before it starts. `beside`: `complete`'s."""
+    found = complete(questions, beside=beside, halves=not beside)
     if found is not None:
         return found
     survey = _survey_of(questions)
@@ -249,6 +249,14 @@ def grouped(columns: list[Column]) -> tuple[npt.NDArray[np.int64], npt.NDArray[n
     for j in reversed(range(len(columns))):
         codes, values[:, j] = np.divmod(codes, radices[j])
     return values, counts.astype(np.int64)
+
+
+def distinct_rows(columns: Sequence[Column]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """`grouped` of columns that may hold negative values (a discrete Laplace report): each shifted to start at 0 for
+    the grouping and back after."""
+    lowest = [int(column.min()) if column.size else 0 for column in columns]
+    rows, counts = grouped([column - low if low else column for column, low in zip(columns, lowest, strict=True)])
+    return rows + np.asarray(lowest, dtype=np.int64), counts
 
 
 def responses_if_any_complete(questions: list[int]) -> int | None:

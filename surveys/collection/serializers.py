@@ -127,6 +127,9 @@ class MechanismSerializer(serializers.Serializer):
                                                    "null for a direct question (not randomized: no deniability).")
     q_equivalent = serializers.FloatField(allow_null=True, help_text="Yes/no only: q of q-RR with this channel, "
                                                                      "tanh(effective epsilon / 2).")
+    q_exact = serializers.CharField(required=False, help_text=(
+        "qrr: q exactly as configured, a decimal (0.5) or a fraction (2/3); p_exact = (1 + q)/2 exactly."))
+    q_decimal = serializers.FloatField(required=False, help_text="qrr: q as a decimal number.")
     p = serializers.FloatField(allow_null=True, help_text=(
         "P(report = truth); per bit for unary encodings and multi-select; the kept bit of the 1-bit mean. null for "
         "discrete Laplace (an integer report)."))
@@ -211,8 +214,8 @@ class SeriesSerializer(serializers.Serializer):
 class QuestionDefinitionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     order = serializers.IntegerField()
-    name = serializers.CharField(help_text="Its name (an XLSForm's `name`; q<order> unless set): its column in "
-                                           "exports, its name in formulas.")
+    name = serializers.CharField(source="key", help_text="Its name, else q<order>, as in the exports (an XLSForm's "
+                                                         "`name`).")
     text = serializers.CharField()
     kind = serializers.ChoiceField(choices=KINDS)
     options = serializers.ListField(child=serializers.CharField(), help_text=(

@@ -23,7 +23,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from . import answer_rows, pair_tallies, prepared, tallies
+from . import answer_rows, cell_tallies, pair_tallies, prepared, tallies
 from .models import Invitation, Report, Response, Survey
 from .models.keys import random_key, report_keys
 from .plan import PlannedQuestion
@@ -134,6 +134,7 @@ def _in_one_transaction(new: NewResponse) -> None:
           for value in (key, response[0], q.id, new.values[q.id])]),
         tallies.count_sql(new.questions, new.values),
         pair_tallies.count_sql(new.questions, new.values, tallies.random_shard()),
+        cell_tallies.count_sql(new.values, tallies.random_shard()),
     ]
     if new.token_digest is not None:
         statements.insert(0, spend_sql(new))
@@ -185,6 +186,10 @@ def _in_one_statement(new: NewResponse) -> None:
     params += [value for row in cell_rows for value in row] + [tallies.random_shard()]
     paired = pair_tallies.select_sql("(SELECT count(*) FROM counted) AS after_tallies CROSS JOIN response "
                                      "CROSS JOIN cell ca", "cell")
+    # And its stored values by its cell of each watch of the margins' cells, after the tallies as well.
+    params += [value for q, v in new.values.items() for value in (q, v)] + [tallies.random_shard()]
+    celled = cell_tallies.select_sql("(SELECT count(*) FROM counted) AS after_tallies CROSS JOIN response "
+                                     "CROSS JOIN answer a", "answer")
     sql = (
         f"WITH spent AS ({spent}), "
         f"response AS (INSERT INTO {table[Response]} ({RESPONSE_COLUMNS}) "
@@ -194,7 +199,9 @@ def _in_one_statement(new: NewResponse) -> None:
         f"AS v (id, question_id, value)), "
         f"counted AS ({counted} RETURNING 1), "
         f"cell (q, c) AS (VALUES {', '.join(['(%s, %s)'] * len(cell_rows))}), "
-        f"paired AS ({paired}) "
+        f"paired AS ({paired}), "
+        f"answer (q, v) AS (VALUES {', '.join(['(%s, %s)'] * len(new.values))}), "
+        f"celled AS ({celled}) "
         "SELECT count(*) FROM response"
     )
     # One statement is a transaction by itself: no BEGIN and COMMIT round trips. Inside a

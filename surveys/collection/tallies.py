@@ -28,7 +28,7 @@ import numpy as np
 from django.db import connection, transaction
 from django.db.models import Count, F, Sum
 
-from . import answer_rows, pair_tallies, plan
+from . import answer_rows, cell_tallies, pair_tallies, plan
 from .models import TALLY_N_SLOT, TALLY_SHARDS, Report, Survey, Tally
 from .plan import PlannedQuestion
 
@@ -198,14 +198,27 @@ class PairDifference:
         return f"{self.survey} questions {a} x {b}: {shown}"
 
 
-def differences(survey: Survey) -> list[Difference | PairDifference]:
+@dataclass(frozen=True)
+class CellDifference:
+    survey: str  # slug
+    keys: tuple[int, ...]  # orders
+    question: int  # order
+
+    def __str__(self) -> str:
+        return (f"{self.survey} question {self.question} by the cells of questions "
+                f"{', '.join(map(str, self.keys))}: kept counts differ from the reports")
+
+
+def differences(survey: Survey) -> list[Difference | PairDifference | CellDifference]:
     """Where the tallies or the watched pairs' counts disagree with a recount from the reports
     (empty when they agree)."""
     questions = plan.of(survey).questions
     with transaction.atomic():  # one snapshot on SQLite; a check, not a lock, elsewhere
         recounted, tallied = count_from_reports(questions), _sums([q.id for q in questions])
         pairs = pair_tallies.differences(questions)
-    found: list[Difference | PairDifference] = []
+        cells = cell_tallies.differences(survey.pk, questions)
+    found: list[Difference | PairDifference | CellDifference] = [
+        CellDifference(survey.slug, tuple(k.order for k in watch.keys), q.order) for watch, q in cells]
     for q in questions:
         counts, n = recounted[q.id]
         expected = {TALLY_N_SLOT: n, **{j: int(c) for j, c in enumerate(counts)}}
@@ -247,3 +260,4 @@ def rebuild(survey: Survey) -> None:
         Tally.objects.filter(pk__in=stale).delete()
         Tally.objects.bulk_update(changed, ["count"], batch_size=500)
         pair_tallies.rebuild(questions)  # the survey's tally rows, locked above, hold submissions back
+        cell_tallies.rebuild(survey.pk, questions)

@@ -11,6 +11,9 @@ The series' stable link opens its current wave (`current`): the wave accepting r
 number (waves are numbered in the order they are made, so the newest of those open). With none accepting, the
 link says so as a closed survey's link does: the open wave that opens soonest ("not yet"), else the newest wave
 published; a series with no published wave is not found, as a draft's link is not.
+
+Opening a wave leaves the earlier ones as they are: the admin offers to close those still open in the same step
+(`still_open_before`), and says which stay open.
 """
 
 from __future__ import annotations
@@ -35,11 +38,16 @@ SLUG_LENGTH = Survey._meta.get_field("slug").max_length or 50
 
 
 @transaction.atomic
-def run_again(given: Survey) -> Survey:
-    """The next wave of `given`'s series, a draft (one transaction: all of it or nothing)."""
+def run_again(given: Survey, remembered: bool | None = None) -> Survey:
+    """The next wave of `given`'s series, a draft (one transaction: all of it or nothing). A survey in no series starts
+    one that remembers randomization or not as `remembered` says (the admin chooses; None: the series' default); a
+    series that exists keeps its own (ValueError when `remembered` says otherwise)."""
     survey = Survey.objects.select_for_update().get(pk=given.pk)
+    if survey.series is not None and remembered is not None and remembered != survey.series.remembered:
+        raise ValueError("the series already says whether it remembers randomization")
     if survey.series is None:
-        survey.series = Series.objects.create(title=survey.title, slug=free_slug(_base(survey.slug)))
+        chosen = {} if remembered is None else {"remembered": remembered}
+        survey.series = Series.objects.create(title=survey.title, slug=free_slug(_base(survey.slug)), **chosen)
         survey.wave = 1
         survey.save(update_fields=["series", "wave"])
     waves = Survey.objects.select_for_update().filter(series=survey.series)
@@ -57,7 +65,7 @@ def run_again(given: Survey) -> Survey:
 
 
 def _copy_question(question: Question, wave: Survey, remembered: bool) -> None:
-    new = _copy(question, survey=wave, **_permanent_layer(question, remembered))
+    new = _copy(question, survey=wave, **permanent_layer(question, remembered))
     for text in question.translations.all():
         _copy(text, question=new)
     options = {}
@@ -79,7 +87,7 @@ def _copy_margin(question: Question, new: Question, options: dict[int, Option]) 
             _copy(share, margin=copied, option=options[share.option_id])
 
 
-def _permanent_layer(question: Question, remembered: bool) -> dict[str, object]:
+def permanent_layer(question: Question, remembered: bool) -> dict[str, object]:
     """The question's permanent layer as it is, or its own parameter when it can remember one and has none."""
     if not remembered or question.has_permanent_layer():
         return {}
@@ -118,6 +126,16 @@ def _free_slug(slug: str, number: int) -> str:
 
 def _base(slug: str) -> str:
     return re.sub(r"-wave-\d+$", "", slug)
+
+
+def still_open_before(survey: Survey, now: datetime | None = None) -> list[Survey]:
+    """The earlier waves of `survey`'s series still open for responses, now or from a date to come: a newer wave
+    opened beside them leaves them answerable by their own links (the series' link leads to the newest only)."""
+    if survey.series_id is None or survey.wave is None:
+        return []
+    now = now or timezone.now()
+    found = Survey.objects.filter(series_id=survey.series_id, wave__lt=survey.wave, status=Survey.Status.OPEN)
+    return [wave for wave in found.order_by("wave") if wave.is_accepting(now) or wave.opens_later(now)]
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
+from ldp import exact_q
 from ldp.registry import by_sampler
 from ldp.rounding import loss_of
 
@@ -82,6 +84,39 @@ class QuestionWording:
     # "boxes" (multi-select; true: P(a box is sent as left)), "bit" (a 1-bit mean; true: P(the bit is kept)),
     # "noise" (discrete Laplace; no chances): their receipts say what the report is in words of their own.
     extra: str | None = None
+    forced: Forced | None = None  # q-randomized response: its probabilities exactly
+
+
+@dataclass(frozen=True)
+class Forced:
+    """q-randomized response as forced response, exactly: the real answer with probability `truth` (q),
+    otherwise a fair coin, so yes and no each with probability `coin` ((1 - q)/2): "2/3 (≈ 0.666667)"."""
+
+    truth: str
+    coin: str
+
+
+def exactly(value: Fraction) -> str:
+    """A probability exactly: a decimal that says it ("0.25", in the active language's digits), or the fraction
+    with its decimal to six places ("1/6 (≈ 0.166667)").
+
+    >>> exactly(Fraction(1, 4)), exactly(Fraction(1, 6))
+    ('0.25', '1/6 (≈ 0.166667)')
+    """
+    written = exact_q.text(value)
+    if "/" not in written:
+        return number_format(Decimal(written))
+    return f"{written} (≈ {number_format(round(Decimal(value.numerator) / Decimal(value.denominator), 6), 6)})"
+
+
+def forced(mechanism: dict[str, Any]) -> Forced | None:
+    """The exact probabilities of q-randomized response (described with `q_exact`), None for any other: from the
+    sampler's integers, what the browser does (keep / modulus = (1 + q)/2, other / modulus = (1 - q)/2)."""
+    if not mechanism.get("q_exact"):
+        return None
+    sampler = mechanism["sampler"]
+    coin = Fraction(sampler["other"], sampler["modulus"])
+    return Forced(truth=exactly(Fraction(sampler["keep"], sampler["modulus"]) - coin), coin=exactly(coin))
 
 
 def extra_words(sampler: dict[str, Any]) -> str | None:
@@ -110,6 +145,7 @@ def of(mechanism: dict[str, Any]) -> QuestionWording:
         unary=mechanism["encoding"] == "bits",
         true=Chance(*about(mechanism["p"])),
         other=Chance(*about(mechanism["q_other"])),
+        forced=forced(mechanism),
     )
 
 

@@ -8,12 +8,14 @@ options) is recorded as what it did in the end, field by field.
 from __future__ import annotations
 
 from datetime import datetime
+from fractions import Fraction
 from typing import Any, cast
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.utils.translation import gettext as _
 
+from ldp import exact_q
 from surveys.collection.models import Question, Survey
 
 SURVEY_FIELDS = ("title", "slug", "description", "language", "consent", "status", "opens_at", "closes_at", "access",
@@ -47,6 +49,8 @@ def of(survey_id: int) -> Snapshot | None:
         exclusive = [option.label for option in options if option.exclusive]
         if exclusive:  # absent when none: the snapshots of other questions stay as they were
             questions[str(question.pk)]["exclusive"] = " | ".join(exclusive)
+        if question.name:  # absent when blank, as "exclusive": its column's name in the exports
+            questions[str(question.pk)]["name"] = question.name
         questions[str(question.pk)].update(_translated(question, options))
         margin = _margin(question, options)
         if margin:  # absent when none, as "exclusive"
@@ -124,10 +128,13 @@ def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
 
 
 def _text(obj: models.Model, name: str) -> str:
-    """A field's value as text: a choice by its label, a time in ISO 8601, nothing as ""."""
+    """A field's value as text: a choice by its label, a time in ISO 8601, q exactly as typed ("2/3"), nothing
+    as ""."""
     value = getattr(obj, name)
     if value is None:
         return ""
     if _field(type(obj), name).choices:
         return str(getattr(obj, f"get_{name}_display")())
+    if isinstance(value, Fraction):
+        return exact_q.text(value)
     return value.isoformat() if isinstance(value, datetime) else str(value)

@@ -3,6 +3,7 @@ them, with the survey's tallies (the dashboards' counters); and the reports read
 way (one ORM query), what the exports read in blocks must equal."""
 
 import itertools
+from decimal import Decimal
 
 import numpy as np
 
@@ -44,14 +45,23 @@ def counts(question, values):
 
 def reference_responses(survey, current):
     """(id, day, version, {question key: decoded report}) per response with a report, in id order, reports
-    in question-id order."""
+    in question-id order; a number sent as given as its value lo + step * i (`given`)."""
     questions = {q.id: q for q in current}
     rows = (Report.objects.filter(response__survey=survey).order_by("response_id", "question_id")
             .values_list("response_id", "response__submitted_on", "response__mechanism_version", "question_id",
                          "value"))
     for (response_id, day, version), group in itertools.groupby(rows, key=lambda row: row[:3]):
-        reports = {questions[q].key: questions[q].mechanism.decode(value) for *_, q, value in group}
+        reports = {questions[q].key: given(questions[q], value) for *_, q, value in group}
         yield str(response_id), day, version, reports
+
+
+def given(question, value):
+    """A stored report as the exports carry it: decoded, or a number sent as given as its value lo + step * i."""
+    if question.mean and not question.mechanism.randomized:
+        d = question.mechanism.describe()
+        found = Decimal(d["lo"]) + Decimal(d["step"]) * value
+        return int(found) if found == int(found) else float(found)
+    return question.mechanism.decode(value)
 
 
 def reference_rows(survey, current):

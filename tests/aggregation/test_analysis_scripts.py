@@ -42,10 +42,15 @@ def rscript() -> str:
     return found
 
 
+SCRIPTS_FROM = "?interval=wilson"  # the scripts as a page of fixed-n Wilson intervals gives them: their defaults
+
+
 def fetch(client, survey, folder: Path) -> Path:
-    """Every export and script of the survey into `folder`, under the names the app gives them."""
+    """Every export and script of the survey into `folder`, under the names the app gives them; the scripts from a
+    page showing fixed-n Wilson intervals (test_script_defaults downloads them from other pages)."""
     for name, file in FILES.items():
-        response = client.get(reverse(f"aggregation:export-{name}", args=[survey.slug]))
+        query = SCRIPTS_FROM if name.startswith("analysis") else ""
+        response = client.get(reverse(f"aggregation:export-{name}", args=[survey.slug]) + query)
         assert response.status_code == 200
         body = b"".join(response.streaming_content) if response.streaming else response.content
         (folder / f"{survey.slug}-{file}").write_bytes(body)

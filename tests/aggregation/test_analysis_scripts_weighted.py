@@ -38,11 +38,14 @@ NUMBERS = ("estimate", "std_error", "ci_low", "ci_high")
 @pytest.fixture
 def exported(db, owner, client, tmp_path):
     """1 qrr, 2 direct age band, 3 direct region, 4 krr, 5 sue, 6 ordinal by oue (every level scored), 7 a 1-bit
-    mean, 8 discrete Laplace; too many young northerners; both margins entered; the exports fetched."""
+    mean, 8 discrete Laplace, 9 a direct number (its weighted mean's interval Student t on n - 1); too many young
+    northerners; both margins entered; the exports fetched."""
     survey = builder.create_survey("weights", "Weights", [
         *SIX_QUESTIONS,
         QuestionSpec("Hours online?", "onebit", epsilon=1.0, kind="numeric", scale=("0", "10", "1")),
         QuestionSpec("Change in mood?", "dlaplace", epsilon=2.0, kind="numeric", scale=("-5", "5", "0.5")),
+        QuestionSpec("Age in years?", "direct_number", kind="numeric", scale=("18", "99", "1"),
+                     options=["18 to 34", "35 to 99"], edges=["18", "35"]),
     ], status=Survey.Status.OPEN, epsilon_budget=30.0)
     survey.researchers.add(owner)
     add_responses(survey, N, seed=11, truth={2: [0.5, 0.3, 0.2], 3: [0.7, 0.3]})

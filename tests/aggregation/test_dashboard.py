@@ -132,6 +132,20 @@ def test_its_export_links_keep_the_chosen_settings(client, owner, survey):
         assert f"/results/health/export/{name}" in html
 
 
+@pytest.mark.parametrize("language,estimates,reports", [
+    ("en", "one row per question and option, and one for a mean or a mean score,", "one row per response;"),
+    # Spanish says "respuesta" for both an answer and a response: the estimates' rows are not the responses
+    ("es", "una fila por pregunta y opción, y otra por media o puntuación media,", "una fila por respuesta;"),
+])
+def test_the_estimates_and_the_reports_csv_say_what_their_rows_are(client, owner, survey, language, estimates,
+                                                                   reports):
+    client.force_login(owner)
+    html = client.get(reverse("aggregation:dashboard", args=[survey.slug]), HTTP_ACCEPT_LANGUAGE=language)
+    items = [item for item in html.content.decode().split("<li>") if "/export/" in item]
+    assert estimates in next(item for item in items if "/export/estimates.csv" in item)
+    assert reports in next(item for item in items if "/export/reports.csv" in item)
+
+
 ANALYSIS_DOWNLOADS = {  # each download for other software, and a word of the sentence that says what it is for
     "reports.dta": "Stata 14", "reports.sav": "SPSS and PSPP", "reports.R": "source it",
     "analysis.R": "RRreg", "analysis.py": "numpy only",
@@ -144,7 +158,9 @@ def test_it_links_every_download_for_other_software_with_what_it_is_for(client, 
     section = html[html.index('id="analysis-downloads-heading"'):]
     assert "randomized report, not an answer" in section
     for name, purpose in ANALYSIS_DOWNLOADS.items():
-        link = f'href="/results/health/export/{name}"'
+        # The analysis scripts' links carry the page's options: their defaults (test_script_defaults).
+        query = "?confidence=0.95&amp;simultaneous=off&amp;margin=0.05" if name.startswith("analysis") else ""
+        link = f'href="/results/health/export/{name}{query}"'
         assert link in section, name
         item = section[section.index(link):].split("</li>")[0]
         assert purpose in item, name

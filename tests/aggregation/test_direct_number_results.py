@@ -1,7 +1,7 @@
 """Results of a number asked directly (direct_number: age in years, sent as given): its exact mean with a
 Student t interval in the API, estimates.csv and the dashboard; break-downs in the bins the admin set; the
-reports exports (CSV, JSON, codebook, .dta/.sav) and the generated R and Python scripts, which give the API's
-mean and interval."""
+reports exports (CSV, JSON, codebook, .dta/.sav: the number itself, 35 for an age of 35, not its grid index 17)
+and the generated R and Python scripts and `ldp analyze`, which read them and give the API's mean and interval."""
 
 import csv
 import io
@@ -112,11 +112,16 @@ def test_the_dashboard_shows_the_mean_as_sent_as_given(researcher, survey, setti
     assert "Noise" not in html.split("Your age in years?")[1]
 
 
-def test_the_reports_exports_carry_the_grid_index_as_given(researcher, survey):
+def test_the_reports_exports_carry_the_number_itself(researcher, survey):
+    """The age as typed (35), never its grid index (17), in the CSV and the JSON."""
     header, *rows = csv.reader(io.StringIO(content(researcher.get(
         reverse("aggregation:export-reports-csv", args=[survey.slug]))).decode()))
-    assert header[3:] == ["q1", "q2"]
-    assert sorted(int(row[4]) for row in rows) == sorted(a - 18 for a in AGES)
+    assert header == ["response_id", "submitted_on", "mechanism_version", "q1", "q2"]
+    assert sorted(tuple(row[3:]) for row in rows) == sorted(
+        (str(int(c)), str(a)) for c, a in zip(CHEATED, AGES, strict=True))
+    exported = json.loads(content(researcher.get(reverse("aggregation:export-reports-json", args=[survey.slug]))))
+    assert sorted((r["reports"]["q1"], r["reports"]["q2"]) for r in exported["responses"]) == sorted(
+        (int(c), a) for c, a in zip(CHEATED, AGES, strict=True))
     book = json.loads(content(researcher.get(reverse("aggregation:export-codebook", args=[survey.slug]))))
     entry = book["questions"][1]
     entry.pop("id")
@@ -131,8 +136,8 @@ def test_the_reports_exports_carry_the_grid_index_as_given(researcher, survey):
                                       "as given (k = steps + 1 values); the value is lo + i * step.",
                       "encoding": "integer", "lo": "18", "hi": "99", "step": "1", "steps": 81, "randomized": False},
         "report": {"encoding": "integer", "csv_columns": ["q2"],
-                   "json": "an integer grid index i from 0 to 81, sent as given (not randomized): the value "
-                           "lo + i * step"},
+                   "json": "the number as given (not randomized), from 18 to 99 by 1: the value lo + i * step of "
+                           "its grid index i from 0 to 81, which the debiasing counts"},
         "scale": {"lo": "18", "hi": "99", "step": "1"},
         "bins": [{"label": "18 to 34", "lower": "18", "lower_index": 0},
                  {"label": "35 to 64", "lower": "35", "lower_index": 17},
@@ -142,12 +147,13 @@ def test_the_reports_exports_carry_the_grid_index_as_given(researcher, survey):
 
 
 @pytest.mark.parametrize("extension", ["dta", "sav"])
-def test_the_labelled_exports_give_plain_numbers_labelled_with_their_scale(researcher, owner, survey, extension,
+def test_the_labelled_exports_give_the_numbers_labelled_with_their_scale(researcher, owner, survey, extension,
                                                                            tmp_path):
     frame, meta = read_back(researcher, owner, survey, extension, tmp_path)
-    assert sorted(frame["q2"].astype(int).tolist()) == sorted(a - 18 for a in AGES)
+    assert sorted(frame["q2"].tolist()) == sorted(float(a) for a in AGES)  # the ages, as doubles
     assert "q2" not in meta.variable_value_labels
-    assert meta.column_names_to_labels["q2"].startswith("Your age in years? (value = 18 + 1 r) [direct answer")
+    assert meta.column_names_to_labels["q2"].startswith("Your age in years? (the number, 18 to 99 by 1) [direct "
+                                                        "answer")
 
 
 def test_the_r_and_python_scripts_and_ldp_analyze_give_the_apis_mean_and_interval(researcher, survey, tmp_path):

@@ -30,8 +30,9 @@ def test_odds_ratios_sit_on_a_log_axis_around_1_with_ends_past_100_clipped():
     assert [(r.dot_x, r.whisker_low, r.whisker_high) for r in chart.rows] == [
         (x(2.0), x(1.2), x(3.5)), (x(0.5), x(0.2), x(0.9)), (x(50.0), x(10.0), RIGHT)]
     assert chart.null_x == x(1.0) and chart.rows[0].dot_x - chart.null_x == chart.null_x - chart.rows[1].dot_x
-    assert [(t.x, t.text) for t in chart.ticks] == [
-        (x(t), f"{t:g}") for t in (0.2, 0.5, 1, 2, 5, 10, 20, 50, 100)]
+    # Each label centred on its tick, but the ends' inside the chart: "0.2" starts at its tick, "100" ends at it.
+    assert [(t.x, t.text, t.anchor) for t in chart.ticks] == [
+        (x(t), f"{t:g}", {0.2: "start", 100: "end"}.get(t, "middle")) for t in (0.2, 0.5, 1, 2, 5, 10, 20, 50, 100)]
     assert [r.label for r in chart.rows] == ["Female", "Age band: 35+", "Smoker"]
     assert [(r.text_y, r.whisker_y, r.cap_top, r.cap_bottom) for r in chart.rows] == [
         (4 + i * 44 + 14, 4 + i * 44 + 27, 4 + i * 44 + 21, 4 + i * 44 + 33) for i in range(3)]

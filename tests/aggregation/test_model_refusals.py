@@ -164,7 +164,7 @@ def test_the_csv_and_the_dashboard_answer_the_same_refusals(owner_client, survey
         csv = owner_client.get(reverse("aggregation:export-model", args=[survey.slug]) + f"?{query}&margin={MARGIN}")
         assert csv.status_code == status
         page = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]) + f"?{query}&margin={MARGIN}")
-        assert page.status_code == status and b'<p class="notice" role="alert">No model (outcome)' in page.content
+        assert page.status_code == status and b'<p class="notice" role="alert">No model. Outcome:' in page.content
 
 
 def test_a_model_short_of_the_threshold_is_fitted_as_a_pilot_figure_on_the_dashboard_and_marked(owner_client, survey,

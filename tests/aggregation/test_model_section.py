@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from surveys.collection import plan
 from tests.aggregation.model_support import answer, make_survey
+from tests.collection.pages import parse
 from tests.test_csp import page_problems, policy_problems
 
 N = 800
@@ -99,4 +100,16 @@ def test_a_refused_formula_says_why_on_the_page(owner_client, survey):
     response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]),
                                 {"formula": "q1 ~ open('x')", "margin": "0.1"})
     assert response.status_code == 400
-    assert "No model (formula): open(&#x27;x&#x27;) is not allowed in a formula" in response.content.decode()
+    assert "No model. Formula: open(&#x27;x&#x27;) is not allowed in a formula" in response.content.decode()
+
+
+@pytest.mark.parametrize("language,notice", [
+    ("en", "No model. Reference option: give question id:option index, such as 12:0"),
+    ("es", "Sin modelo. Opción de referencia: give question id:option index, such as 12:0"),  # the lead's catalogs
+])
+def test_a_refused_parameter_is_named_by_its_label_on_the_form_not_its_query_name(owner_client, survey, language,
+                                                                                  notice):
+    response = owner_client.get(reverse("aggregation:dashboard", args=[survey.slug]),
+                                {"outcome": "1", "reference": "twelve"}, HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 400
+    assert parse(response.content.decode()).find("p", role="alert").text == notice

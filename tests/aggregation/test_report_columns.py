@@ -332,7 +332,7 @@ def test_a_second_connection_that_would_queue_behind_an_exclusive_lock_request_g
     monkeypatch.setattr(report_columns, "_beside", behind_an_exclusive_request)
     started = time.monotonic()
     with transaction.atomic():
-        pair_tallies._lock_out_submissions()
+        pair_tallies.lock_out_submissions()
         clustering.start()
         assert report_columns.complete(ids(survey, (1, 2, 3)), beside=True) is None
     clustering.join(30)

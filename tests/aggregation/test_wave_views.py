@@ -42,10 +42,10 @@ def section(response) -> str:
 
 def test_a_waves_dashboard_shows_a_trend_chart_per_compared_question_and_the_change_in_words(client, owner, series):
     surveys, _ = series
-    response = dashboard(login(client, owner), surveys[2])
+    response = dashboard(login(client, owner), surveys[2], "?first=1&second=3")
     assert response.status_code == 200
     html = section(response)
-    found = waves.series_results(surveys[2], owner, ResultOptions())
+    found = waves.series_results(surveys[2], owner, ResultOptions(first=1, second=3))
     for trend in found.trends:
         assert '<svg class="chart trend"' in html and f'id="trend-{trend.question.id}-title"' in html
         sentences = [f"“{row.label}”: {row.before * 100:.1f}% in wave 1, {row.after * 100:.1f}% in wave 3: a change "
@@ -55,7 +55,7 @@ def test_a_waves_dashboard_shows_a_trend_chart_per_compared_question_and_the_cha
         assert all(sentence.replace("-", "−") in html for sentence in sentences), sentences
     assert html.count('<circle class="marker differs"') == 3  # question 2's wave 2, in each of its 3 strips
     assert "300 respondents" not in html and "200 respondents of wave 3 said they had answered" in html
-    assert "Not compared across waves (several answers, or a mean): 3. Which did you use?" in html
+    assert "Not compared across waves (several answers): 3. Which did you use?" in html
     assert " style=" not in html and "<script" not in html
 
 
@@ -67,7 +67,7 @@ def test_the_waves_compared_can_be_chosen_and_a_wave_not_understood_is_said(clie
     refused = dashboard(client, surveys[0], "?first=7")
     assert refused.status_code == 400
     assert ("The parameter “first” was not understood: no such wave of this series among those you may see: "
-            "1, 2, 3. Comparing the first and last waves instead.") in refused.content.decode()
+            "1, 2, 3. Comparing the last two waves with responses instead.") in refused.content.decode()
 
 
 def test_a_researcher_of_one_wave_sees_no_figure_of_another(client, series):

@@ -29,6 +29,9 @@ from tests.conftest import login
 
 SCRIPT = Path(__file__).parent / "r" / "weighted_waves.R"
 FIGURES = ("n", "estimate", "std_error", "ci_low", "ci_high")
+FIXED = ("Fixed by the weighting: in both waves the responses are raked to this question's population margins, so "
+         "each wave's weighted figures are its margins' shares and the change is theirs, with no sampling error to "
+         "give an interval or a test.")
 
 
 @pytest.fixture
@@ -168,15 +171,17 @@ def test_the_weighted_change_of_waves_that_share_respondents_takes_the_largest_v
              "standard errors).")
     login(client, owner)
     body = client.get(reverse("aggregation:api-waves", args=[surveys[1].slug]) + "?weighted=on").json()
-    for question in body["questions"]:
+    for question in body["questions"]:  # the age and region questions are the margins: fixed by the weighting
         change = trend_of(found, question["order"]).change
-        assert (question["change"]["correlation"], question["change"]["assumption"]) == ("unknown", words)
+        said = FIXED if question["order"] in (2, 3) else words
+        assert (question["change"]["correlation"], question["change"]["assumption"]) == ("unknown", said)
         assert question["change"]["std_error"] == list(change.std_error) and question["change"]["shared"] == 12
     download = client.get(reverse("aggregation:export-waves", args=[surveys[1].slug]) + "?weighted=on")
     rows = [row for row in csv.DictReader(download.content.decode().splitlines()) if row["row"] == "change"]
     assert download.status_code == 200 and len(rows) == 2 + 3 + 3 + 2
-    assert {(row["correlation"], row["assumption"], row["shared"], row["weighted"]) for row in rows} == {
-        ("unknown", words, "12", "true")}
+    assert {(row["question_order"], row["correlation"], row["assumption"], row["shared"], row["weighted"])
+            for row in rows} == {(str(order), "unknown", FIXED if order in (2, 3) else words, "12", "true")
+                                 for order in (1, 2, 3, 4)}
     page = client.get(reverse("aggregation:dashboard", args=[surveys[1].slug]) + "?weighted=on&pilot=on")
     part = section(page.content.decode())
     assert page.status_code == 200 and words.replace("'", "&#x27;") in part and "a change of" in part
@@ -204,7 +209,7 @@ def test_a_wave_that_cannot_be_weighted_is_named_and_the_dashboard_shows_the_wav
 def test_a_wave_without_responses_has_no_weights_and_no_change(owner):
     surveys = weighted_series(owner, waves=3)
     answer_waves(surveys[:2], [300, 200], seed=32)
-    found = waves.series_results(surveys[2], owner, ResultOptions(weighted=True))
+    found = waves.series_results(surveys[2], owner, ResultOptions(weighted=True, first=1, second=3))
     assert [(w.number, w.weights is None) for w in found.waves] == [(1, False), (2, False), (3, True)]
     assert (found.first, found.second) == (1, 3)
     for trend in found.trends:

@@ -153,14 +153,15 @@ def test_the_weighted_dashboard_says_to_what_and_at_what_cost(owner_client, surv
 
 
 def test_a_number_asked_directly_is_weighted_as_the_answers_themselves(owner_client, owner):
-    """A direct number's per-report value is its answer, lo + step * i (no noise to take out)."""
+    """A direct number's per-report value is its answer, lo + step * i (no noise to take out); its interval is
+    Student t on n - 1 degrees of freedom, as its unweighted one (surveys.aggregation.weighting._degrees)."""
     made = make_ages_survey(owner, "ages")
     answered = {q.order: values for q, values in add_responses(made, N, seed=4, truth={1: [0.5, 0.3, 0.2]}).items()}
     enter(made, 1, AGE)
     status, body = estimates(owner_client, made, "?weighted=true")
     assert status == 200, body
     design = rake([margin("age", answered[1], dict(enumerate(AGE.values())))], cap=5.0)
-    years = weighted_mean(18.0 + np.asarray(answered[2], dtype=float), design, 18, 99)
+    years = weighted_mean(18.0 + np.asarray(answered[2], dtype=float), design, 18, 99, df=N - 1)
     assert body["questions"][1]["mean"] == pytest.approx(years.as_dict(), abs=1e-12)
     assert body["questions"][1]["interval"] == "weighted"
 
@@ -196,12 +197,16 @@ def test_a_weighted_response_without_some_question_is_refused_naming_it(owner_cl
 def test_a_weighted_request_beyond_what_may_be_read_is_refused_before_any_answer_is_read(owner_client, survey,
                                                                                         answered, settings):
     enter(survey, 2, AGE)
-    settings.WEIGHT_NOW_VALUES = 7 * N  # seven questions' answers of N responses: the limit
-    assert estimates(owner_client, survey, "?weighted=true")[0] == 200
-    settings.WEIGHT_NOW_VALUES = 7 * N - 1
+    settings.WEIGHT_NOW_VALUES = 7 * N - 1  # one answer fewer than seven questions' answers of N responses
     with CaptureQueriesContext(connection) as queries:
         status, body = estimates(owner_client, survey, "?weighted=true")
     assert status == 409 and body["error"]["reason"].startswith(f"{N} responses are too many to weight")
+    assert not [q["sql"] for q in queries.captured_queries if "collection_report" in q["sql"]]
+    settings.WEIGHT_NOW_VALUES = 7 * N  # exactly the limit: counted once, then kept running
+    assert estimates(owner_client, survey, "?weighted=true")[0] == 200
+    settings.WEIGHT_NOW_VALUES = 1
+    with CaptureQueriesContext(connection) as queries:
+        assert estimates(owner_client, survey, "?weighted=true")[0] == 200
     assert not [q["sql"] for q in queries.captured_queries if "collection_report" in q["sql"]]
 
 
@@ -210,12 +215,12 @@ def test_answers_read_by_the_slower_join_are_limited_to_a_part_of_the_values(own
     enter(survey, 2, AGE)
     current = {q.order: q.id for q in plan.of(survey)}
     builder.write_responses(survey, {q: [0] for order, q in current.items() if order != 4})  # incomplete: joined
-    settings.WEIGHT_NOW_VALUES = weighting.JOINED * 7 * (N + 1)  # exactly what the join may read
-    assert estimates(owner_client, survey, "?weighted=true")[1]["error"]["reason"] == (
-        "Question 4 was not answered by every weighted response.")
     settings.WEIGHT_NOW_VALUES = weighting.JOINED * 7 * (N + 1) - 1
     status, body = estimates(owner_client, survey, "?weighted=true")
     assert status == 409 and body["error"]["reason"] == (
         "Some responses lack an answer to a question these figures need, so their answers are read by a slower "
         f"join: at most {7 * (N + 1) - 1:,} answers within a request. Ask for fewer questions (a cross-tab), or "
         "unweighted.")
+    settings.WEIGHT_NOW_VALUES = weighting.JOINED * 7 * (N + 1)  # exactly what the join may read
+    assert estimates(owner_client, survey, "?weighted=true")[1]["error"]["reason"] == (
+        "Question 4 was not answered by every weighted response.")

@@ -6,6 +6,7 @@ forms included) and only the fields under test are changed.
 
 import math
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from django.utils.html import escape
@@ -266,6 +267,8 @@ def _what_it_means(mechanism):
     means nothing for k options), the odds e^eps and n = z^2 / (4 m^2 (p - q_other)^2) at 95%, m = 0.05."""
     eps = mechanism.effective_epsilon
     q = f" (q = {math.tanh(eps / 2):.4f})" if mechanism.name in ("qrr", "bitflip") else ""
+    if mechanism.name == "qrr":  # q as typed, exactly, and p = (1 + q)/2 as the sampler's fraction
+        q = f" (q = {mechanism.to_dict()['q']}, p = {Fraction(mechanism.keep, mechanism.modulus)})"
     z = 1.959963984540054
     needed = math.ceil(z * z / (4 * 0.05**2 * (mechanism.p - mechanism.q_other) ** 2))
     up = ldp.rounding.loss_of(mechanism.sampler())  # epsilon and the odds rounded up, never to nearest

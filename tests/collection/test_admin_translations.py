@@ -151,6 +151,19 @@ def test_the_survey_page_links_each_language_and_offers_the_others(admin_client,
         (translate_url(survey, "ar"), "Add Arabic (ar)")]
 
 
+def test_in_a_spanish_admin_the_links_and_refusals_write_the_languages_in_lower_case(admin_client, survey):
+    as_draft(survey)
+    builder.translate(survey, SPANISH)
+    QuestionTranslation.objects.filter(question=question(survey, 4)).delete()
+    page = parse(admin_client.get(survey_url(survey), HTTP_ACCEPT_LANGUAGE="es").content.decode())
+    field = next(div for div in page.find_all("div") if "field-translations" in div.attrs.get("class", "").split())
+    assert [a.text for a in field.find_all("a")] == [
+        "Traducir al español (es)", "Añadir francés (fr)", "Añadir árabe (ar)"]
+    response = admin_client.post(SURVEYS, {"action": "open_surveys", "_selected_action": [survey.pk]}, follow=True,
+                                 HTTP_ACCEPT_LANGUAGE="es")
+    assert messages_on(response) == ["Health: no se puede abrir: no hay texto en español (es) para la pregunta 4"]
+
+
 @pytest.mark.slow
 def test_a_language_is_removed_on_the_survey_page_and_recorded(admin_client, survey):
     builder.translate(survey, SPANISH)

@@ -1,11 +1,11 @@
 """GET /api/v1/surveys/<slug>/?format=definition: the survey as an XLSForm's sheets (the JSON export_survey
-writes), for staff only, drafts too; the public definition names each question."""
+writes), for staff only, drafts too; the public definition names each question by its key (its name, else q<order>)."""
 
 import pytest
 from django.urls import reverse
 
 from surveys.collection.xlsform import importing, writing
-from tests.collection.xlsforms import described, hand_form
+from tests.collection.xlsforms import QUESTIONS, SURVEY_HEADER, described, hand_form
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
@@ -34,11 +34,12 @@ def test_anyone_else_gets_404_as_for_an_unknown_slug(client, survey, owner, who)
     assert client.get(url(survey.slug)).status_code == 404
 
 
-def test_the_public_definition_names_each_question(client):
-    survey = importing.import_form(hand_form(), open_it=True).survey
+def test_the_public_definition_names_each_question_by_its_key(client):
+    rows = [SURVEY_HEADER, *QUESTIONS]
+    rows[1] = [rows[1][0], "q1", *rows[1][2:]]  # its own default key: stored blank
+    survey = importing.import_form(hand_form(survey=rows), open_it=True).survey
 
     found = client.get(reverse("collection:api-survey", args=[survey.slug])).json()
 
-    assert [q["name"] for q in found["questions"]] == list(
-        survey.ordered_questions().values_list("name", flat=True))
-    assert found["questions"][0]["name"] == "drugs"
+    assert survey.ordered_questions().first().name == ""
+    assert [q["name"] for q in found["questions"]] == ["q1", *(q[1] for q in QUESTIONS[1:])]

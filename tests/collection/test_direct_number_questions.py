@@ -62,7 +62,7 @@ def test_it_saves_with_its_scale_and_bins_and_no_parameter_outside_the_budget(ad
     (age_row("18\n17"), "options_text", "on the grid"),  # below lo
     (age_row("20\n40"), "options_text", "must start at the smallest"),
     (age_row("18\n40\n35"), "options_text", "The lower edges must increase"),
-    (age_row(""), "options_text", "at least two bins"),
+    (age_row("35"), "options_text", "at least two bins"),  # one bin (none at all is fine: no bins)
     (age_row(step=2), "step", "whole number of steps"),
     (row("Region?", "single_choice", "direct_number", "North\nSouth", epsilon=None), "mechanism_name",
      "can be asked directly"),

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import translation
 
-from surveys.collection import builder, lifecycle, plan, submission, wording
+from surveys.collection import builder, languages, lifecycle, plan, submission, wording
 from surveys.collection.builder import TranslationSpec
 from surveys.collection.models import OptionTranslation, QuestionTranslation, Response, Survey, SurveyTranslation
 from tests.collection.helpers import question
@@ -111,7 +111,7 @@ def test_the_picker_names_each_language_in_itself_and_marks_the_current_one(clie
     found = parse(page(client, multilingual, query="?lang=es").content.decode()).find("nav").find_all("a")
     assert [(a.attrs["href"], a.attrs["lang"], a.attrs["dir"], a.text, a.attrs.get("aria-current")) for a in found] == [
         ("?lang=en", "en", "ltr", "English", None), ("?lang=ar", "ar", "rtl", "العربيّة", None),
-        ("?lang=es", "es", "ltr", "español", "page")]
+        ("?lang=es", "es", "ltr", "Español", "page")]  # a label: capitalised, though Django's name is "español"
 
 
 def test_a_survey_in_one_language_has_no_picker_and_no_consent_section(client, survey):
@@ -140,6 +140,18 @@ def test_the_open_action_names_every_missing_translation(survey):
         "cannot open: no Spanish (es) text for the consent text, question 2, question 3 option 2 “Sometimes”"]
     survey.refresh_from_db()
     assert survey.status == Survey.Status.DRAFT
+
+
+@pytest.mark.parametrize("interface,refusal", [
+    ("en", "English (en) cannot be a translation of this survey"),
+    # from the catalogs merged with /work/notes/tr-words.json: the name no longer starts the sentence
+    ("es", "El idioma inglés (en) no puede ser una traducción de esta encuesta"),
+    ("fr", "La langue anglais (en) ne peut pas être une traduction de cette enquête"),
+])
+def test_a_translation_into_the_surveys_own_language_is_named_as_a_sentence_writes_it(survey, interface, refusal):
+    SurveyTranslation.objects.create(survey=survey, language="en", title="Health")
+    with translation.override(interface):
+        assert languages.missing(survey) == [refusal]
 
 
 def test_a_complete_translation_opens(survey):
@@ -174,8 +186,9 @@ def test_stored_rows_have_no_column_for_a_language_or_an_agreement():
 @pytest.mark.parametrize("browser,notice", [
     ("ar", ("ar", "rtl", "هذا الاستبيان غير متاح باللغة العربية: يُعرض باللغة الإنجليزية. "
                          "اللغات المتاحة: الإنجليزية, الإسبانية.")),
-    ("fr-FR,fr;q=0.9", ("fr", "ltr", "Cette enquête n’est pas disponible en Français : elle est affichée en Anglais. "
-                                     "Elle est proposée en : Anglais, Espagnol.")),
+    # French and Spanish write a language's name in lower case inside a sentence
+    ("fr-FR,fr;q=0.9", ("fr", "ltr", "Cette enquête n’est pas disponible en français : elle est affichée en anglais. "
+                                     "Elle est proposée en : anglais, espagnol.")),
 ])
 def test_a_browser_whose_language_the_survey_lacks_is_told_so_in_that_language(client, survey, browser, notice):
     builder.translate(survey, SPANISH)
@@ -184,6 +197,13 @@ def test_a_browser_whose_language_the_survey_lacks_is_told_so_in_that_language(c
     assert (shown.attrs["lang"], shown.attrs["dir"], shown.text) == notice
     assert found.find("h1").text == "Health"  # shown in the survey's own language
     assert [a.attrs["href"] for a in found.find("nav").find_all("a")] == ["?lang=en", "?lang=es"]
+
+
+def test_a_spanish_browser_is_told_the_languages_names_in_lower_case_as_spanish_writes_them(client, survey):
+    builder.translate(survey, ARABIC)
+    found = parse(page(client, survey, HTTP_ACCEPT_LANGUAGE="es").content.decode())
+    assert found.find("p", **{"class": "notice missing-language"}).text == (
+        "Esta encuesta no está disponible en español: se muestra en inglés. Se ofrece en: inglés, árabe.")
 
 
 @pytest.mark.parametrize("browser,query", [("es", ""), ("en", ""), ("de", ""), ("ar", "?lang=en")])

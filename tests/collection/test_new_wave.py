@@ -172,8 +172,8 @@ def test_it_copies_all_or_nothing(survey, monkeypatch):
 def test_the_button_makes_the_wave_and_links_it_and_the_history_records_it(client, superuser, survey):
     client.force_login(superuser)
     page = client.get(f"{SURVEYS}{survey.pk}/change/").content.decode()
-    assert f'action="{SURVEYS}{survey.pk}/new-wave/"' in page and "Run again as a new wave" in page
-    response = client.post(f"{SURVEYS}{survey.pk}/new-wave/", follow=True)
+    assert f'href="{SURVEYS}{survey.pk}/new-wave/" class="survey-new-wave">Run again as a new wave' in page
+    response = client.post(f"{SURVEYS}{survey.pk}/new-wave/", {"remembered": "remembered"}, follow=True)
     wave = Survey.objects.get(slug="health-wave-2")
     assert response.redirect_chain == [(f"{SURVEYS}{survey.pk}/change/", 302)]
     assert messages_on(response) == [

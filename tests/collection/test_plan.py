@@ -68,15 +68,16 @@ def test_a_survey_without_questions_has_an_empty_plan(survey):
     assert plan.of(survey).questions == () and plan.of(survey).epsilon_total == 0
 
 
-def test_a_submission_reads_the_survey_in_one_query_and_writes_in_four_or_on_postgresql_one(survey):
+def test_a_submission_reads_the_survey_in_one_query_and_writes_in_five_or_on_postgresql_one(survey):
     submission.submit(survey, valid_payload(survey))
     payload = valid_payload(survey)
     with CaptureQueriesContext(connection) as queries:
         assert submission.submit(survey, payload).created
     statements = [q["sql"].split()[0].upper() for q in queries.captured_queries]
     statements = [s for s in statements if s not in ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE")]
-    # SQLite: the response, its reports, its tallies, its cells of the watched pairs (pair_tallies)
-    writes = ["WITH"] if connection.vendor == "postgresql" else ["INSERT", "INSERT", "INSERT", "WITH"]
+    # SQLite: the response, its reports, its tallies, its cells of the watched pairs (pair_tallies), its values by
+    # the watched cells (cell_tallies)
+    writes = ["WITH"] if connection.vendor == "postgresql" else ["INSERT", "INSERT", "INSERT", "WITH", "WITH"]
     assert statements == ["SELECT", *writes]
 
 

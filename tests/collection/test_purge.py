@@ -184,7 +184,7 @@ def test_it_deletes_in_set_statements_without_loading_reports_or_responses(busy)
     touching = [q["sql"] for q in queries if any(table in q["sql"] for table in per_respondent)]
     assert touching and all(sql.lstrip().upper().startswith("DELETE") for sql in touching), touching
     deletes = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("DELETE")]
-    assert len(deletes) == 6  # used invitations, the rest, reports, responses, tallies, pair tallies
+    assert len(deletes) == 7  # used invitations, the rest, reports, responses, tallies, pair and cell tallies
 
 
 def test_it_removes_the_surveys_prepared_exports_and_their_files(client, owner, busy, other, settings):

@@ -9,6 +9,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from django.middleware.csrf import _unmask_cipher_token
 from django.utils import timezone
 
 import ldp
@@ -95,8 +96,11 @@ def test_a_short_summary_comes_first_and_the_explanation_is_behind_a_disclosure(
 def test_each_question_says_its_deniability_in_plain_odds(survey, page):
     for question in survey.ordered_questions():
         note = page.by_id(f"note-{question.pk}")
+        forced = "" if question.mechanism_name != "qrr" else (  # q = 0.5, exactly
+            " Your browser sends your real answer with probability 0.5; otherwise a fair coin answers for you: yes "
+            "with probability 0.25, no with probability 0.25.")
         assert note.text == ("Your answer stays deniable: anyone's odds on your true answer change by at most "
-                             f"{ODDS[question.text]} to 1.")
+                             f"{ODDS[question.text]} to 1.{forced}")
         odds = ldp.odds_factor(question.mechanism().effective_epsilon)
         assert float(ODDS[question.text]) >= odds - 1e-9  # never less (e^ln 3 is 3 in floating point's way)
 
@@ -238,6 +242,16 @@ def test_the_page_is_never_cached_it_carries_a_per_visitor_csrf_token(client, su
         _set_window(survey, status=Survey.Status.CLOSED)
     cache_control = {part.strip() for part in client.get(URL)["Cache-Control"].split(",")}
     assert {"private", "no-store", "no-cache", "max-age=0"} <= cache_control
+
+
+def test_each_page_carries_the_csrf_token_masked_afresh_over_the_same_secret(client, survey):
+    """BREACH: nginx gzips the page (docs/deploy/nginx-app.conf), so a secret repeated in the same words in
+    every response could be guessed from the sizes; the token's text must change from response to response
+    while it stands for the one secret the cookie holds."""
+    tokens = [json.loads(parse(client.get(URL).content).by_id("survey-data").raw_text)["csrfToken"] for _ in range(3)]
+    secret = client.cookies["csrftoken"].value
+    assert len(set(tokens)) == 3 and secret not in tokens
+    assert [_unmask_cipher_token(token) for token in tokens] == [secret] * 3  # Django's own unmasking
 
 
 # The page for multi-select, numeric and ordinal questions: inputs that fit each kind, labelled and tied to

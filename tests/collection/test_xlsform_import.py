@@ -207,7 +207,7 @@ def test_the_bounds_come_from_the_constraint_and_an_integer_steps_by_one():
 
 def test_it_imports_a_form_of_200_questions_in_under_two_seconds():
     rows = [["type", "name", "label", "privacy"],
-            *(["select_one yn", f"q_{i}", f"Question {i}?", "bitflip epsilon=0.05"] for i in range(200))]
+            *(["select_one yn", f"item{i}", f"Question {i}?", "bitflip epsilon=0.05"] for i in range(200))]
     form = workbook(rows, [["list_name", "name", "label"], ["yn", "no", "No"], ["yn", "yes", "Yes"]],
                     [["form_title", "form_id", "epsilon_budget"], ["Long", "long", "10.5"]])
 

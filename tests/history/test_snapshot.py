@@ -43,3 +43,15 @@ def test_a_new_survey_lists_every_value_it_was_made_with(survey):
     found = snapshot.changes(None, snapshot.of(survey.pk))
     assert {"field": "title", "before": None, "after": "Health"} in found
     assert all(row["before"] is None for row in found)
+
+
+def test_a_questions_name_is_a_change_of_its_own(survey):
+    """Its column's name in every export: named, renamed and cleared, each recorded."""
+    before = snapshot.of(survey.pk)
+    drugs = question(survey, 3)
+    type(drugs).objects.filter(pk=drugs.pk).update(name="drugs")
+    named = snapshot.of(survey.pk)
+    type(drugs).objects.filter(pk=drugs.pk).update(name="")
+    where = f"Question {drugs.pk} “Drugs?”: name"
+    assert snapshot.changes(before, named) == [{"field": where, "before": None, "after": "drugs"}]
+    assert snapshot.changes(named, snapshot.of(survey.pk)) == [{"field": where, "before": "drugs", "after": None}]

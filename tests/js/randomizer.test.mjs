@@ -205,6 +205,19 @@ test("grr: exhaustive counts over every U equal keep / other exactly", () => {
   }
 });
 
+test("grr: forced response q = 2/3 (the server's sampler for it) reports yes given yes exactly 5 in 6", () => {
+  // tests/collection/test_exact_q.py: the definition API sends exactly these integers for q = 2/3.
+  const s = { kind: "grr", k: 2, modulus: 6, keep: 5, other: 1 };
+  for (const [truth, yes] of [[1, 5], [0, 1]]) {
+    let reported = 0;
+    for (let u = 0; u < s.modulus; u++) reported += randomizeAnswer(s, truth, feed([u]));
+    assert.equal(reported, yes); // of 6 equally likely U: P(yes | yes) = 5/6, P(yes | no) = 1/6
+  }
+  // Every accepted word is one of these U, each floor(2^32 / 6) times; the rest are rejected.
+  assert.equal(uniformBelow(6, feed([6 * Math.floor(TWO_32 / 6) - 1])), 5);
+  assert.equal(uniformBelow(6, feed([6 * Math.floor(TWO_32 / 6), 0])), 0);
+});
+
 test("grr with modulus 2^32 (epsilon bit flip) uses words directly", () => {
   const keep = 3000000000;
   const s = { kind: "grr", k: 2, modulus: TWO_32, keep, other: TWO_32 - keep };

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -30,8 +31,8 @@ def reference(tmp_path):
 
 def test_it_prints_one_line_per_report_with_the_library_sequence(reference):
     yes, path = reference
-    out = records(run("sequence", "--csv", path, "--outcome", "q1", "--mechanism", "qrr", "--q", "0.6666666667"))
-    expected = stream_sequence(ldp.QRandomizedResponse("0.6666666667"), yes).records()
+    out = records(run("sequence", "--csv", path, "--outcome", "q1", "--mechanism", "qrr", "--q", "2/3"))
+    expected = stream_sequence(ldp.QRandomizedResponse(Fraction(2, 3)), yes).records()
     assert [set(line) for line in out] == [KEYS] * 2435
     assert [line["n"] for line in out] == list(range(1, 2436))
     assert out == expected  # floats survive JSON exactly
@@ -42,9 +43,9 @@ def test_it_prints_one_line_per_report_with_the_library_sequence(reference):
 
 def test_it_prints_only_the_looks_asked_for_in_increasing_order(reference):
     _, path = reference
-    out = records(run("sequence", "--csv", path, "--outcome", "q1", "--mechanism", "qrr", "--q", "0.6666666667",
+    out = records(run("sequence", "--csv", path, "--outcome", "q1", "--mechanism", "qrr", "--q", "2/3",
                       "--looks", "2435,10,100", "--confidence", "0.9", "--planned", "500"))
-    expected = stream_sequence(ldp.QRandomizedResponse("0.6666666667"), reference[0], looks=[10, 100, 2435],
+    expected = stream_sequence(ldp.QRandomizedResponse(Fraction(2, 3)), reference[0], looks=[10, 100, 2435],
                                confidence=0.9, planned=500).records()
     assert out == expected
 

@@ -3,7 +3,8 @@
 - single choice, multi-select: one label per line;
 - ordinal: one level per line, "Agree = 4" with its score, or no scores at all (then 1, 2, 3...);
 - numeric with bins (k-ary randomized response): one bin per line, its lower edge, optionally with
-  a label: "18" or "18: Adults" (without one the label is the bin's range, "18 to 24");
+  a label: "18" or "18: Adults" (without one the label is the bin's range, "18 to 24"); a direct number's
+  bins the same, or none (`Kind.options_optional`);
 - yes/no and a numeric question asked for its mean: none.
 
 "Prefer not to say" is an ordinary, randomized option, added as the last one by a checkbox (single
@@ -58,6 +59,8 @@ def read(kind_name: str, name: str, text: str, add_prefer_not: bool, scale: scal
         if typed:
             found.errors["options_text"] = kind.no_options()
         return found
+    if not typed and kind.options_optional(name):
+        return found  # a direct number without bins
     if add_prefer_not and typed and typed[-1].casefold() == prefer_not_to_say().casefold():
         typed = typed[:-1]  # already there: add it once
     found.rows = kind.read_options(typed, scale, found.errors)

@@ -4,7 +4,7 @@ position, and the survey's budget checked with the number of options typed."""
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from django import forms
@@ -20,7 +20,7 @@ from ..models import Option, Question, build_mechanism
 from . import option_lines
 from .option_lines import Row
 
-NEW_Q = Decimal("0.5")
+NEW_Q = Fraction(1, 2)
 NEW_EPSILON = 1.0
 SHAPE_FIELDS = ("lo", "hi", "step", "at_most")  # each kind's own: numeric (lo, hi, step), multi-select (at_most)
 
@@ -57,7 +57,7 @@ class QuestionInlineForm(forms.ModelForm):
 
     class Meta:
         model = Question
-        fields = ("text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most")
+        fields = ("text", "name", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most")
         widgets = {"text": forms.Textarea(attrs={"rows": 2, "cols": 60})}  # a long question shows whole
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -207,6 +207,11 @@ class QuestionFormSet(forms.BaseInlineFormSet):
         super().clean()
         if frozen:
             return
+        names = [(form.cleaned_data.get("name") or "").casefold() for form in live]
+        twice = sorted({name for name in names if name and names.count(name) > 1})
+        if twice:
+            raise ValidationError(_("Two questions are named %(names)s: each name names one column of the "
+                                    "exports.") % {"names": ", ".join(f"“{name}”" for name in twice)})
         mechanisms = [form.planned for form in live if form.planned is not None]
         total = ldp.survey_epsilon(mechanisms)
         budget = self.instance.epsilon_budget
@@ -238,7 +243,8 @@ class QuestionForm(forms.ModelForm):
 
     class Meta:
         model = Question
-        fields = ("survey", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most",
+        fields = ("survey", "order", "text", "name", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
+                  "at_most",
                   "permanent_q", "permanent_epsilon")
         widgets = QuestionInlineForm.Meta.widgets
 

@@ -7,6 +7,7 @@ has a report it is read-only.
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from django import forms
@@ -20,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
+from ldp import exact_q
 from surveys.history.hooks import RecordsConfigurationChanges
 
 from .. import figures, kinds
@@ -29,9 +31,11 @@ from .question_forms import QuestionForm, QuestionFormSet, QuestionInlineForm
 
 
 def describe(question: Question) -> str:
-    """The figures an admin sees next to a question (effective epsilon, q for yes/no, odds, planner)."""
-    try:
-        mechanism = question.mechanism()
+    """The figures an admin sees next to a question (effective epsilon, q for yes/no, odds, planner), as the estimates
+    and the dashboard will read its reports."""
+    try:  # a remembered question's reports are read through both layers: its figures are theirs
+        layers = question.remembered() if question.survey_id is not None else None
+        mechanism = ldp.waves.Composed(layers) if layers is not None else question.mechanism()
     except (ValueError, TypeError) as error:
         return str(error)
     return format_html("{}", figures.of(mechanism, kinds.kind_of(question).mechanisms)["summary"])
@@ -62,8 +66,9 @@ def applicable(question: Question, options: str) -> list[tuple[str, object]]:
         found.append((parameter, getattr(question, parameter)))
     found += [(name, getattr(question, name)) for name in ("permanent_q", "permanent_epsilon")
               if getattr(question, name) is not None]
-    # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2).
-    return [(name, f"{value.normalize():f}" if isinstance(value, Decimal) else value) for name, value in found]
+    # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2); q exactly, a fraction with its decimal.
+    return [(name, f"{value.normalize():f}" if isinstance(value, Decimal) else
+             exact_q.shown(value) if isinstance(value, Fraction) else value) for name, value in found]
 
 
 class FrozenAfterReports(admin.options.InlineModelAdmin):
@@ -97,8 +102,8 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
         return 1 if obj is None else 0
     # position, options_text and prefer_not_to_say are form fields; read-only (a frozen survey) they show
     # the methods below.
-    fields = ("position", "text", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most", "lo",
-              "hi", "step",
+    fields = ("position", "text", "name", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most",
+              "lo", "hi", "step",
               "mechanism_name", "q", "epsilon", "permanent_q", "permanent_epsilon", "privacy")
     readonly_fields = ("privacy", "settings")
 
@@ -192,5 +197,7 @@ class QuestionAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         question = form.instance
         kind = kinds.kind_of(question)
-        if kind.has_options(question.mechanism_name) and len(question.ordered_options()) < 2:
+        count = len(question.ordered_options())
+        if kind.has_options(question.mechanism_name) and count < 2 and not (
+                count == 0 and kind.options_optional(question.mechanism_name)):
             self.message_user(request, kind.needs_options_to_open(), messages.WARNING)

@@ -20,22 +20,34 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.functional import lazy
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
+from ldp import exact_q
 from ldp.rounding import total_loss
 from surveys.history import recorder
 from surveys.history.display import changes_table
 from surveys.history.hooks import RecordsConfigurationChanges
 from surveys.history.models import ConfigurationChange
 
-from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing
+from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing, waves
 from ..models import Series, Survey
 from . import views, xlsform
 from .questions import QuestionInline
 from .survey_form import SurveyForm
 from .translations import SurveyTranslationInline, translate_view, translation_links
+
+
+def _kept(text: Any) -> SafeString:
+    return mark_safe(escape(str(text)).replace("ε", '<span class="symbol">ε</span>'))  # noqa: S308  # escaped first
+
+
+# A list header's text, with its Greek letters in a span the list's upper-casing leaves alone (admin.css).
+symbols_kept = lazy(_kept, SafeString)
 
 # Invitations limit who may answer, not who may read: the page and the definition API serve the
 # questions to anyone with the slug (a token travels in the link's fragment, which the server never
@@ -46,6 +58,9 @@ ACCESS_HELP = gettext_lazy(
     "questions themselves are sensitive, choose a slug nobody can guess.")
 
 
+escaped = lazy(lambda text: escape(str(text)), str)  # in the language of the page it is rendered on
+
+
 class InvitationForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=invitations.MAX_BATCH, initial=100,
                                help_text=gettext_lazy("Each link works once. They are shown only in this download."))
@@ -53,7 +68,7 @@ class InvitationForm(forms.Form):
 
 @admin.register(Survey)
 class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
-    list_display = ("title", "slug", "status", "epsilon_summary", "response_count", "opens_at", "closes_at")
+    list_display = ("listed_title", "slug", "status", "epsilon_column", "response_count", "opens_at", "closes_at")
     list_filter = ("status",)
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
@@ -89,9 +104,10 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
         return [
-            path("privacy-figures/", wrap(lambda request: views.privacy_figures(self, request)),
+            # Called by the page's script: refused in the API's JSON shape, not by the admin's login redirect.
+            path("privacy-figures/", views.answered_in_json(self, views.privacy_figures),
                  name="collection_survey_privacy_figures"),
-            path("privacy-total/", wrap(lambda request: views.privacy_total(self, request)),
+            path("privacy-total/", views.answered_in_json(self, views.privacy_total),
                  name="collection_survey_privacy_total"),
             path("<path:object_id>/translate/<str:language>/", wrap(lambda request, object_id, language: translate_view(
                 self, request, unquote(object_id), language)), name="collection_survey_translate"),
@@ -116,6 +132,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
             context.update(sharing.context(request, survey), **sharing.series_context(request, survey))
             context["can_transition"] = self.has_change_permission(request, survey)
             context["can_run_again"] = context["can_transition"] and self.has_add_permission(request)
+            context["survey_admin_config"]["remembered"] = remembered_layers(survey)
+            context["still_open_before"] = waves.still_open_before(survey) if context["can_transition"] else []
         return super().change_view(request, object_id, form_url, context)
 
     def history_view(self, request: HttpRequest, object_id: str,
@@ -161,6 +179,16 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 },
             },
         }
+
+    @admin.display(description=gettext_lazy("Title"), ordering="title")
+    def listed_title(self, survey: Survey) -> str:
+        return survey.listed_title
+
+    @admin.display(description=symbols_kept(gettext_lazy("Privacy cost (ε per respondent)")))
+    def epsilon_column(self, survey: Survey) -> str:
+        """The list's column: `epsilon_summary` under a header whose ε keeps its case (the list upper-cases its
+        headers, and a capital epsilon reads as an E)."""
+        return self.epsilon_summary(survey)
 
     @admin.display(description=gettext_lazy("Privacy cost (ε per respondent)"))
     def epsilon_summary(self, survey: Survey) -> str:
@@ -254,6 +282,16 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 views.tell_done(self, request, survey, verb_name)
 
 
+def remembered_layers(survey: Survey) -> dict[str, dict[str, str | None]]:
+    """The permanent layer of each question that remembers (by id): the page's live figures read its reports through
+    both layers, as the estimates will."""
+    if not survey.remembers():
+        return {}
+    return {str(q.pk): {"permanent_q": None if q.permanent_q is None else exact_q.text(q.permanent_q),
+                        "permanent_epsilon": None if q.permanent_epsilon is None else str(q.permanent_epsilon)}
+            for q in survey.questions.all() if q.has_permanent_layer()}
+
+
 @admin.register(Series)
 class SeriesAdmin(admin.ModelAdmin):
     """A series' title, the slug of its stable link, and whether it remembers randomization (frozen once a wave has
@@ -264,6 +302,13 @@ class SeriesAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return ("link", "remembered") if obj is not None and obj.has_reports() else ("link",)
+
+    def formfield_for_dbfield(self, db_field: models.Field[Any, Any], request: HttpRequest,
+                              **kwargs: Any) -> forms.Field | None:
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if field is not None and field.help_text:  # the admin renders help texts as HTML: "/w/<slug>/" is no tag
+            field.help_text = escaped(field.help_text)
+        return field
 
     @admin.display(description=gettext_lazy("Link to the current wave"))
     def link(self, series: Series) -> str:

@@ -71,9 +71,9 @@ def translation_links(survey: Survey) -> str:
     # One paragraph per link: apart enough for the target size minimum, and no text around them
     # (the admin's links are not underlined).
     rows = [(reverse("admin:collection_survey_translate", args=[survey.pk, code]),
-             _("Translate into %(language)s") % {"language": languages.name(code)}) for code in offered]
+             _("Translate into %(language)s") % {"language": languages.name(code, True)}) for code in offered]
     rows += [(reverse("admin:collection_survey_translate", args=[survey.pk, code]),
-              _("Add %(language)s") % {"language": languages.name(code)}) for code in others]
+              _("Add %(language)s") % {"language": languages.name(code, True)}) for code in others]
     return format_html_join("", '<p><a href="{}">{}</a></p>', rows)
 
 
@@ -172,14 +172,14 @@ def translate_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_i
     if form.is_valid():
         with transaction.atomic(), recorder.recording(request.user, survey.pk):
             languages.store(survey, language, *form.split(texts))
-        model_admin.message_user(request, _("%(language)s texts saved.") % {"language": languages.name(language)},
+        model_admin.message_user(request, _("%(language)s texts saved.") % {"language": languages.name(language, True)},
                                  messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:collection_survey_change", args=[survey.pk]))
     return TemplateResponse(request, "admin/collection/translate.html", {
         **model_admin.admin_site.each_context(request), "opts": model_admin.model._meta, "survey": survey,
         "form": form, "sections": _sections(form, texts), "source_language": survey.language,
         "source_direction": _direction(survey.language), "source_name": languages.name(survey.language),
-        "title": _("%(language)s texts of %(survey)s") % {"language": languages.name(language), "survey": survey},
+        "title": _("%(language)s texts of %(survey)s") % {"language": languages.name(language, True), "survey": survey},
     }, status=400 if form.is_bound else 200)
 
 

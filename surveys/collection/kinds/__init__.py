@@ -16,10 +16,10 @@ the first kind a mechanism fits is the one its figures are worked out for.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 import ldp
+from ldp.exact_q import QValue
 
 from ..scales import Scale
 from . import multi_select, numeric, ordinal, single_choice, yes_no
@@ -70,7 +70,7 @@ def error_field(name: str) -> str:
     return "at_most" if of_mechanism(name).many else "epsilon"
 
 
-def build_mechanism(name: str, kind: str, q: Decimal | None, epsilon: float | None, options: int, *,
+def build_mechanism(name: str, kind: str, q: QValue | None, epsilon: float | None, options: int, *,
                     scale: Scale | None = None, at_most: int | None = None) -> ldp.Mechanism:
     """A question's mechanism from its fields (`Kind.build`; ValueError if it cannot be)."""
     found = find(kind)

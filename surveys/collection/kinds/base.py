@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any, ClassVar
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 
 import ldp
+from ldp import exact_q
+from ldp.exact_q import QValue
 
 from .. import scales
 from ..scales import Scale
@@ -69,6 +70,15 @@ class Kind:
         """Whether a question of this kind, with this mechanism, has options (levels, bins)."""
         return self.options is True or self.options == name
 
+    def options_optional(self, name: str) -> bool:
+        """Whether a question of this kind with mechanism `name` may have no options at all (a direct number's bins,
+        which only break-downs use)."""
+        return False
+
+    def respondents_see_options(self, name: str) -> bool:
+        """Whether respondents read its options (so an offered language must translate them)."""
+        return self.has_options(name)
+
     def boxes(self) -> dict[str, object]:
         """What the admin's script needs: the mechanisms, and which boxes the kind shows."""
         return {"mechanisms": list(self.mechanisms), "options": self.options, "scale": self.scale,
@@ -84,7 +94,7 @@ class Kind:
 
     # --- the mechanism -----------------------------------------------------------------
 
-    def build(self, name: str, q: Decimal | None, epsilon: float | None, options: int, *,
+    def build(self, name: str, q: QValue | None, epsilon: float | None, options: int, *,
               scale: Scale | None = None, at_most: int | None = None) -> ldp.Mechanism:
         """A question's mechanism from its fields and number of options (ValueError if it cannot be).
 
@@ -102,7 +112,7 @@ class Kind:
         if mechanism.parameter == "q":
             if q is None:
                 raise ValueError(f"{mechanism.label} needs q")
-            return ldp.make(name, q=Fraction(str(Decimal(q).normalize())))
+            return ldp.make(name, q=exact_q.typed(q))  # exactly as stored, or refused: never rounded
         if epsilon is None:
             raise ValueError(f"{name} needs epsilon")
         if mechanism.estimates_mean:
@@ -115,7 +125,7 @@ class Kind:
         """The admin's error when `name` does not fit this kind, or None."""
         return None if self.fits(name) else self.words[0].upper() + self.words[1:] + "."
 
-    def mechanism_errors(self, name: str, q: Decimal | None, epsilon: float | None) -> dict[str, str]:
+    def mechanism_errors(self, name: str, q: QValue | None, epsilon: float | None) -> dict[str, str]:
         """What does not fit: the mechanism for this kind, and its parameter, in words, by field."""
         errors = {}
         mechanism = ldp.MECHANISMS.get(name)

@@ -5,7 +5,8 @@ mean and the bins the admin sets for break-downs.
 
 A numeric question's mode is its mechanism: the histogram and the direct number have options (their bins),
 typed one per line as a lower edge, optionally with a label ("18" or "18: Adults"; without one the label is the
-bin's range). A direct number's browser sends the number's grid index, never its bin: the bins are the analysis's.
+bin's range). A direct number's browser sends the number's grid index, never its bin: the bins are the analysis's,
+optional (without them its figures are its mean, and break-downs do not offer it) and never translated.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
+from ldp.exact_q import QValue
 
 from .. import scales
 from ..scales import Scale
@@ -29,15 +31,24 @@ class Numeric(Kind):
     label = gettext_lazy("Numeric (a number from lo to hi)")
     mechanisms = ("onebit", "dlaplace", "krr", "direct_number")
     words = ("numeric questions use the 1-bit mean or discrete Laplace (for the mean), k-ary randomized "
-             "response over bins (a histogram), or no randomization (direct: the number as given, with bins)")
+             "response over bins (a histogram), or no randomization (direct: the number as given, bins optional)")
     # The modes with options (their bins: a histogram's, or a direct number's for break-downs); `has_options` and
     # `boxes` say so, in place of the one mechanism `options` can name.
     binned = ("krr", "direct_number")
+    optional = ("direct_number",)  # bins it may do without (`options_optional`)
     scale = True
     answer = "number"
 
     def has_options(self, name: str) -> bool:
         return name in self.binned
+
+    def options_optional(self, name: str) -> bool:
+        """A direct number needs no bins: its mean reads the numbers; bins, if set, are its break-downs'."""
+        return name in self.optional
+
+    def respondents_see_options(self, name: str) -> bool:
+        """A histogram's bins are the respondents' answers; a direct number's, never seen, need no translation."""
+        return self.has_options(name) and name not in self.optional
 
     def boxes(self) -> dict[str, object]:
         return {**super().boxes(), "options": list(self.binned)}
@@ -46,7 +57,7 @@ class Numeric(Kind):
         """A randomized mean has no answers to count; a direct number relates in its bins."""
         return not (mechanism.estimates_mean and mechanism.randomized)
 
-    def build(self, name: str, q: Decimal | None, epsilon: float | None, options: int, *,
+    def build(self, name: str, q: QValue | None, epsilon: float | None, options: int, *,
               scale: Scale | None = None, at_most: int | None = None) -> ldp.Mechanism:
         mechanism = ldp.MECHANISMS.get(name)
         if mechanism is None or mechanism.randomized or not mechanism.estimates_mean:

@@ -53,7 +53,9 @@ def mechanism_of(question, options, scale):
     if name == "qrr":
         if question.q is None:
             raise ValueError("q-randomized response needs q")
-        return ldp.QRandomizedResponse(Fraction(str(Decimal(question.q).normalize())))
+        # A Decimal in this release's schema; an exact Fraction once migration 0020 stores q as text.
+        q = question.q if isinstance(question.q, Fraction) else Fraction(str(Decimal(question.q).normalize()))
+        return ldp.QRandomizedResponse(q)
     if question.epsilon is None:
         raise ValueError(f"{name} needs epsilon")
     if name == "multiselect":

@@ -1,6 +1,7 @@
 """The collection app's models: survey definitions (`survey`) and what respondents send (`reports`)."""
 
 from ..kinds import MAX_OPTIONS, build_mechanism
+from .cells import CellKey, CellTally, CellWatch
 from .reports import (
     REPORTS_BY_QUESTION,
     TALLY_N_SLOT,
@@ -19,6 +20,7 @@ from .translations import OptionTranslation, QuestionTranslation, SurveyTranslat
 
 __all__ = [
     "MAX_OPTIONS", "REPORTS_BY_QUESTION", "TALLY_N_SLOT", "TALLY_SHARDS", "YES_NO_LABELS",
+    "CellKey", "CellTally", "CellWatch",
     "FrozenMechanism", "Invitation", "Option", "OptionTranslation", "PairCounting", "PairTally", "PairWatch",
     "Question", "QuestionTranslation", "Report",
     "Response", "Series", "Survey", "SurveyQuerySet", "SurveyTranslation", "Tally",

@@ -22,10 +22,11 @@ from django.utils.translation import gettext_lazy as _
 import ldp
 from ldp.waves import Remembered
 
-from .. import kinds, scales
+from .. import kinds, scales, variable_names
 from ..kinds import KINDS, build_mechanism, yes_no
-from . import names, remembering
+from . import remembering
 from .conditions import CONFIGURED_BY, configured_by, for_kinds, permanent_layer_fits
+from .exact_q import ExactQField
 from .frozen import FrozenMechanism, refuse_if_frozen, refuse_moving_a_wave
 from .option import Option
 from .series import Series
@@ -115,8 +116,14 @@ class Survey(models.Model):
             models.UniqueConstraint(fields=["series", "wave"], name="survey_wave_unique"),
         ]
 
-    def __str__(self) -> str:
-        return self.title
+    def __str__(self) -> str:  # the admin's lists, filters, choices and messages
+        return self.listed_title
+
+    @property
+    def listed_title(self) -> str:
+        """Its title, and its wave's number in a series: the waves of a series share their title."""
+        return self.title if self.wave is None else _("%(survey)s, wave %(wave)s") % {"survey": self.title,
+                                                                                      "wave": self.wave}
 
     def get_absolute_url(self) -> str:
         """The respondent's page once published; a draft's staff-only preview before that."""
@@ -173,19 +180,21 @@ class Question(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
     text = models.CharField(max_length=500)
-    # Its name in the definition API, exports, formulas (an XLSForm's `name`): a label, not frozen (`names`).
-    name = models.SlugField(_("name"), max_length=64, blank=True, help_text=_(
-        "Letters, digits, _ and -, unique in the survey: the question's column in exports and its name in "
-        "formulas. Blank: q and its order."))
+    # Its column's name in every export and its key everywhere (surveys.collection.variable_names); blank: q<order>.
+    name = models.CharField(
+        _("name"), max_length=32, blank=True, default="",
+        help_text=_("Optional: the question's column in the exports and its key in the figures, such as age "
+                    "(a letter, then letters, digits or _). Blank: q and its position, such as q5."))
     hint = models.CharField(_("hint"), max_length=500, blank=True,
                             help_text=_("Optional: a few words shown under the question."))
     kind = models.CharField(max_length=16, choices=kinds.CHOICES, default=KINDS[0].name)
     mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
-    q = models.DecimalField(
-        max_digits=7, decimal_places=6, null=True, blank=True,
+    q = ExactQField(
+        null=True, blank=True,
         help_text=_("q-randomized response only: the probability of answering truthfully "
-                  "(otherwise a fair coin answers). 0.5 gives epsilon = ln 3."),
+                    "(otherwise a fair coin answers), as a decimal or an exact fraction. 0.5 gives epsilon = ln 3; "
+                    "2/3 is forced response with 1/6 forced yes and 1/6 forced no."),
     )
     epsilon = models.FloatField(null=True, blank=True, help_text=_("All other randomized mechanisms "
                                                                  "(a direct question takes neither)."))
@@ -203,8 +212,8 @@ class Question(models.Model):
     # The same question in every wave of a series ("Run again as a new wave" copies it): results across
     # waves match questions by it, and the browser derives a permanent response from it.
     lineage = models.UUIDField(default=uuid.uuid4, editable=False)
-    permanent_q = models.DecimalField(
-        max_digits=7, decimal_places=6, null=True, blank=True,
+    permanent_q = ExactQField(
+        null=True, blank=True,
         help_text=_("Waves of a series that remembers randomization, q-randomized response: q of the permanent "
                     "layer, remembered across waves (q or epsilon above is then each wave's fresh layer). Blank: "
                     "not remembered."))
@@ -218,7 +227,6 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["survey", "order"], name="question_order_unique"),
             models.UniqueConstraint(fields=["survey", "lineage"], name="question_lineage_unique"),
-            models.UniqueConstraint(fields=["survey", "name"], name="question_name_unique"),
             models.CheckConstraint(condition=permanent_layer_fits(), name="question_permanent_layer_fits"),
             models.CheckConstraint(
                 condition=(configured_by("q", q__isnull=False, epsilon__isnull=True)
@@ -285,6 +293,11 @@ class Question(models.Model):
         return self.permanent_q is not None or self.permanent_epsilon is not None
 
     def clean(self) -> None:
+        others = [] if self.survey_id is None else (
+            Question.objects.filter(survey_id=self.survey_id).exclude(pk=self.pk).values_list("name", flat=True))
+        wrong = variable_names.problem(self.name, others)
+        if wrong:
+            raise ValidationError({"name": wrong})
         kind = kinds.find(self.kind)
         if kind is None:
             return  # the field's own validation says the kind is none
@@ -306,8 +319,6 @@ class Question(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         refuse_if_frozen(self, Question, self.FROZEN_FIELDS, lambda q: q.survey)
-        if not self.name:
-            self.name = names.free(self.order, Question.objects.filter(survey_id=self.survey_id).exclude(pk=self.pk))
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:

@@ -15,24 +15,32 @@ Each problem is a `Problem` naming the sheet, row and column; nothing is raised.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from .. import kinds, scales
+from ldp import exact_q
+
+from .. import kinds, scales, variable_names
 from ..builder import QuestionSpec
 from ..kinds import MAX_OPTIONS, multi_select, numeric, ordinal, single_choice, yes_no
+from ..models.exact_q import check_carried
 from . import privacy
 
 SURVEY, CHOICES, SETTINGS = "survey", "choices", "settings"
-NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")  # an XLSForm name that is also a slug (no dots)
 BOUNDS = re.compile(r"^\s*\.\s*>=\s*(-?[0-9.]+)\s+and\s+\.\s*<=\s*(-?[0-9.]+)\s*$")
 TRUE = {"yes", "true", "true()", "1"}
+
+
+def stored_name(name: str, order: int) -> str:
+    """The name a question keeps: blank for its own default key q<order> (however cased), so that a form written
+    from unnamed questions comes back unnamed; else the form's name, which `variable_names` checks."""
+    return "" if name.casefold() == f"q{order}" else name
 
 
 def column(base: str, language: str) -> str:
@@ -79,18 +87,19 @@ class Context:
     privacy_column: str = "privacy"
 
 
-def question(element: dict[str, Any], row: int, cell: str, context: Context,
-             problems: list[Problem], warnings: list[str]) -> Imported | None:
-    """The question `element` makes, or None with its problems added."""
+def question(element: dict[str, Any], row: int, cell: str, context: Context, problems: list[Problem],
+             warnings: list[str], *, order: int, named: Sequence[str] = ()) -> Imported | None:
+    """The question `element` makes as the survey's question `order`, after questions named `named`, or None with
+    its problems added."""
     before = len(problems)
 
     def refuse(column: str | None, message: str) -> None:
         problems.append(Problem(SURVEY, row, column, message))
 
-    name = element["name"]
-    if not NAME.match(name):
-        refuse("name", _("“%(name)s”: a question's name here is letters, digits, _ and - (at most 64, no dots)")
-               % {"name": name})
+    name = stored_name(element["name"], order)
+    wrong = variable_names.problem(name, named)
+    if wrong:
+        refuse("name", wrong)
     try:
         asked = privacy.parse(cell)
     except ValueError as error:
@@ -106,10 +115,6 @@ def question(element: dict[str, Any], row: int, cell: str, context: Context,
     spec = QuestionSpec(text=labels.get(context.language, ""), mechanism=mechanism, q=asked.q,
                         epsilon=asked.epsilon, options=[o[context.language] for o in options] if options else (),
                         kind=kind.name, name=name, hint=hints.get(context.language, ""), **extra)
-    if asked.q is not None and "/" in asked.q and _q_is_decimal():
-        refuse(context.privacy_column, _("q=%(q)s: write q as a decimal (such as 0.5) until q is stored as an exact "
-                                         "fraction") % {"q": asked.q})
-        return None
     _check_mechanism(spec, kind, refuse, context.privacy_column)
     if len(problems) > before:
         return None
@@ -234,7 +239,13 @@ def default_bins(scale: scales.Scale) -> list[str]:
 def _check_mechanism(spec: QuestionSpec, kind: kinds.Kind, refuse: Callable[[str | None, str], None],
                      column: str) -> None:
     """The kind's own checks, as the admin's form makes them (the same words)."""
-    q = None if spec.q is None else _decimal_q(str(spec.q))
+    q = None if spec.q is None else exact_q.read(spec.q)  # exactly as typed ("2/3"), as the model stores it
+    if q is not None:
+        try:
+            check_carried(q)  # the admin's q box refuses it in the same words
+        except ValidationError as error:
+            refuse(column, " ".join(error.messages))
+            return
     lo, hi, step = (Decimal(x) for x in spec.scale) if spec.scale else (None, None, None)
     errors = kind.mechanism_errors(spec.mechanism, q, spec.epsilon) or kind.shape_errors(lo, hi, step, spec.at_most)
     if errors:
@@ -250,16 +261,3 @@ def _check_mechanism(spec: QuestionSpec, kind: kinds.Kind, refuse: Callable[[str
         problem = kind.exclusive_problem([label in spec.exclusive for label in spec.options])
         if problem:
             refuse("exclusive", str(problem))
-
-
-def _q_is_decimal() -> bool:
-    """Whether q is stored as a decimal (main) rather than as the exact fraction typed (the fractions branch)."""
-    from ..models import Question
-
-    return Question._meta.get_field("q").get_internal_type() == "DecimalField"
-
-
-def _decimal_q(text: str) -> Decimal:
-    """q as the model's decimal field holds it (a fraction such as 2/3 to its six places)."""
-    value = Fraction(text)
-    return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(Decimal("0.000001"))

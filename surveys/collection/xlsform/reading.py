@@ -93,8 +93,12 @@ def _form(data: Any, found: dict[str, Any], skip_unsupported: bool) -> Form:
     sheet_settings = dict((data.settings or [{}])[0]) if data.settings else {}
     language, others = _languages(found, sheet_settings, problems, warnings)
     context = Context(language, others, lambda value: _by_code(value, language), choice_rows)
-    questions = []
-    for element in _asked(found.get("children", []), problems, warnings, rows, skip_unsupported):
+    questions: list[mapping.Imported] = []
+    named: list[str] = []
+    for order, element in enumerate(_asked(found.get("children", []), problems, warnings, rows, skip_unsupported),
+                                    start=1):
+        before = tuple(named)  # the names before it, as `variable_names` compares them
+        named.append(mapping.stored_name(element["name"], order))
         row = rows.get(element["name"], 0)
         cells = raw[row - 2] if row >= 2 else {}
         if str(cells.get("relevant", "")).strip():
@@ -105,7 +109,7 @@ def _form(data: Any, found: dict[str, Any], skip_unsupported: bool) -> Form:
             problems.append(Problem(SURVEY, row, "privacy", _(
                 "no privacy cell: say how this question is randomized (“direct” sends it as given)")))
             continue
-        made = mapping.question(element, row, cell, context, problems, warnings)
+        made = mapping.question(element, row, cell, context, problems, warnings, order=order, named=before)
         if made is not None:
             questions.append(made)
     # A title translated in the settings sheet comes back from pyxform as {language: title}.

@@ -5,7 +5,6 @@ consent and the budget."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from io import BytesIO
 from typing import Any
 
@@ -14,7 +13,9 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
 
-from .. import kinds, scales
+from ldp import exact_q
+
+from .. import kinds, scales, variable_names
 from ..kinds import yes_no
 from ..models import Question, Survey
 from . import privacy
@@ -63,7 +64,7 @@ def _texts(languages: list[str], own: str, translated: dict[str, str], base: str
 def _question_row(question: Question, languages: list[str]) -> Row:
     kind = kinds.kind_of(question)
     translations = list(question.translations.all())
-    row: Row = {"type": _type(question, kind), "name": question.name,
+    row: Row = {"type": _type(question, kind), "name": variable_names.key(question.name, question.order),
                 **_texts(languages, question.text, {t.language: t.text for t in translations}, "label"),
                 **_texts(languages, question.hint, {t.language: t.hint for t in translations}, "hint"),
                 "required": "yes"}
@@ -79,7 +80,7 @@ def _type(question: Question, kind: kinds.Kind) -> str:
         return "integer" if whole else "decimal"
     if kind.fixed_labels:
         return f"select_one {YES_NO_LIST}"
-    return f"{'select_multiple' if kind.many else 'select_one'} {question.name}"
+    return f"{'select_multiple' if kind.many else 'select_one'} {variable_names.key(question.name, question.order)}"
 
 
 def _privacy(question: Question, kind: kinds.Kind) -> privacy.Privacy:
@@ -89,12 +90,9 @@ def _privacy(question: Question, kind: kinds.Kind) -> privacy.Privacy:
         grid = {key: str(scales.exact(getattr(question, key))) for key in ("lo", "hi", "step")}
         if kind.has_options(question.mechanism_name):
             grid["bins"] = tuple(str(scales.exact(o.lower)) for o in question.ordered_options())
-    return privacy.Privacy(word, q=None if question.q is None else _exact(question.q), epsilon=question.epsilon,
+    q = None if question.q is None else exact_q.text(question.q)  # exactly as stored: "0.5", "2/3"
+    return privacy.Privacy(word, q=q, epsilon=question.epsilon,
                            at_most=question.at_most, **grid)
-
-
-def _exact(q: Any) -> str:
-    return str(scales.exact(q)) if isinstance(q, Decimal | float) else str(q)
 
 
 def _choices(question: Question, languages: list[str]) -> list[Row]:
@@ -107,7 +105,7 @@ def _choices(question: Question, languages: list[str]) -> list[Row]:
         if not name[0].isalpha() or name in names:
             name = f"c{j}_{name}"
         names.add(name)
-        row: Row = {"list_name": question.name, "name": name,
+        row: Row = {"list_name": variable_names.key(question.name, question.order), "name": name,
                     **_texts(languages, option.label, {t.language: t.label for t in option.translations.all()},
                              "label")}
         if kind.scored:
