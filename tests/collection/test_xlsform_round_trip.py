@@ -2,12 +2,17 @@
 examples in docs/examples import, open and round-trip."""
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ValidationError
 
-from surveys.collection.models import Question, Survey
+from surveys.collection import plan
+from surveys.collection.models import Survey
+from surveys.collection.models.exact_q import check_carried
 from surveys.collection.xlsform import importing, writing
+from surveys.collection.xlsform.mapping import Problem
 from surveys.collection.xlsform.reading import Refused
 from tests.collection.xlsforms import QUESTIONS, SURVEY_HEADER, described, hand_form
 from tests.conftest import KINDS_QUESTIONS
@@ -46,17 +51,30 @@ def test_a_survey_typed_by_an_admin_round_trips_with_its_exact_parameters(every_
         assert described(again(survey, as_json=False)) == described(survey)
 
 
-def test_a_q_typed_as_a_fraction_is_kept_exactly_or_refused_while_q_is_a_decimal():
+def test_a_q_typed_as_a_fraction_is_accepted_exactly_and_written_back_as_typed():
     rows = [SURVEY_HEADER, *QUESTIONS]
     rows[1] = [*rows[1][:-1], "qrr q=2/3"]
-    if Question._meta.get_field("q").get_internal_type() == "DecimalField":
-        with pytest.raises(Refused) as caught:
-            importing.import_form(hand_form(survey=rows))
-        assert [(p.row, p.column) for p in caught.value.problems] == [(2, "privacy")]
-        return
+
     survey = importing.import_form(hand_form(survey=rows)).survey
 
-    assert writing.sheets(again(survey, as_json=True))["survey"][0]["privacy"] == "qrr q=2/3"
+    assert survey.ordered_questions().first().q == Fraction(2, 3)  # not 0.666667
+    assert plan.of(survey).questions[0].mechanism.sampler() == {"kind": "grr", "k": 2, "modulus": 6, "keep": 5,
+                                                                "other": 1}  # p = 5/6 exactly in the browser
+    assert writing.sheets(survey)["survey"][0]["privacy"] == "qrr q=2/3"
+    assert described(again(survey, as_json=True)) == described(survey)
+
+
+def test_a_q_the_browser_cannot_sample_exactly_is_refused_with_its_row_as_the_admin_refuses_it():
+    rows = [SURVEY_HEADER, *QUESTIONS]
+    rows[1] = [*rows[1][:-1], "qrr q=1/5000000001"]
+
+    with pytest.raises(Refused) as caught:
+        importing.import_form(hand_form(survey=rows))
+
+    with pytest.raises(ValidationError) as admin:
+        check_carried(Fraction(1, 5000000001))
+    assert caught.value.problems == [Problem("survey", 2, "privacy", " ".join(admin.value.messages))]
+    assert not Survey.objects.exists()
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
