@@ -168,6 +168,9 @@ MATRIX = {
     # no series the choice); POST makes the wave (this survey's series has its setting) and goes back to the page.
     ("admin:collection_survey_new_wave", "GET", None):              (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_survey_new_wave", "POST", None):             (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        BACK_TO_CHANGE),
+    # XLSForms: the import page with add permission; a survey's download with view permission.
+    ("admin:collection_survey_import_xlsform", "GET", None):        (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
+    ("admin:collection_survey_xlsform", "GET", None):               (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        200,        200),
     # Series: their title and whether they remember randomization, by model permission.
     ("admin:collection_series_changelist", "GET", None):            (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),
     ("admin:collection_series_add", "GET", None):                   (ADMIN,      ADMIN,      ADMIN,      ADMIN,      403,        403,        200),

@@ -52,6 +52,7 @@ class QuestionSpec:
     scores: Sequence[str | None] = ()
     exclusive: Sequence[str] = ()  # a multi-select's options ticked alone, by label
     name: str = ""  # its column in the exports (blank: q<order>)
+    hint: str = ""  # a few words shown under the question
 
     @property
     def question_kind(self) -> str:
@@ -63,7 +64,7 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
     """A survey with its questions (order 1, 2, ...) and their options (order 0, 1, ...)."""
     survey = Survey.objects.create(slug=slug, title=title, **fields)
     for order, spec in enumerate(questions, start=1):
-        question = Question(survey=survey, order=order, text=spec.text, mechanism_name=spec.mechanism,
+        question = Question(survey=survey, order=order, text=spec.text, hint=spec.hint, mechanism_name=spec.mechanism,
                             kind=spec.question_kind, q=spec.q,
                             epsilon=spec.epsilon, at_most=spec.at_most, name=spec.name)
         if spec.scale:

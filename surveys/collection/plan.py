@@ -23,7 +23,7 @@ import ldp
 import ldp.waves
 from surveys import refusals
 
-from . import kinds, prepared, scales
+from . import kinds, prepared, scales, variable_names
 from .models import Option, Question, Series, Survey
 from .scales import Scale
 
@@ -112,7 +112,7 @@ class PlannedQuestion:
     @property
     def key(self) -> str:
         """Its column in the exports and its key everywhere: its name, else q<order>."""
-        return self.name or f"q{self.order}"
+        return variable_names.key(self.name, self.order)
 
 
 @dataclass(frozen=True)

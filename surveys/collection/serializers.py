@@ -214,6 +214,8 @@ class SeriesSerializer(serializers.Serializer):
 class QuestionDefinitionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     order = serializers.IntegerField()
+    name = serializers.CharField(source="key", help_text="Its name, else q<order>, as in the exports (an XLSForm's "
+                                                         "`name`).")
     text = serializers.CharField()
     kind = serializers.ChoiceField(choices=KINDS)
     options = serializers.ListField(child=serializers.CharField(), help_text=(

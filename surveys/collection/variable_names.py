@@ -27,6 +27,11 @@ R = {"if", "else", "repeat", "while", "function", "for", "next", "break", "true"
 RESERVED = EXPORT_COLUMNS | STATA | SPSS | R | {word.casefold() for word in [*keyword.kwlist, *keyword.softkwlist]}
 
 
+def key(name: str, order: int) -> str:
+    """A question's key from its stored name and its order: its name, else q<order> (`PlannedQuestion.key`)."""
+    return name or f"q{order}"
+
+
 def problem(name: str, others: Iterable[str] = ()) -> str | None:
     """What is wrong with `name` for a question whose survey's other questions are named `others`, or None."""
     if not name:

@@ -36,7 +36,7 @@ from surveys.history.models import ConfigurationChange
 
 from .. import figures, invitations, kinds, lifecycle, plan, purge, researchers, sharing, waves
 from ..models import Series, Survey
-from . import views
+from . import views, xlsform
 from .questions import QuestionInline
 from .survey_form import SurveyForm
 from .translations import SurveyTranslationInline, translate_view, translation_links
@@ -117,6 +117,10 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
                 self, request, unquote(object_id), "close")), name="collection_survey_close"),
             path("<path:object_id>/new-wave/", wrap(lambda request, object_id: views.new_wave(
                 self, request, unquote(object_id))), name="collection_survey_new_wave"),
+            path("import-xlsform/", wrap(lambda request: xlsform.import_view(self, request)),
+                 name="collection_survey_import_xlsform"),
+            path("<path:object_id>/xlsform/", wrap(lambda request, object_id: xlsform.download_view(
+                self, request, unquote(object_id))), name="collection_survey_xlsform"),
             *super().get_urls(),
         ]
 

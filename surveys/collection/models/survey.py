@@ -183,6 +183,8 @@ class Question(models.Model):
         _("name"), max_length=32, blank=True, default="",
         help_text=_("Optional: the question's column in the exports and its key in the figures, such as age "
                     "(a letter, then letters, digits or _). Blank: q and its position, such as q5."))
+    hint = models.CharField(_("hint"), max_length=500, blank=True,
+                            help_text=_("Optional: a few words shown under the question."))
     kind = models.CharField(max_length=16, choices=kinds.CHOICES, default=KINDS[0].name)
     mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)

@@ -37,6 +37,7 @@ class QuestionTranslation(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="translations")
     language = models.CharField(max_length=10, choices=interface_languages)
     text = models.CharField(max_length=500)
+    hint = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["question", "language"]

@@ -1,0 +1,3 @@
+"""XLSForm import and export (issue 42): a form read with pyxform, the reference implementation of XLSForm
+(`reading`), its `privacy` column (`privacy`), the survey it makes (`importing`), and a survey written back as
+an XLSForm workbook or its JSON (`writing`). See docs/xlsform.md."""
