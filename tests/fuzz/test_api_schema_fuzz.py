@@ -35,7 +35,7 @@ from .checks import (
     stored,
 )
 
-EXAMPLES = 300  # per generation mode (8 operations): with fewer, some outcomes it must reach are missed by chance
+EXAMPLES = 600  # per generation mode (8 operations): with fewer, some outcomes it must reach are missed by chance
 
 FUZZ_SETTINGS = hypothesis_settings(
     max_examples=EXAMPLES, deadline=None, derandomize=True, database=None, print_blob=False,
