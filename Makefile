@@ -26,7 +26,8 @@ test-deps: $(PY)
 # check of ldp's raking and of the raked estimates' linearization standard errors, redis-server for
 # the shared rate-limit counters and nginx for the reverse-proxy test (the tests start their own
 # Redis and nginx on free ports), gettext (xgettext, msgfmt, msgattrib) for makemessages and the
-# translation catalogs' test, wrk for the load benchmark's test, sqlite3 (the CLI) for the export benchmark's dump; needs root; each only if missing.
+# translation catalogs' test, wrk for the load benchmark's test, sqlite3 (the CLI) for the export benchmark's dump, openssl for the nginx site test's
+# throwaway certificate; needs root; each only if missing.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
@@ -40,6 +41,7 @@ system-deps:
 	command -v msgfmt >/dev/null || missing="$$missing gettext"; \
 	command -v wrk >/dev/null || missing="$$missing wrk"; \
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
+	command -v openssl >/dev/null || missing="$$missing openssl"; \
 	if [ -n "$$missing" ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
