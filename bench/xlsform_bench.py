@@ -31,30 +31,19 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.core.management.base import BaseCommand, CommandError, CommandParser  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
-from openpyxl import Workbook  # noqa: E402
 from results_bench import _median, _sizes  # noqa: E402
 from scratch import scratch_for  # noqa: E402
 
 from surveys.collection.xlsform import importing  # noqa: E402
+from tests.collection.xlsforms import workbook  # noqa: E402
 
 
 def form(questions: int) -> bytes:
-    book = Workbook()
-    book.remove(book.active)
-    sheets = {
-        "survey": [["type", "name", "label", "privacy"],
-                   *(["select_one yn", f"item{i}", f"Question {i}?", "bitflip epsilon=0.05"]
-                     for i in range(questions))],
-        "choices": [["list_name", "name", "label"], ["yn", "no", "No"], ["yn", "yes", "Yes"]],
-        "settings": [["form_title", "form_id", "epsilon_budget"], ["Long", "long", str(0.05 * questions + 1)]],
-    }
-    for name, rows in sheets.items():
-        sheet = book.create_sheet(name)
-        for row in rows:
-            sheet.append(row)
-    found = BytesIO()
-    book.save(found)
-    return found.getvalue()
+    return workbook([["type", "name", "label", "privacy"],
+                     *(["select_one yn", f"item{i}", f"Question {i}?", "bitflip epsilon=0.05"]
+                       for i in range(questions))],
+                    [["list_name", "name", "label"], ["yn", "no", "No"], ["yn", "yes", "Yes"]],
+                    [["form_title", "form_id", "epsilon_budget"], ["Long", "long", str(0.05 * questions + 1)]])
 
 
 def _import_rolled_back(data: bytes) -> None:

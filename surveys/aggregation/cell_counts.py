@@ -26,7 +26,7 @@ class Tallied:
 
     @property
     def extra_radix(self) -> int:
-        return (cell_tallies.radix(self.keys[-1]) or 1) if self.extra else 1
+        return _extra_radix(self.keys, self.extra)
 
     def answers(self, questions: Sequence[PlannedQuestion]) -> bool:
         """Whether these counts give the grouped rows of `questions`: one question, or one after keys."""
@@ -48,10 +48,16 @@ class Tallied:
         return cell, [*leading, values], counts
 
 
-def margin_cells(tallied_first: cell_tallies.Rows, extra_radix: int
-                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The margins' distinct cell codes, sorted, and the responses in each, from a margin question's rows (every
+def tallied(keys: tuple[PlannedQuestion, ...], extra: bool, counted: Mapping[int, cell_tallies.Rows]
+            ) -> tuple[Tallied, npt.NDArray[np.int64]]:
+    """The counts as `Tallied`, and the responses in each of its margins' cells, from the first key's rows (every
     counted response has one)."""
-    codes, _values, counts = tallied_first
-    cells, inverse = np.unique(codes // extra_radix, return_inverse=True)
-    return cells, np.bincount(inverse.ravel(), weights=counts, minlength=len(cells)).astype(np.int64)
+    codes, _values, counts = counted[keys[0].id]
+    cells, inverse = np.unique(codes // _extra_radix(keys, extra), return_inverse=True)
+    return (Tallied(keys, extra, cells, counted),
+            np.bincount(inverse.ravel(), weights=counts, minlength=len(cells)).astype(np.int64))
+
+
+def _extra_radix(keys: Sequence[PlannedQuestion], extra: bool) -> int:
+    """What a cell's code is divided by to give its margins' cell: the break-down's key's radix, if any."""
+    return (cell_tallies.radix(keys[-1]) or 1) if extra else 1

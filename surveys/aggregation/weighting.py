@@ -147,9 +147,8 @@ def weights(survey: Survey, questions: Mapping[int, PlannedQuestion], asked: Seq
         except report_columns.TooMany:
             raise _too_many() from None
     counted = cell_tallies.read(watch, dict.fromkeys([keys[0].id, *asked]))
-    cells, counts = cell_counts.margin_cells(counted[keys[0].id], (cell_tallies.radix(keys[-1]) or 1) if extra else 1)
-    tallied = cell_counts.Tallied(tuple(keys), extra, cells, counted)
-    values = cell_tallies.decoded(keys[:len(found)], cells)
+    tallied, counts = cell_counts.tallied(tuple(keys), extra, counted)
+    values = cell_tallies.decoded(keys[:len(found)], tallied.cells)
     design, used = raked(found, questions, {m.question_id: values[j] for j, m in enumerate(found)}, counts=counts)
     left_out = Response.objects.filter(survey=survey).count() - int(counts.sum())
     return Weights(design, used, left_out, tallied=tallied)
