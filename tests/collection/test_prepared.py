@@ -26,8 +26,9 @@ def post(client, survey, body):
 def prepared_statements() -> list[str]:
     """The first words of the statements this connection has prepared (this session's only)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql ORDER BY name")
-        return [" ".join(row[0].split()[:2]) for row in cursor.fetchall()]
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        # Sorted by words: psycopg's names (_pg3_9, _pg3_10) do not sort in the order it made them.
+        return sorted(" ".join(row[0].split()[:2]) for row in cursor.fetchall())
 
 
 @postgresql_only
