@@ -43,7 +43,7 @@ from django.utils import timezone
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import export_weights, exports, params, results, too_few
+from . import export_weights, exports, params, results, sequence_plan, too_few
 from .script_literals import python_string, r_design, r_string
 
 SCRIPTS = {name: f"aggregation/scripts/{name}.template" for name in ("reports.R", "analysis.R", "analysis.py")}
@@ -94,12 +94,15 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
 
 
 def _anytime(current: SurveyPlan, python: bool) -> dict[str, Any]:
-    """What intervals valid at any time (--interval anytime) need: the sequences' planned size (the survey's, fixed
-    when it opened, at every confidence and margin) and, at the dashboard's defaults (confidence 0.95, margin 0.05),
-    each question's respondents needed for a margin that holds at every look."""
+    """What intervals valid at any time (--interval anytime) need: the sequences' planned size and level (the
+    survey's, fixed when it opened, at every confidence and margin; no level for a survey opened before plans were
+    stored, whose sequences follow --confidence as its page's do) and, at the dashboard's defaults (confidence 0.95,
+    margin 0.05), each question's respondents needed for a margin that holds at every look."""
     options = replace(params.DEFAULTS, interval=params.ANYTIME)
+    sequences = sequence_plan.of_plan(current)
+    level = repr(sequences.confidence) if sequences.stored else "None" if python else "NULL"
     return {"anytime_confidence": repr(options.confidence), "anytime_margin": repr(options.margin),
-            "planned": results.planning_size(current, options),
+            "planned": sequences.size, "sequence_confidence": level,
             "anytime_needed": _named_integers({q.key: results.needed(q, options) for q in current}, python)}
 
 

@@ -18,6 +18,7 @@ sequence is narrowest there.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -59,7 +60,9 @@ def margin_at(mechanism: ldp.Mechanism, n: int, confidence: float, planned: int)
     return float(high[0] - low[0]) / (2.0 * (mechanism.p - mechanism.q_other))
 
 
-fractions = at_last_look  # a question's fixed-n estimate with the sequence's intervals at its n
+def fractions(mechanism: ldp.Mechanism, estimate: ldp.Estimate, confidence: float, planned: int) -> ldp.Estimate:
+    """A question's fixed-n estimate with the sequence's intervals at its n, at the sequence's `confidence`."""
+    return replace(at_last_look(mechanism, estimate, confidence, planned), confidence=confidence)
 
 
 def mean(mechanism: ldp.Mechanism, estimate: ldp.MeanEstimate, counts: np.ndarray,
@@ -69,8 +72,9 @@ def mean(mechanism: ldp.Mechanism, estimate: ldp.MeanEstimate, counts: np.ndarra
     if not isinstance(mechanism, DiscreteLaplace):
         report_sum = float(counts[1])
     elif histogram is None:  # no reports: the interval is the range, as the fixed-n one
-        return estimate
+        return replace(estimate, confidence=confidence)
     else:
         values, tally = histogram
         report_sum = float(tally @ (values - mechanism.bound))
-    return mean_at_last_look(mechanism, estimate, report_sum, confidence=confidence, planned=planned)
+    found = mean_at_last_look(mechanism, estimate, report_sum, confidence=confidence, planned=planned)
+    return replace(found, confidence=confidence)  # the sequence's level, not the fixed-n one it started from

@@ -43,11 +43,19 @@ PARAMETERS = [
         "respondents needed, never the anytime intervals (their planned size is the survey's, fixed when it "
         "opened).")),
 ]
+# The estimates' own words for confidence: there it meets the anytime intervals, whose level it does not set.
+ESTIMATES_CONFIDENCE = OpenApiParameter("confidence", OpenApiTypes.DOUBLE, description=(
+    f"Confidence level of the fixed-n intervals and the planner, {params.CONFIDENCE_MIN} to {params.CONFIDENCE_MAX}; "
+    "default 0.95. The anytime intervals keep the survey's planned confidence, fixed when it opened, whatever this "
+    "says (a level chosen after looking voids their guarantee): the answer gives theirs as sequence_confidence, and "
+    "sequence_note says why when the two differ. Not an error: the planner and every fixed-n interval (an ordinal "
+    "mean score's) still follow it."))
+ESTIMATES_PARAMETERS = [ESTIMATES_CONFIDENCE if p.name == "confidence" else p for p in PARAMETERS]
 
 
 @never_cache
 @extend_schema(
-    operation_id="survey_estimates", tags=["results"], parameters=PARAMETERS,
+    operation_id="survey_estimates", tags=["results"], parameters=ESTIMATES_PARAMETERS,
     summary="Debiased estimates with confidence intervals (assigned researchers and superusers)",
     responses={200: SurveyEstimatesSerializer, **dict.fromkeys((400, 403, 404, 409, 503), ErrorSerializer)},
 )

@@ -1,7 +1,9 @@
 """The dashboard's figures as tables (the CSV downloads under /results/<slug>/export/), made safe for spreadsheets.
 
 - estimates.csv: one row per (question, option): the results service's numbers, with the
-  same confidence/interval/simultaneous parameters as the dashboard and the API; each row ends with
+  same confidence/interval/simultaneous parameters as the dashboard and the API (with anytime intervals,
+  planned and sequence_confidence are their planning size and level, the survey's, fixed when it opened:
+  confidence is then the planner's and any fixed-n interval's); each row ends with
   the question's respondents_needed, too_few and its warning (surveys.aggregation.too_few); with
   weighted=on (a survey with population margins) the figures are weighted and the last two columns,
   weights_n and effective_n, give the responses weighted and Kish's effective sample size (empty otherwise).
@@ -28,8 +30,8 @@ ESTIMATE_COLUMNS = [
     "question_id", "question_key", "question_order", "question_text", "mechanism", "effective_epsilon",
     "p", "q_other", "n", "option_index", "option_label", "count", "estimate", "std_error", "ci_low", "ci_high",
     "confidence", "interval", "simultaneous", "interval_level", "clipped", "simplex",
-    "ci_low_unclipped", "ci_high_unclipped", "inconsistent", "planned", "respondents_needed", "too_few", "warning",
-    "weights_n", "effective_n",
+    "ci_low_unclipped", "ci_high_unclipped", "inconsistent", "planned", "sequence_confidence", "respondents_needed",
+    "too_few", "warning", "weights_n", "effective_n",
 ]
 
 
@@ -49,6 +51,8 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     """Header, then one row per (question, option); undefined numbers (no reports) are empty."""
     o = results.options
     planned = "" if results.planned is None else results.planned  # anytime intervals' planning size
+    # and their level: the survey's planned confidence, fixed at Open (`confidence` is the fixed-n intervals' one)
+    sequence = [planned, "" if results.sequence_confidence is None else results.sequence_confidence]
     # Weighted figures (weighted=on): the responses weighted and Kish's effective n; empty when unweighted.
     summary = results.weights.summary() if results.weights is not None else {"n": "", "effective_n": ""}
     weights = [summary["n"], summary["effective_n"]]
@@ -64,14 +68,14 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
                    row.label, row.count, *map(cell, (row.estimate, row.std_error, row.ci_low, row.ci_high)),
                    o.confidence, o.interval, str(o.simultaneous).lower(), r.level,
                    cell(row.clipped), cell(row.simplex), cell(row.ci_low_unclipped), cell(row.ci_high_unclipped),
-                   str(row.inconsistent).lower(), planned, *too_few, *weights]
+                   str(row.inconsistent).lower(), *sequence, *too_few, *weights]
         if r.mean is not None:
             index = "mean" if r.is_mean else "mean_score"
             e = r.mean
             yield [*fixed, index, index, r.n, *map(cell, (e.mean, e.std_error, e.ci_low, e.ci_high)),
                    e.confidence, r.interval if r.is_mean and r.anytime else _mean_interval(r.is_mean, m),
                    "false", e.confidence, "", "", "", "",
-                   "false", planned if r.anytime and r.is_mean else "", *too_few, *weights]
+                   "false", *(sequence if r.anytime and r.is_mean else ["", ""]), *too_few, *weights]
 
 
 def _mean_interval(is_mean: bool, mechanism: ldp.Mechanism) -> str:

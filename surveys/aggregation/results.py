@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
+from django.utils.translation import gettext as _
 
 import ldp
 from surveys.collection import plan, tallies
@@ -60,6 +61,14 @@ class QuestionResult:
     needed: int  # respondents for `margin` at `level`, worst case
     mean: ldp.MeanEstimate | None = None  # a numeric question's mean, an ordinal question's mean score
     interval: str = params.FIXED_DEFAULT  # the kind of the options' (or numeric mean's) intervals
+    # The level `needed` is figured at, where it is not `level`: the confidence asked for, while a sequence's level
+    # is the survey's planned confidence (the planner follows the confidence box, the sequences never do).
+    planner_level: float | None = None
+
+    @property
+    def planner_at(self) -> float:
+        """The level the planner's respondents needed (and the warning while too few) speak of."""
+        return self.level if self.planner_level is None else self.planner_level
 
     @property
     def anytime(self) -> bool:
@@ -112,7 +121,8 @@ class QuestionResult:
     def warning(self) -> str | None:
         """Why these estimates are not to be read alone, while too few; None otherwise."""
         margin = plusminus(self.margin) if self.is_mean else points(self.margin)
-        return rule.question_warning(self.n, self.needed, margin, level_text(self.level), self.mechanism.randomized)
+        return rule.question_warning(self.n, self.needed, margin, level_text(self.planner_at),
+                                     self.mechanism.randomized)
 
     @property
     def clipping_differs(self) -> bool:
@@ -156,6 +166,9 @@ class SurveyResults:
     epsilon_total: float
     questions: list[QuestionResult]
     planned: int | None = None  # the sequences' planning size while they are shown, else None
+    # Their level while they are shown, else None: the survey's planned confidence, fixed at Open (a survey opened
+    # before plans were stored: the confidence asked for), never the confidence box's.
+    sequence_confidence: float | None = None
     weights: weighting.Weights | None = None  # the weights the figures are under, if they are weighted
 
     @property
@@ -166,6 +179,17 @@ class SurveyResults:
     @property
     def still_needed(self) -> int:
         return max(0, self.needed - self.responses)
+
+    @property
+    def sequence_note(self) -> str | None:
+        """Why the intervals valid however often you look are not at the confidence asked for; None when they are
+        (or none are shown). The confidence is not refused: it still sets the planner and the fixed-n intervals."""
+        asked = self.options.confidence
+        if self.sequence_confidence is None or self.sequence_confidence == asked:
+            return None
+        return _("The intervals valid however often you look are at %(level)s, the confidence fixed when the survey "
+                 "opened; the confidence asked for (%(asked)s) sets the fixed-n intervals and the planner only.") % {
+            "level": level_text(self.sequence_confidence), "asked": level_text(asked)}
 
     @property
     def direct(self) -> list[QuestionResult]:
@@ -186,21 +210,17 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
     versions.check(survey, current)
     counted = tallies.read(current)
     found = means.histograms(current)
-    planned = planning_size(current, options) if options.interval == params.ANYTIME else None
-    questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned) if q.mean
-                 else _question_result(q, *counted[q.id], options, planned) for q in current]
+    sequences = sequence_plan.of_plan(current) if options.interval == params.ANYTIME else None
+    planned, at = (None, None) if sequences is None else (sequences.size, sequences.level(options.confidence))
+    questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned, at) if q.mean
+                 else _question_result(q, *counted[q.id], options, planned, at) for q in current]
     weights = None
     if options.weighted:
         weights = weighting.weights(survey, {q.id: q for q in current}, [q.id for q in current])
         questions = [_weighted(result, weights, options.confidence) for result in questions]
     return SurveyResults(survey=survey, options=options, responses=_responses(counted),
-                         epsilon_total=current.epsilon_total, questions=questions, planned=planned, weights=weights)
-
-
-def planning_size(current: plan.SurveyPlan, options: ResultOptions) -> int:
-    """The confidence sequences' planning size: the survey's planned size, fixed at Open (sequence_plan), never
-    the margin or confidence asked for now (a size chosen after looking voids the guarantee)."""
-    return sequence_plan.of_plan(current).size
+                         epsilon_total=current.epsilon_total, questions=questions, planned=planned,
+                         sequence_confidence=at, weights=weights)
 
 
 def needed(question: PlannedQuestion, options: ResultOptions) -> int:
@@ -232,18 +252,20 @@ def _needed(question: PlannedQuestion, options: ResultOptions) -> int:
 
 
 def _question_result(question: PlannedQuestion, counts: np.ndarray, n: int, options: ResultOptions,
-                     planned: int | None) -> QuestionResult:
+                     planned: int | None, at: float | None) -> QuestionResult:
+    """One question's figures; with a planned size, the sequences' intervals at their level `at` (the planner
+    stays at the confidence asked for)."""
     mechanism = question.mechanism
     fixed = options.fixed
     estimate = mechanism.estimate(counts, n, confidence=options.confidence, interval=fixed,
                                   simultaneous=options.simultaneous)
     score = means.mean_score(question, counts, n, options.confidence) if question.scores else None
-    if planned is not None:  # the sequence's intervals; the estimates and standard errors are the same
-        level = anytime.level(mechanism, options.confidence)
-        return QuestionResult(
-            question=question, estimate=anytime.fractions(mechanism, estimate, options.confidence, planned),
-            level=level, margin_now=anytime.margin_at(mechanism, n, options.confidence, planned),
-            margin=options.margin, needed=_needed(question, options), mean=score, interval=params.ANYTIME)
+    if planned is not None and at is not None:  # the sequence's intervals; the estimates and standard errors are
+        return QuestionResult(  # the fixed-n ones
+            question=question, estimate=anytime.fractions(mechanism, estimate, at, planned),
+            level=anytime.level(mechanism, at), margin_now=anytime.margin_at(mechanism, n, at, planned),
+            margin=options.margin, needed=_needed(question, options), mean=score, interval=params.ANYTIME,
+            planner_level=anytime.level(mechanism, options.confidence))
     # The planner speaks of the same intervals the table shows, Bonferroni share included.
     level = 1.0 - (1.0 - options.confidence) / mechanism.k if options.simultaneous else options.confidence
     return QuestionResult(
@@ -253,17 +275,19 @@ def _question_result(question: PlannedQuestion, counts: np.ndarray, n: int, opti
 
 
 def _mean_result(question: PlannedQuestion, counts: np.ndarray, n: int, histogram: means.Histogram | None,
-                 options: ResultOptions, planned: int | None) -> QuestionResult:
-    """A numeric question asked for its mean: one interval (no Bonferroni share), a margin in its units."""
+                 options: ResultOptions, planned: int | None, at: float | None) -> QuestionResult:
+    """A numeric question asked for its mean: one interval (no Bonferroni share), a margin in its units; with a
+    sequence, at its level `at`."""
     level = options.confidence
     mean = means.numeric_mean(question, counts, histogram, level)
     interval = options.fixed
-    if planned is not None and anytime.has_mean_sequence(question.mechanism):
-        mean, interval = anytime.mean(question.mechanism, mean, counts, histogram, level, planned), params.ANYTIME
+    if planned is not None and at is not None and anytime.has_mean_sequence(question.mechanism):
+        mean, interval = anytime.mean(question.mechanism, mean, counts, histogram, at, planned), params.ANYTIME
+    shown = at if interval == params.ANYTIME and at is not None else level
     return QuestionResult(
-        question=question, estimate=None, level=level, margin_now=means.margin_at(question, n, level),
+        question=question, estimate=None, level=shown, margin_now=means.margin_at(question, n, shown),
         margin=means.units(question, options.margin), needed=_needed(question, options), mean=mean,
-        interval=interval,
+        interval=interval, planner_level=level,
     )
 
 

@@ -18,6 +18,7 @@ from .results import SurveyResults
 
 def context(survey: Survey, options: ResultOptions, found: SurveyResults) -> dict[str, Any]:
     coming_along = progress.of(found)
+    shown = sequence_plan.shown(survey, found.planned)
     return {
         # The form shows the options as resolved (the interval in use); links keep only what was asked for.
         "survey": survey, "results": found, "options": found.options,
@@ -29,5 +30,7 @@ def context(survey: Survey, options: ResultOptions, found: SurveyResults) -> dic
         "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
         "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
-        "sequence_plan": sequence_plan.shown(survey, found.planned),
+        "sequence_plan": shown,
+        # The confidence box then leaves the sequences alone (their level was fixed at Open): said beside it.
+        "sequence_level_fixed": shown is not None and shown.stored,
     }

@@ -4,8 +4,10 @@ A confidence sequence holds at every look for a planned size chosen in advance (
 followed the dashboard's margin box could be chosen after looking (at n = 61 a question read 0-100% planned at
 the margin 0.05 and 0-71.3% at 0.5). So the size is stored on the survey: set at Open, the planner's figure
 for the default margin at the planned confidence unless the admin typed one, changed after the first report
-only with a reason (surveys/collection/replanning.py), both recorded in the configuration history. A survey
-opened before sizes were stored has none: it takes the planner's figure at the defaults, and the page says so.
+only with a reason (surveys/collection/replanning.py), both recorded in the configuration history. The sequences'
+level is the planned confidence, fixed with the size: the page's confidence box sets the fixed-n intervals and the
+planner only. A survey opened before sizes were stored has none: it takes the planner's figure at the defaults
+(and the level asked for), and the page says so.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ class SequencePlan:
     confidence: float  # the confidence it was figured at
     stored: bool  # False: a survey opened before sizes were stored (the planner's figure at the defaults)
     replanned_at: int | None  # the responses when it was changed after the first report, else None
+
+    def level(self, asked: float) -> float:
+        """The sequences' level: a stored plan's confidence, fixed with its size at Open (a level chosen after
+        looking is a choice made with the data too); a survey opened before plans were stored fixed neither, and
+        its sequences keep the confidence asked for, as they did."""
+        return self.confidence if self.stored else asked
 
 
 def planner_figure(current: SurveyPlan, confidence: float = DEFAULTS.confidence) -> int:

@@ -167,6 +167,14 @@ class SurveyEstimatesSerializer(serializers.Serializer):
     planned = serializers.IntegerField(allow_null=True, help_text=(
         "With anytime intervals: their planning size, where they are narrowest: the survey's planned size, fixed "
         "when it opened (margin does not change it); null with fixed-n intervals."))
+    sequence_confidence = serializers.FloatField(allow_null=True, help_text=(
+        "With anytime intervals: their confidence, the survey's planned confidence, fixed when it opened (the "
+        "confidence parameter does not change it: it sets the fixed-n intervals, such as an ordinal mean score's, and "
+        "the planner); for a survey opened before plans were stored, the confidence asked for. null with fixed-n "
+        "intervals."))
+    sequence_note = serializers.CharField(allow_null=True, help_text=(
+        "When the anytime intervals' confidence differs from the confidence asked for: why (in the request's "
+        "language); null otherwise."))
     simultaneous = serializers.BooleanField(source="options.simultaneous")
     weights = WeightsSerializer(allow_null=True, help_text=(
         "With weighted=true: the population margins the responses were raked to and what the weights cost; "

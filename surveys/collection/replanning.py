@@ -1,8 +1,9 @@
-"""The planned size of a survey's confidence sequences (surveys.aggregation.sequence_plan): set when the survey
-opens, changed after the first report only with a reason, which is kept with the number of responses then.
+"""The planned size and confidence of a survey's confidence sequences (surveys.aggregation.sequence_plan): set
+when the survey opens, changed after the first report only with a reason, which is kept with the number of
+responses then.
 
-Intervals valid however often you look hold for a planned size fixed before looking; a size changed after
-looking is a new plan, and the record says when and why.
+Intervals valid however often you look hold for a planned size and a level fixed before looking; either changed
+after looking is a new plan, and the record says when and why.
 """
 
 from __future__ import annotations
@@ -27,14 +28,18 @@ def plan_at_open(survey: Survey) -> None:
 
 
 def replan(survey: Survey, size: int | None, confidence: float | None, reason: str) -> None:
-    """Give `survey` (not saved: the admin's form saves it) this planned size and confidence. Once it has a
-    report, only with a reason, kept with the number of responses; a stored size is never made blank again."""
+    """Give `survey` (not saved: the admin's form saves it) this planned size and confidence (the sequences' level).
+    Once it has a report, only with a reason, kept with the number of responses; a stored size or confidence is
+    never made blank again."""
     stored = Survey.objects.filter(pk=survey.pk).values_list("planned_size", "planned_confidence").first()
     if stored is None or stored == (size, confidence):
         return
     if stored[0] is not None and size is None:
         raise ValidationError(_("A planned size once set cannot be made blank: type the size to plan for."),
                               code="planned_size")
+    if stored[1] is not None and confidence is None:  # blank would hand the sequences' level to the results page
+        raise ValidationError(_("A planned confidence once set cannot be made blank: type the level to plan for."),
+                              code="planned_confidence")
     responses = survey.responses.count()
     if responses:
         if not reason.strip():

@@ -100,3 +100,29 @@ def test_the_scripts_use_the_surveys_planned_size_at_any_confidence_and_margin(c
         for column, value in zip(NUMBERS, want[5:], strict=True):  # the planner's figures differ off the defaults
             assert (row[column] == "") == (value is None)
             assert value is None or abs(float(row[column]) - value) <= TOLERANCE, (want[:2], column)
+
+
+@pytest.mark.slow
+def test_the_scripts_give_the_sequences_at_the_level_fixed_at_open_and_the_fixed_n_ones_at_confidence(client,
+                                                                                                      exported):
+    survey, folder, _ = exported
+    type(survey).objects.filter(pk=survey.pk).update(planned_size=1000, planned_confidence=0.9)
+    api = client.get(reverse("aggregation:api-estimates", args=[survey.slug])).json()  # asked at 95%
+    assert (api["confidence"], api["sequence_confidence"], api["planned"]) == (0.95, 0.9, 1000)
+    (folder / "at-90").mkdir()
+    folder = fetch(client, survey, folder / "at-90")
+    assert "SEQUENCE_CONFIDENCE = 0.9\n" in (folder / f"{survey.slug}-analysis.py").read_text()
+    run([sys.executable, f"{survey.slug}-analysis.py", "--interval", "anytime", "--csv", "py.csv"], folder)
+    run([rscript(), "--vanilla", f"{survey.slug}-analysis.R", f"{survey.slug}-reports.csv", "--interval", "anytime",
+         "--csv", "r.csv"], folder)
+    for name, who in (("py.csv", "Python"), ("r.csv", "R")):  # the planner at 95%, the sequences at 90%
+        assert_same(read_csv(folder / name), api, who)
+    run([sys.executable, f"{survey.slug}-analysis.py", "--confidence", "0.99", "--csv", "fixed.csv"], folder)
+    fixed = client.get(reverse("aggregation:api-estimates", args=[survey.slug]),
+                       {"confidence": "0.99", "interval": "wilson"}).json()
+    assert {q["interval_level"] for q in fixed["questions"] if not q["options"]} == {0.99}  # the means at the box
+    rows = read_csv(folder / "fixed.csv")
+    assert len(rows) == len(expected_rows(fixed))
+    for row, want in zip(rows, expected_rows(fixed), strict=True):  # the fixed-n intervals follow --confidence
+        for column, value in zip(NUMBERS, want[5:], strict=True):
+            assert value is None or abs(float(row[column]) - value) <= TOLERANCE, (want[:2], column)

@@ -299,6 +299,8 @@ ESTIMATES_CSV_FROM_API = {
     "ci_high_unclipped": ("option", "ci_high_unclipped", _number),
     # Added deliberately (issue 27, item 2): the planning size of intervals valid at any time, empty if fixed-n.
     "planned": ("survey", "planned", lambda cell: int(cell) if cell else None),
+    # Added deliberately (issue 39, item 6): their level, the survey's planned confidence, empty if fixed-n.
+    "sequence_confidence": ("survey", "sequence_confidence", lambda cell: float(cell) if cell else None),
     "inconsistent": ("option", "inconsistent", _flag),
     # Added deliberately (issue 24, item 19): the one rule for too few respondents, its planner and reason.
     "respondents_needed": ("question", "planner.respondents_needed", int),

@@ -22,6 +22,11 @@ class SurveyForm(forms.ModelForm):
     class Meta:
         model = Survey
         fields = "__all__"
+        # The model's words say what the size was figured at; the form says what the level now is (no migration).
+        help_texts = {"planned_confidence": gettext_lazy(
+            "The level of the intervals valid however often you look, and the confidence the planned size is figured "
+            "at: fixed when the survey opens (the results page's confidence box does not change it). Blank: 95%, set "
+            "when the survey opens.")}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -30,5 +35,6 @@ class SurveyForm(forms.ModelForm):
                 replanning.replan(self.instance, data.get("planned_size"), data.get("planned_confidence"),
                                   data.get("reason") or "")
             except ValidationError as error:
-                self.add_error("planned_size" if error.code == "planned_size" else "reason", error)
+                field = error.code if error.code in ("planned_size", "planned_confidence") else "reason"
+                self.add_error(field, error)
         return data
