@@ -6,6 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from ldp.sequences import anytime_respondents_needed
+from surveys.aggregation import results
 from surveys.collection import lifecycle, replanning
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses
@@ -138,3 +139,24 @@ def test_the_service_refuses_a_reason_of_spaces(survey):
         replanning.replan(found, 500, 0.95, " \n ")
     assert (refused.value.messages, found.planned_size, stored(survey)) == ([REASON_NEEDED], 3000,
                                                                              (3000, 0.95, None, ""))
+
+
+def test_a_new_confidence_alone_after_the_first_report_re_plans_the_sequences_level(admin_client, survey):
+    planned(survey, 3000)
+    add_responses(survey, 61, seed=3)
+    response = change(admin_client, survey, planned_confidence=0.9, reason="Agreed with the funder: 90%.")
+    assert response.status_code == 302, errors_on(response)
+    assert stored(survey) == (3000, 0.9, 61, "Agreed with the funder: 90%.")
+    assert recorded(survey.pk) == [("super", "changed", [
+        ("planned confidence", "0.95", "0.9"), ("re-planned at n", None, "61"),
+        ("reason for re-planning", None, "Agreed with the funder: 90%.")])]
+    found = results.survey_results(Survey.objects.get(pk=survey.pk))
+    assert (found.planned, found.sequence_confidence) == (3000, 0.9)
+
+
+def test_a_planned_confidence_is_never_made_blank_again(admin_client, survey):
+    planned(survey, 3000, 0.9)
+    response = change(admin_client, survey, planned_confidence="")
+    assert response.status_code == 200
+    assert "A planned confidence once set cannot be made blank: type the level to plan for." in errors_on(response)
+    assert stored(survey) == (3000, 0.9, None, "")
