@@ -145,7 +145,8 @@ def report_columns(current: SurveyPlan, weighted: bool) -> list[str]:
 
 # estimates.csv's interval column "anytime" (the default while a survey is open): a confidence sequence.
 ANYTIME_INTERVAL = (
-    "valid however often the results are looked at: P(the truth is in the interval at every n) >= confidence. "
+    "valid however often the results are looked at: P(the truth is in the interval at every n) >= the sequences' "
+    "level, 1 - alpha (estimates.csv's sequence_confidence: the survey's planned confidence, fixed when it opened). "
     "For lambda_j, C_n = {lambda0 : M_n(lambda0) < 1 / alpha} with M_n the likelihood ratio of the "
     f"{sequences.CONSTRUCTION}: B(s lambda0 + c_j, s (1 - lambda0) + n - c_j) / B(s lambda0, s (1 - lambda0)) / "
     "(lambda0^c_j (1 - lambda0)^(n - c_j)); its prior strength s from the planning size t0 (estimates.csv's "
