@@ -55,7 +55,7 @@ class OptionRow:
 class QuestionResult:
     question: PlannedQuestion
     estimate: ldp.Estimate | None  # per-option fractions; None for a numeric question asked for its mean
-    level: float  # each interval's own level: the confidence, or its Bonferroni share
+    level: float  # each interval's own level: the confidence, or its Bonferroni share (a sequence: of its level)
     margin_now: float  # worst-case half-width reached with n reports; inf at n = 0 (a mean: in its units)
     margin: float  # the planner's target half-width (a mean: in its units, a fraction of its range)
     needed: int  # respondents for `margin` at `level`, worst case

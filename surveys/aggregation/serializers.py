@@ -85,7 +85,8 @@ class QuestionEstimatesSerializer(serializers.Serializer):
     mechanism = MechanismSerializer()
     counts_are = serializers.CharField()
     interval_level = serializers.FloatField(source="level", help_text=(
-        "Each interval's level (Bonferroni-adjusted; with anytime intervals, its share of the question's)."))
+        "Each interval's level (Bonferroni-adjusted; with anytime intervals, its share of sequence_confidence, all "
+        "of the question's holding together)."))
     interval = serializers.ChoiceField(choices=["anytime", "wilson", "exact", "weighted"], help_text=(
         "The kind of this question's option (or numeric mean) intervals: anytime where a confidence sequence "
         "exists, else the fixed-n one. An ordinal mean score's interval is always fixed-n (Student's t). "
