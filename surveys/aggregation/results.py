@@ -58,7 +58,7 @@ class QuestionResult:
     level: float  # each interval's own level: the confidence, or its Bonferroni share (a sequence: of its level)
     margin_now: float  # worst-case half-width reached with n reports; inf at n = 0 (a mean: in its units)
     margin: float  # the planner's target half-width (a mean: in its units, a fraction of its range)
-    needed: int  # respondents for `margin` at `level`, worst case
+    needed: int  # respondents for `margin` at `planner_at`, worst case
     mean: ldp.MeanEstimate | None = None  # a numeric question's mean, an ordinal question's mean score
     interval: str = params.FIXED_DEFAULT  # the kind of the options' (or numeric mean's) intervals
     # The level `needed` is figured at, where it is not `level`: the confidence asked for, while a sequence's level
