@@ -12,11 +12,13 @@
 // A survey with a consent text shows it first: the questions stay hidden, and nothing is read,
 // randomized or sent, until the respondent agrees. The agreement is never sent: a response exists
 // only if they agreed. A kept payload was randomized after agreeing, so its resend does not ask again.
-// A page feature's module is imported only on a page whose data lists the feature (config.features), which the
-// page then preloads with its integrity (surveys.collection.integrity.FEATURES): on a wave of a series, waves.js
-// (remembered questions, the waves' total), which a survey in no series never loads.
+// A page feature's module (surveys.collection.integrity.FEATURES) runs only on a page whose data lists the feature
+// (config.features), before this one, and leaves its hooks in features.js: on a wave of a series, waves.js
+// (remembered questions, the waves' total), which a survey in no series never loads. A page whose feature's module
+// did not run (its integrity failed) refuses, as a page whose own modules fail does not run at all.
 import { afterTick, describeReport, fill, inputs, numberProblem, readAnswer, ticksOf, ticksProblem } from "./answers.js";
 import { checkSurvey, localMillisText } from "./epsilon.js";
+import { provided } from "./features.js";
 import { forget, keep, kept, markSurveyAnswered, sentKey } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
 
@@ -278,6 +280,12 @@ async function send() {
   sendButton.disabled = response.status < 500;
 }
 
+function hooksOf(feature) {
+  const hooks = provided(feature);
+  if (!hooks) throw new Error(`This page's ${feature} module did not load`);
+  return hooks;
+}
+
 function start() {
   sendButton.disabled = false;
   sendButton.addEventListener("click", send);
@@ -348,8 +356,7 @@ function offerAgain() {
 }
 
 try {
-  // Written out whole, so that the static files storage rewrites it to the hashed name the page preloaded.
-  if (config.features.includes("waves")) waves = (await import("./waves.js")).wavePage(config, storage);
+  if (config.features.includes("waves")) waves = hooksOf("waves")(config, storage);
   nextWord = cryptoSource();
   if (waves && config.questions.some(waves.remembers) && !(window.crypto && window.crypto.subtle)) {
     throw new Error("Web Crypto (crypto.subtle) is not available; remembered answers cannot be derived");

@@ -1,12 +1,13 @@
-// What respond.js does on the page of a wave of a series, and only there: respond.js imports this module when the
-// page's data lists the feature "waves" (surveys.collection.integrity.FEATURES), which the page then preloads with
-// its integrity, and the modules it imports too; a survey in no series never loads it.
+// What respond.js does on the page of a wave of a series, and only there: the feature "waves" of
+// surveys.collection.integrity.FEATURES, an entry of its own that only a wave's page loads (a script tag with its
+// integrity, before respond.js's, the modules it imports preloaded with theirs); it leaves its hooks in features.js.
 // A question with a permanent layer (config.series.remembered) is answered through remember.js: the permanent
 // response, derived from this browser's secret, is randomized afresh; the payload says whether this browser answered
 // an earlier wave of the series, nothing more. Before anything is randomized, a remembered question's two figures are
 // checked against the page's words, and what the waves this browser answered cost together is worked out (history.js).
 import { fill } from "./answers.js";
 import { localMillisText, lossAtMost, millisUp, samplerLoss, statedMillis, totalLoss } from "./epsilon.js";
+import { provide } from "./features.js";
 import { composedLoss, historyLoss } from "./history.js";
 import { answeredEarlier, answeredWaves, instantly, markAnswered, permanentResponse, secretOf } from "./remember.js";
 import { randomizeAnswer } from "./randomizer.js";
@@ -84,3 +85,5 @@ export function wavePage(config, storage) {
     answered: () => markAnswered(storage(), series.id, series.wave),
   };
 }
+
+provide("waves", wavePage);

@@ -17,12 +17,14 @@ The hashes are of the files actually served: in production the hashed names of t
 files. They are computed once per process (the files do not change while it runs). The import graph is
 read from the `import ... from "./x.js"` lines of the source modules.
 
-A page feature's module (FEATURES: the waves of a series' `js/waves.js`) is not in the entry's graph: respond.js
-imports it, `await import("./waves.js")`, only when the page's data lists the feature (`features`), and only such a
-page preloads it, with integrity, after whatever it imports that the entry does not: the dynamic import takes the
-pinned entry of the module map as a static one does. So a survey in no series never loads the waves' code, and every
-module any page loads is pinned and published (`published()` lists every feature's modules too). The recipe for
-another feature is in docs/architecture.md.
+A page feature's module (FEATURES: the waves of a series' `js/waves.js`) is not in the entry's graph: it is an entry
+of its own, which only a page whose data lists the feature (`features`) loads, by a script tag with its integrity
+before respond.js's, the modules it imports that the entry does not preloaded with theirs; it leaves its hooks in
+features.js, which respond.js reads (module scripts run in the page's order). So a survey in no series never loads
+the waves' code, and every module any page loads is pinned and published (`published()` lists every feature's modules
+too). Not a dynamic `import()`: Chromium fetches a module again, without the pin, when a dynamic import meets a
+preload that failed its integrity (a static graph keeps the failure); no module may import at run time
+(tests/collection/test_pinned_client_code.py). The recipe for another feature is in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -92,11 +94,11 @@ def _graph(entry: str) -> tuple[str, ...]:
 
 
 def _order(features: Iterable[str]) -> list[str]:
-    """What a page with `features` preloads: the entry's imports, then each feature's module and the modules it
-    imports that are not preloaded already, each after the modules it imports."""
+    """What a page with `features` preloads: the entry's imports, then the modules each feature's module imports that
+    are not preloaded already, each after the modules it imports (the features' modules have script tags)."""
     found = list(_graph(ENTRY)[:-1])
     for feature in features:
-        found += [name for name in _graph(FEATURES[feature]) if name not in found and name != ENTRY]
+        found += [name for name in _graph(FEATURES[feature])[:-1] if name not in found]
     return found
 
 
@@ -112,7 +114,7 @@ def modules() -> tuple[Module, ...]:
     """Every module a respondent's page may load, with its hashes (once per process): the entry first and each module
     it imports before the modules that one imports, then the features' modules that the entry does not import."""
     entry_graph = _graph(ENTRY)
-    extra = [name for name in _order(FEATURES) if name not in entry_graph]
+    extra = [name for name in [*_order(FEATURES), *FEATURES.values()] if name not in entry_graph]
     return tuple(_pinned(name) for name in [*reversed(entry_graph), *extra])
 
 
@@ -121,10 +123,16 @@ def entry() -> Module:
 
 
 def preloads(features: Iterable[str] = ()) -> tuple[Module, ...]:
-    """The page's modulepreload links for `features` (names in FEATURES): the modules the entry imports and the
-    features' modules, each after the modules it imports."""
+    """The page's modulepreload links for `features` (names in FEATURES): the modules the entry and the features'
+    modules import, each after the modules it imports."""
     pinned = {module.name: module for module in modules()}
     return tuple(pinned[name] for name in _order(features))
+
+
+def scripts(features: Iterable[str]) -> tuple[Module, ...]:
+    """The features' own modules, each the entry of a script tag with its integrity before the entry's."""
+    pinned = {module.name: module for module in modules()}
+    return tuple(pinned[FEATURES[feature]] for feature in features)
 
 
 def published() -> list[dict[str, str]]:
