@@ -95,6 +95,7 @@ def test_a_swapped_waves_module_is_refused_on_a_waves_page_and_nothing_is_sent(l
         "This page's waves module did not load. This browser cannot take part; please use an up-to-date browser.")
     assert page.locator("#send").is_disabled() and page.locator("#client-history").is_hidden()
     assert any("integrity" in error.lower() for error in errors), errors
-    assert [r["url"] for r in requests if r["url"].endswith("/history.js")] == [f"{live_server.url}/static/js/history.js"]
+    fetched = [r["url"] for r in requests if r["url"].endswith("/history.js")]
+    assert fetched == [f"{live_server.url}/static/js/history.js"]  # once: not again without its pin
     assert "return totalLoss([]);" in served_text(page, "/static/js/history.js")  # the swap was served
     assert not [r for r in requests if r["method"] == "POST"]
