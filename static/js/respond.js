@@ -282,7 +282,7 @@ async function send() {
 
 function hooksOf(feature) {
   const hooks = provided(feature);
-  if (!hooks) throw new Error(`This page's ${feature} module did not load`);
+  if (!hooks) throw new Error(text[`${feature}_missing`] || `This page's ${feature} module did not load`);
   return hooks;
 }
 

@@ -61,8 +61,10 @@ def client_text(features: list[str]) -> dict[str, str]:
 
 
 def _wave_text() -> dict[str, str]:
-    """The words of waves.js, on a wave's page only."""
+    """The words of waves.js, on a wave's page only, and respond.js's when waves.js did not run (it failed its
+    integrity)."""
     return {
+        "waves_missing": _("The part of this page that works out what the waves of this series cost did not load"),
         "computed_waves": _("Your browser computed the same for the answers it remembers: this wave, at most "
                             "ε&nbsp;=&nbsp;{wave}."),
         # What the waves this browser answered cost with this one (history.js historyLoss, remember.js answeredWaves):

@@ -91,7 +91,8 @@ def test_a_page_in_no_series_preloads_no_module_of_the_waves_and_its_script_impo
     assert [url for url, _ in SCRIPT.findall(response.content.decode())] == ["/static/js/respond.js"]
     client_data = response.context["client"]
     assert client_data["features"] == []
-    assert not {"computed_waves", "history_none", "history_some", "refuse_remembered"} & set(client_data["text"])
+    assert not {"computed_waves", "history_none", "history_some", "refuse_remembered", "waves_missing"} & set(
+        client_data["text"])
     assert not any("lineage" in question for question in client_data["questions"])
 
 

@@ -92,7 +92,8 @@ def test_a_swapped_waves_module_is_refused_on_a_waves_page_and_nothing_is_sent(l
     page.goto(f"{live_server.url}/s/{second.slug}/")
     page.wait_for_selector("#status:has-text('cannot take part')")
     assert page.inner_text("#status") == (
-        "This page's waves module did not load. This browser cannot take part; please use an up-to-date browser.")
+        "The part of this page that works out what the waves of this series cost did not load. This browser cannot "
+        "take part; please use an up-to-date browser.")
     assert page.locator("#send").is_disabled() and page.locator("#client-history").is_hidden()
     assert any("integrity" in error.lower() for error in errors), errors
     fetched = [r["url"] for r in requests if r["url"].endswith("/history.js")]
