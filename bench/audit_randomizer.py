@@ -26,7 +26,9 @@ given)". True answers are those `ldp.audit.audit_truths` names, reports are coun
 or patterns of pairs of bits past 6 bits). Exits 1 if any question fails, 2 if the page cannot be audited.
 It prints the SHA-256 of every script the page loaded (end to end, on every load: a URL that served
 different bytes fails), and with `--expect NAME=SHA256` (repeatable) fails unless the page loaded NAME with
-exactly that hash (compare with the survey definition API's `client_code`, or a reviewed release). Needs
+exactly that hash (compare with the survey definition API's `client_code`, or a reviewed release; it lists
+every module any survey's page may load, and the waves' ones, waves.js, history.js and remember.js, only the page
+of a wave of a series loads: expect those there only). Needs
 Debian's chromium and Playwright's Python package (development requirements); the browser tests use the
 same functions.
 """

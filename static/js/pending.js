@@ -10,6 +10,16 @@
 /** Where the payload of survey `slug` at `version` is kept (remember.js reads it too). */
 export const keyOf = (slug, version) => `ldp-survey-pending:${slug}:${version}`;
 
+/** The mark respond.js keeps for a survey this browser answered by its open link (a survey, not only a wave). */
+export const sentKey = (slug) => `ldp-survey-sent:${slug}`;
+// Any survey it answered, by invitation too (the sent mark is for open links only): a survey may become a wave later,
+// whose page then counts it (remember.js, answeredWaves). Kept on every survey's page, so here, not in remember.js.
+export const answeredKey = (slug) => `ldp-survey-answered:${slug}`;
+
+export function markSurveyAnswered(storage, slug) {
+  storage.setItem(answeredKey(slug), "1");
+}
+
 /** Keep `payload` for survey `slug` at `version`; false when storage is unavailable. */
 export function keep(slug, version, payload) {
   try {

@@ -5,7 +5,7 @@
 // output words drive the exact integer sampler of the permanent layer (randomizer.js: rejection sampling, no
 // floats), so the same secret and inputs always give the same permanent response, and a cleared storage a new,
 // independent one. Each wave then randomizes that permanent response afresh with crypto.getRandomValues.
-import { keyOf as pendingKey } from "./pending.js";
+import { answeredKey as surveyKey, keyOf as pendingKey, sentKey } from "./pending.js";
 import { randomizeAnswer, uniformBelow, validateSampler } from "./randomizer.js";
 
 export const SECRET_KEY = "ldp-waves-secret";
@@ -122,15 +122,6 @@ export function secretOf(storage, getRandomValues) {
 /** Whether this browser answered a wave of `series` before `wave` (it keeps the numbers, nothing else). */
 export function answeredEarlier(storage, series, wave) {
   return waves(storage, series).some((earlier) => earlier < wave);
-}
-
-/** The mark respond.js keeps for a survey this browser answered by its open link (a survey, not only a wave). */
-export const sentKey = (slug) => `ldp-survey-sent:${slug}`;
-// Any survey it answered, by invitation too (the sent mark is for open links only): a survey may become a wave later.
-const surveyKey = (slug) => `ldp-survey-answered:${slug}`;
-
-export function markSurveyAnswered(storage, slug) {
-  storage.setItem(surveyKey(slug), "1");
 }
 
 /**

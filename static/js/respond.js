@@ -12,16 +12,15 @@
 // A survey with a consent text shows it first: the questions stay hidden, and nothing is read,
 // randomized or sent, until the respondent agrees. The agreement is never sent: a response exists
 // only if they agreed. A kept payload was randomized after agreeing, so its resend does not ask again.
-// In a wave of a series that remembers randomization (config.series), a question with a permanent layer is
-// answered through remember.js: the permanent response, derived from this browser's secret, is randomized afresh;
-// the payload says whether this browser answered an earlier wave of the series, nothing more.
+// A page feature's module (surveys.collection.integrity.FEATURES) runs only on a page whose data lists the feature
+// (config.features), before this one, and leaves its hooks in features.js: on a wave of a series, waves.js
+// (remembered questions, the waves' total), which a survey in no series never loads. A page whose feature's module
+// did not run (its integrity failed) refuses, as a page whose own modules fail does not run at all.
 import { afterTick, describeReport, fill, inputs, numberProblem, readAnswer, ticksOf, ticksProblem } from "./answers.js";
-import { checkSurvey, composedLoss, historyLoss, lossAtMost, localMillisText, millisUp, samplerLoss,
-  statedMillis, totalLoss } from "./epsilon.js";
-import { forget, keep, kept } from "./pending.js";
+import { checkSurvey, localMillisText } from "./epsilon.js";
+import { provided } from "./features.js";
+import { forget, keep, kept, markSurveyAnswered, sentKey } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
-import { answeredEarlier, answeredWaves, instantly, markAnswered, markSurveyAnswered, permanentResponse, secretOf,
-  sentKey } from "./remember.js";
 
 const config = JSON.parse(document.getElementById("survey-data").textContent);
 const root = document.getElementById("survey");
@@ -30,6 +29,7 @@ let statusLine = document.getElementById("status");
 let nextWord = null;
 let pending = null; // the randomized payload; a retry resends it, never re-randomizes
 let checked = null; // the privacy loss computed here from the integers: {millis} or {problem, ...}
+let waves = null; // waves.js's hooks on a wave's page
 const invitation = config.byInvitation && !config.preview ? takeInvitation() : null;
 const sentMark = sentKey(config.slug); // this browser already responded (open links)
 const text = { choose: "Please choose an answer.", ...config.text };
@@ -160,17 +160,10 @@ function uuidFromWords() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-const series = config.series && config.series.remembered ? config.series : null;
-const remembers = (question) => Boolean(series && question.remembered);
-
-// A remembered question's report: its permanent response (the same for the same answer in every wave), then
-// this wave's fresh randomization of it.
+// A question's report; on a wave's page, a remembered question's comes from waves.js.
 async function reportOf(question, answer) {
-  if (!remembers(question)) return randomizeAnswer(question.sampler, answer, nextWord);
-  const secret = secretOf(storage(), (bytes) => window.crypto.getRandomValues(bytes));
-  const permanent = await permanentResponse(secret, series.id, question.remembered.lineage, answer,
-    question.remembered.sampler);
-  return instantly(question.sampler, permanent, nextWord);
+  if (waves) return waves.report(question, answer, nextWord);
+  return randomizeAnswer(question.sampler, answer, nextWord);
 }
 
 async function randomizedPayload(answers) {
@@ -180,7 +173,7 @@ async function randomizedPayload(answers) {
   }
   const payload = { version: config.version, key: uuidFromWords(), reports };
   if (invitation) payload.invitation = invitation;
-  if (config.series) payload.earlier_wave = answeredEarlier(storage(), config.series.id, config.series.wave);
+  if (waves) payload.earlier_wave = waves.earlierWave();
   keep(config.slug, config.version, payload); // before it leaves: a lost answer is resent, not redone
   return payload;
 }
@@ -188,70 +181,30 @@ async function randomizedPayload(answers) {
 // A loss in thousandths as the page's language writes numbers (the server's figures too: "1,099" in French).
 const inPageLanguage = (millis) => localMillisText(millis, config.decimalSeparator);
 
-// The samplers' loss against the stated total and the per-question maximum, in words.
+// The samplers' loss against the stated total and the per-question maximum, in words; on a wave's page, the
+// remembered questions' figures too (waves.js).
 function checkLoss() {
   checked = checkSurvey(config.questions.map((q) => q.sampler), config.epsilonTotal);
   const epsilon = inPageLanguage(checked.millis);
   if (checked.problem) {
-    const refusal = document.getElementById("refusal");
-    refusal.textContent = checked.problem === "question"
+    refuse(checked.problem === "question"
       ? fill(text.refuse_question, { n: config.questions[checked.index].order, epsilon })
-      : fill(text.refuse_total, { epsilon, stated: inPageLanguage(checked.stated) });
-    refusal.hidden = false;
-    sendButton.disabled = true;
+      : fill(text.refuse_total, { epsilon, stated: inPageLanguage(checked.stated) }));
     return false;
   }
   const line = document.getElementById("client-epsilon");
   line.textContent = fill(text.computed, { epsilon });
   line.hidden = false;
-  if (!checkRemembered()) return false;
-  showHistory();
-  return true;
+  const refusal = waves ? waves.check() : null;
+  if (refusal) refuse(refusal);
+  return !refusal;
 }
 
-// What the other waves this browser answered cost with this one, as long as the answers stay the same: only the
-// browser knows which it answered (remember.js); the server describes every wave's samplers (epsilon.js adds them).
-function showHistory() {
-  const line = document.getElementById("client-history");
-  if (!line || !config.series) return;
-  const answered = answeredWaves(storage(), config.series.id, config.otherWaves);
-  const own = config.questions.map((q) => ({ lineage: q.lineage, sampler: q.sampler,
-    permanent: remembers(q) ? q.remembered.sampler : null }));
-  const all = inPageLanguage(millisUp(historyLoss([...answered.map((wave) => wave.questions), own])));
-  line.textContent = answered.length
-    ? fill(text.history_some, { waves: answered.map((wave) => wave.wave).join(", "), all })
-    : fill(text.history_none, { all });
-  line.hidden = false;
-}
-
-// A remembered question's two figures, from the integers: one wave (the layers composed) and every wave with the
-// same answer (the permanent layer), each no more than the page states; this wave's total said in words.
-function checkRemembered() {
-  const remembered = config.questions.filter(remembers);
-  if (!remembered.length) return true;
-  const wave = [];
-  for (const question of config.questions) {
-    if (!remembers(question)) {
-      const loss = samplerLoss(question.sampler);
-      if (loss) wave.push(loss);
-      continue;
-    }
-    const [permanent, composed] = [samplerLoss(question.remembered.sampler),
-      composedLoss(question.remembered.sampler, question.sampler)];
-    if (!lossAtMost(permanent, statedMillis(question.remembered.all_waves_epsilon))
-        || !lossAtMost(composed, statedMillis(question.remembered.wave_epsilon))) {
-      const refusal = document.getElementById("refusal");
-      refusal.textContent = fill(text.refuse_remembered, { n: question.order });
-      refusal.hidden = false;
-      sendButton.disabled = true;
-      return false;
-    }
-    wave.push(composed);
-  }
-  const line = document.getElementById("client-waves");
-  line.textContent = fill(text.computed_waves, { wave: inPageLanguage(millisUp(totalLoss(wave))) });
-  line.hidden = false;
-  return true;
+function refuse(words) {
+  const refusal = document.getElementById("refusal");
+  refusal.textContent = words;
+  refusal.hidden = false;
+  sendButton.disabled = true;
 }
 
 function lock() {
@@ -317,7 +270,7 @@ async function send() {
     forget(config.slug, config.version);
     if (!pending.invitation) markSent();
     markSurveyAnswered(storage(), config.slug); // read if this survey becomes a wave of a series (remember.js)
-    if (config.series) markAnswered(storage(), config.series.id, config.series.wave);
+    if (waves) waves.answered();
     showReceipt(pending);
     return;
   }
@@ -325,6 +278,12 @@ async function send() {
   const reason = body.error ? body.error.reason : fill(text.status, { status: response.status });
   say(`${fill(text.not_sent, { reason })}${response.status === 409 ? ` ${text.reload}` : ""}`);
   sendButton.disabled = response.status < 500;
+}
+
+function hooksOf(feature) {
+  const hooks = provided(feature);
+  if (!hooks) throw new Error(text[`${feature}_missing`] || `This page's ${feature} module did not load`);
+  return hooks;
 }
 
 function start() {
@@ -397,8 +356,9 @@ function offerAgain() {
 }
 
 try {
+  if (config.features.includes("waves")) waves = hooksOf("waves")(config, storage);
   nextWord = cryptoSource();
-  if (config.questions.some(remembers) && !(window.crypto && window.crypto.subtle)) {
+  if (waves && config.questions.some(waves.remembers) && !(window.crypto && window.crypto.subtle)) {
     throw new Error("Web Crypto (crypto.subtle) is not available; remembered answers cannot be derived");
   }
   if (invitation) keepInvitationInPicker();

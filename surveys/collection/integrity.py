@@ -16,6 +16,15 @@ The hashes are of the files actually served: in production the hashed names of t
 (`randomizer.<hash>.js`, whose import lines whitenoise's storage rewrote), during development the source
 files. They are computed once per process (the files do not change while it runs). The import graph is
 read from the `import ... from "./x.js"` lines of the source modules.
+
+A page feature's module (FEATURES: the waves of a series' `js/waves.js`) is not in the entry's graph: it is an entry
+of its own, which only a page whose data lists the feature (`features`) loads, by a script tag with its integrity
+before respond.js's, the modules it imports that the entry does not preloaded with theirs; it leaves its hooks in
+features.js, which respond.js reads (module scripts run in the page's order). So a survey in no series never loads
+the waves' code, and every module any page loads is pinned and published (`published()` lists every feature's modules
+too). Not a dynamic `import()`: Chromium fetches a module again, without the pin, when a dynamic import meets a
+preload that failed its integrity (a static graph keeps the failure); no module may import at run time
+(tests/collection/test_pinned_client_code.py). The recipe for another feature is in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import functools
 import hashlib
 import posixpath
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +42,8 @@ from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import staticfiles_storage
 
 ENTRY = "js/respond.js"
+# A page feature's name (what the page's data lists in `features`) and the module respond.js imports for it.
+FEATURES = {"waves": "js/waves.js"}
 IMPORT = re.compile(r"""^\s*import\s[^'"]*?from\s*["'](\./[^"']+)["']""", re.MULTILINE)
 
 
@@ -64,7 +76,8 @@ def _served(name: str) -> bytes:
     return _source(name)
 
 
-def _graph(entry: str) -> list[str]:
+@functools.cache
+def _graph(entry: str) -> tuple[str, ...]:
     """`entry` and every module it imports, directly or not, each after the modules it imports."""
     done: list[str] = []
 
@@ -77,29 +90,49 @@ def _graph(entry: str) -> list[str]:
         done.append(name)
 
     visit(entry)
-    return done
+    return tuple(done)
+
+
+def _order(features: Iterable[str]) -> list[str]:
+    """What a page with `features` preloads: the entry's imports, then the modules each feature's module imports that
+    are not preloaded already, each after the modules it imports (the features' modules have script tags)."""
+    found = list(_graph(ENTRY)[:-1])
+    for feature in features:
+        found += [name for name in _graph(FEATURES[feature])[:-1] if name not in found]
+    return found
+
+
+def _pinned(name: str) -> Module:
+    body = _served(name)
+    return Module(name, staticfiles_storage.url(name),
+                  "sha384-" + base64.b64encode(hashlib.sha384(body).digest()).decode("ascii"),
+                  hashlib.sha256(body).hexdigest())
 
 
 @functools.cache
 def modules() -> tuple[Module, ...]:
-    """The respondent page's modules, the entry first and each before the modules it imports, with their
-    hashes (once per process)."""
-    found = []
-    for name in reversed(_graph(ENTRY)):
-        body = _served(name)
-        found.append(Module(name, staticfiles_storage.url(name),
-                            "sha384-" + base64.b64encode(hashlib.sha384(body).digest()).decode("ascii"),
-                            hashlib.sha256(body).hexdigest()))
-    return tuple(found)
+    """Every module a respondent's page may load, with its hashes (once per process): the entry first and each module
+    it imports before the modules that one imports, then the features' modules that the entry does not import."""
+    entry_graph = _graph(ENTRY)
+    extra = [name for name in [*_order(FEATURES), *FEATURES.values()] if name not in entry_graph]
+    return tuple(_pinned(name) for name in [*reversed(entry_graph), *extra])
 
 
 def entry() -> Module:
     return modules()[0]
 
 
-def preloads() -> tuple[Module, ...]:
-    """The modules the entry imports, each after the modules it imports: the page's modulepreload links."""
-    return tuple(reversed(modules()[1:]))
+def preloads(features: Iterable[str] = ()) -> tuple[Module, ...]:
+    """The page's modulepreload links for `features` (names in FEATURES): the modules the entry and the features'
+    modules import, each after the modules it imports."""
+    pinned = {module.name: module for module in modules()}
+    return tuple(pinned[name] for name in _order(features))
+
+
+def scripts(features: Iterable[str]) -> tuple[Module, ...]:
+    """The features' own modules, each the entry of a script tag with its integrity before the entry's."""
+    pinned = {module.name: module for module in modules()}
+    return tuple(pinned[FEATURES[feature]] for feature in features)
 
 
 def published() -> list[dict[str, str]]:

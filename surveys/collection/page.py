@@ -21,9 +21,9 @@ from .models import Survey
 from .serializers import SurveyDefinitionSerializer
 
 
-def client_text() -> dict[str, str]:
+def client_text(features: list[str]) -> dict[str, str]:
     """The words respond.js shows for multi-select and numeric questions ({lo}, {hi}, {step}, {m} filled in
-    by the script).
+    by the script), and those of its `features`' modules (waves.js) when the page has them.
     The script writes them as text: a no-break space is written `&nbsp;`, as in the templates'
     words, and becomes the character here (it keeps "ε = 1.099" on one line)."""
     words = {
@@ -51,9 +51,23 @@ def client_text() -> dict[str, str]:
         "refuse_question": _("Your browser will not randomize your answers: the numbers it was given for question "
                              "{n} allow a privacy loss of ε&nbsp;=&nbsp;{epsilon}, above the maximum of 10 for one "
                              "question. Nothing has been sent."),
+        "refuse_total": _("Your browser will not randomize your answers: the numbers it was given allow a privacy "
+                          "loss of ε&nbsp;=&nbsp;{epsilon} in all, above the ε&nbsp;=&nbsp;{stated} this survey "
+                          "states. Nothing has been sent."),
+    }
+    if "waves" in features:
+        words |= _wave_text()
+    return {key: text.replace("&nbsp;", "\u00a0") for key, text in words.items()}
+
+
+def _wave_text() -> dict[str, str]:
+    """The words of waves.js, on a wave's page only, and respond.js's when waves.js did not run (it failed its
+    integrity)."""
+    return {
+        "waves_missing": _("The part of this page that works out what the waves of this series cost did not load"),
         "computed_waves": _("Your browser computed the same for the answers it remembers: this wave, at most "
                             "ε&nbsp;=&nbsp;{wave}."),
-        # What the waves this browser answered cost with this one (epsilon.js historyLoss, remember.js answeredWaves):
+        # What the waves this browser answered cost with this one (history.js historyLoss, remember.js answeredWaves):
         "history_none": _("This browser keeps no record of answering another wave of this series (clearing its "
                           "storage erases that record too): this wave alone costs at most ε&nbsp;=&nbsp;{all}."),
         "history_some": _("This browser keeps a record of answering other waves of this series: {waves}. Those and "
@@ -61,11 +75,7 @@ def client_text() -> dict[str, str]:
                           "ε&nbsp;=&nbsp;{all}, counted from the numbers each wave randomized with."),
         "refuse_remembered": _("Your browser will not randomize your answers: the numbers it was given for question "
                                "{n} allow a larger privacy loss than this page states for it. Nothing has been sent."),
-        "refuse_total": _("Your browser will not randomize your answers: the numbers it was given allow a privacy "
-                          "loss of ε&nbsp;=&nbsp;{epsilon} in all, above the ε&nbsp;=&nbsp;{stated} this survey "
-                          "states. Nothing has been sent."),
     }
-    return {key: text.replace("&nbsp;", "\u00a0") for key, text in words.items()}
 
 
 def input_mode(scale: dict[str, str]) -> str | None:
@@ -77,12 +87,14 @@ def input_mode(scale: dict[str, str]) -> str | None:
     return "numeric" if whole else "decimal"
 
 
-def client_question(q: dict[str, Any], lineage: str) -> dict[str, Any]:
-    """One question as respond.js needs it: where its inputs are, its sampler, how to read an answer, its lineage
-    (what the waves' totals add up by)."""
-    found = {"id": q["id"], "order": q["order"], "lineage": lineage, "kind": q["kind"], "options": q["options"],
+def client_question(q: dict[str, Any], lineage: str | None) -> dict[str, Any]:
+    """One question as respond.js needs it: where its inputs are, its sampler, how to read an answer, and on a wave's
+    page its lineage (what the waves' totals add up by)."""
+    found = {"id": q["id"], "order": q["order"], "kind": q["kind"], "options": q["options"],
              "sampler": q["mechanism"]["sampler"], "encoding": q["mechanism"]["encoding"], "p": q["mechanism"]["p"],
              "q_other": q["mechanism"]["q_other"], "answer": kinds.named(q["kind"]).answer}
+    if lineage is not None:
+        found["lineage"] = lineage
     if q["scale"] is not None:
         found["scale"] = q["scale"]
     if q["bins"] is not None:
@@ -131,7 +143,10 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
     """(the template's context, the client's data without where to post) for the page of `survey`,
     its texts in `language` (one it offers; default: its own)."""
     published = SurveyDefinitionSerializer(definition.of(survey, language)).data
-    lineages = wave_history.lineages_of([survey.pk])
+    # The page features whose modules the page loads (surveys.collection.integrity.FEATURES), and nothing of them
+    # (modules, words, lineages) on the others' pages.
+    features = ["waves"] if published["series"] is not None else []
+    lineages = wave_history.lineages_of([survey.pk]) if features else {}
     questions = [{**q, "wording": wording.of(q["mechanism"]), "template": kinds.named(q["kind"]).template,
                   "input_mode": input_mode(q["scale"]) if q["scale"] else None,
                   "remembered_figures": remembered_figures(q, published["series"])} for q in published["questions"]]
@@ -141,10 +156,11 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
         "epsilonTotal": published["epsilon_total"],  # the stated total the browser checks the integers against
         "slug": survey.slug,
         "byInvitation": survey.access == Survey.Access.INVITATION,
+        "features": features,
         "series": published["series"],
-        "questions": [client_question(q, lineages[q["id"]]) for q in published["questions"]],
+        "questions": [client_question(q, lineages.get(q["id"])) for q in published["questions"]],
         "otherWaves": wave_history.other_waves(survey),  # what the browser adds up with the waves it answered
-        "text": client_text(),
+        "text": client_text(features),
         # The page's figures are the server's, written with the language's separator (Django's formats);
         # the browser writes its own with the same one, in the same Latin digits.
         "decimalSeparator": get_format("DECIMAL_SEPARATOR"),
@@ -154,6 +170,7 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
     total = total_loss(q["mechanism"]["sampler"] for q in published["questions"])
     return {
         "survey": survey, "definition": published, "questions": questions, "client": client, "preview": preview,
+        "features": features,
         "language": published["language"], "languages": picker(published["languages"], published["language"]),
         "direction": "rtl" if get_language_info(published["language"])["bidi"] else "ltr",
         # Rounded up from the integers (ldp.rounding), never to nearest: the page never says less than the loss.

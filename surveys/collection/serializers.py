@@ -283,8 +283,9 @@ class SurveyDefinitionSerializer(serializers.Serializer):
     questions = QuestionDefinitionSerializer(many=True)
     client_code = ClientModuleSerializer(many=True, help_text=(
         "The respondent page's ES modules as this server sends them (entry first), with their subresource "
-        "integrity: the page refuses to run any other bytes. Compare with a reviewed release "
-        "(bench/audit_randomizer.py --expect NAME=SHA256)."))
+        "integrity: the page refuses to run any other bytes. Every module any survey's page may load is listed: "
+        "the waves' (js/waves.js and what it imports) load only on the page of a wave of a series. Compare with a "
+        "reviewed release (bench/audit_randomizer.py --expect NAME=SHA256)."))
 
 
 class SubmissionSerializer(serializers.Serializer):

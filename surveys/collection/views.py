@@ -82,5 +82,6 @@ def _render(request: HttpRequest, survey: Survey, preview: bool, language: str, 
         client["endpoint"] = reverse("collection:api-responses", args=[survey.slug])
         client["csrfToken"] = get_token(request)
     found["entry_integrity"] = integrity.entry().integrity
-    found["preloads"] = integrity.preloads()
+    found["preloads"] = integrity.preloads(found["features"])
+    found["feature_scripts"] = integrity.scripts(found["features"])
     return render(request, "collection/respond.html", found)

@@ -1,5 +1,5 @@
 """What a respondent's browser is told of the other waves of its series, to work out what the waves it answered cost
-together with this one (static/js/epsilon.js, historyLoss).
+together with this one (static/js/history.js, historyLoss).
 
 The server does not know which waves a browser answered (responses are not linked); the browser does, from what it
 keeps (static/js/remember.js, answeredWaves): the waves it answered as waves, and the surveys it answered by their open

@@ -42,16 +42,16 @@ PERMANENT = {"A": 0.5, "B": 5.0, "C": 5.0}
 # The three wrong pages in one (the audit's per-question verdicts are independent, so one run shows all three): group
 # C's first permanent response kept and reused whatever the answer, group B's sent without the instantaneous layer,
 # group A's re-drawn in every wave (a seed that is new each time).
-HONEST = "  return instantly(question.sampler, permanent, nextWord);"
-WRONG = (HONEST, """  if (question.order > 12) {
-    const kept = JSON.parse(storage().getItem(`reused:${question.remembered.lineage}`) || "null") ?? permanent;
-    storage().setItem(`reused:${question.remembered.lineage}`, JSON.stringify(kept));
-    return instantly(question.sampler, kept, nextWord);
-  }
-  if (question.order > 6) return permanent;
-  const redrawn = await permanentResponse(secret, `${series.id}|${Math.random()}`, question.remembered.lineage, answer,
-    question.remembered.sampler);
-  return instantly(question.sampler, redrawn, nextWord);""")
+HONEST = "      return instantly(question.sampler, permanent, nextWord);"  # waves.js, a wave's page's hooks
+WRONG = (HONEST, """      if (question.order > 12) {
+        const kept = JSON.parse(storage().getItem(`reused:${question.remembered.lineage}`) || "null") ?? permanent;
+        storage().setItem(`reused:${question.remembered.lineage}`, JSON.stringify(kept));
+        return instantly(question.sampler, kept, nextWord);
+      }
+      if (question.order > 6) return permanent;
+      const redrawn = await permanentResponse(secret, `${series.id}|${Math.random()}`, question.remembered.lineage,
+        answer, question.remembered.sampler);
+      return instantly(question.sampler, redrawn, nextWord);""")
 
 
 @pytest.fixture
@@ -122,12 +122,12 @@ def test_the_command_passes_the_honest_waves_and_says_what_it_would_catch(live_s
 
 def test_a_page_re_drawing_sending_alone_or_reusing_the_permanent_response_fails(live_server, two_waves, page):
     def plant(tab):
-        serve_modified(tab, "static/js/respond.js", WRONG)
+        serve_modified(tab, "static/js/waves.js", WRONG)
 
     first, second = urls(live_server, two_waves)
     plant(page)
     page.goto(first)
-    assert WRONG[1] in served_text(page, "/static/js/respond.js")  # the swap took
+    assert WRONG[1] in served_text(page, "/static/js/waves.js")  # the swap took
     changed = frozenset(q.id for q in two_waves[0].ordered_questions() if q.text[0] == "C")
     found = audit_series(page, (first, second), BROWSERS, alpha=1e-3, tabs=1, watch=plant, changed=changed)
     assert Response.objects.count() == 0 and not found.passed and found.problems == ()

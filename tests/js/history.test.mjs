@@ -1,8 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { composedLoss, historyLoss, millisUp, rememberedLoss, samplerLoss } from "../../static/js/epsilon.js";
-import { answeredWaves, markAnswered, markSurveyAnswered, sentKey } from "../../static/js/remember.js";
+import { millisUp, samplerLoss } from "../../static/js/epsilon.js";
+import { composedLoss, historyLoss, rememberedLoss } from "../../static/js/history.js";
+import { markSurveyAnswered, sentKey } from "../../static/js/pending.js";
+import { answeredWaves, markAnswered } from "../../static/js/remember.js";
 
 // Written by tests/ldp/js_history_fixture.py, which enumerates every permanent response and report of every wave.
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/history.json", import.meta.url)));

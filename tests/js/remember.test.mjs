@@ -13,7 +13,8 @@ import {
   permanentResponse,
   secretOf,
 } from "../../static/js/remember.js";
-import { composedLoss, millisUp, samplerLoss } from "../../static/js/epsilon.js";
+import { millisUp, samplerLoss } from "../../static/js/epsilon.js";
+import { composedLoss } from "../../static/js/history.js";
 import { wordSource } from "../../static/js/randomizer.js";
 
 // Written by tests/ldp/js_waves_fixture.py with Python's hmac and hashlib (and ldp.waves for the losses).

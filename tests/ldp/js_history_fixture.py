@@ -1,4 +1,4 @@
-"""The fixture the JavaScript tests check static/js/epsilon.js's historyLoss against: what the waves a browser
+"""The fixture the JavaScript tests check static/js/history.js's historyLoss against: what the waves a browser
 answered cost together, worked out here independently by enumerating the joint distribution of all its reports.
 
 One question's waves are each randomized afresh (a wave made before its series, or a series that does not remember)

@@ -1,4 +1,4 @@
-"""The JavaScript tests' history fixture (tests/js/history.test.mjs checks epsilon.js's historyLoss against it) is
+"""The JavaScript tests' history fixture (tests/js/history.test.mjs checks history.js's historyLoss against it) is
 what the enumeration computes now (regenerate: python -m tests.ldp.js_history_fixture), and the enumeration itself
 agrees with what is known in closed form: one remembered wave is the composed channel, a wave randomized afresh its
 sampler's loss, and remembered waves never cost more than their permanent layer."""
