@@ -20,11 +20,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Union
 
 from django.utils.translation import gettext as _
 
-Value = Union[Decimal, str, None]
+Value = Decimal | str | None
 TOKEN = re.compile(r"""\s*(?:(?P<number>-?\d+(?:\.\d+)?|-?\.\d+)|(?P<string>'[^']*'|"[^"]*")|\$\{(?P<ref>[^}]*)\}
                        |(?P<op>!=|<=|>=|=|<|>|\(|\)|,)|(?P<word>[A-Za-z_][A-Za-z0-9_-]*))""", re.VERBOSE)
 COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
