@@ -104,7 +104,7 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     # the methods below.
     fields = ("position", "text", "name", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most",
               "lo", "hi", "step",
-              "mechanism_name", "q", "epsilon", "permanent_q", "permanent_epsilon", "privacy")
+              "mechanism_name", "q", "epsilon", "permanent_q", "permanent_epsilon", "relevant", "privacy")
     readonly_fields = ("privacy", "settings")
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
@@ -160,7 +160,7 @@ class OptionInline(FrozenAfterReports, admin.TabularInline):
     model = Option
     formset = OptionFormSet
     extra = 0
-    fields = ("order", "label", "score", "lower", "exclusive")
+    fields = ("order", "label", "name", "score", "lower", "exclusive")
 
     def survey_of(self, obj: Question) -> Survey:
         return obj.survey

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 import ldp
 from ldp.waves import Remembered
 
-from .. import kinds, scales, skip_logic, variable_names
+from .. import kinds, relevance, scales, variable_names
 from ..kinds import KINDS, build_mechanism, yes_no
 from . import remembering
 from .conditions import question_constraints
@@ -292,9 +292,12 @@ class Question(models.Model):
         if not errors:
             errors = remembering.permanent_layer_errors(self)
         if not errors and self.relevant.strip():
-            wrong = skip_logic.question_problem(self)
-            if wrong:
-                errors = {"relevant": wrong}
+            # Read here; what it refers to is checked with the other questions as they will be saved (the admin's
+            # formset and question form, the import): `skip_logic.problem`.
+            try:
+                relevance.parse(self.relevant)
+            except relevance.ConditionError as error:
+                errors = {"relevant": _("the condition cannot be read: %(error)s") % {"error": error}}
         if errors:
             raise ValidationError(errors)
 
