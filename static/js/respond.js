@@ -20,6 +20,7 @@ import { checkSurvey, composedLoss, historyLoss, lossAtMost, localMillisText, mi
   statedMillis, totalLoss } from "./epsilon.js";
 import { forget, keep, kept } from "./pending.js";
 import { cryptoSource, randomizeAnswer } from "./randomizer.js";
+import { followConditions } from "./relevance.js"; // skip logic: a question asked only while its condition holds
 import { answeredEarlier, answeredWaves, instantly, markAnswered, markSurveyAnswered, permanentResponse, secretOf,
   sentKey } from "./remember.js";
 
@@ -35,6 +36,7 @@ const sentMark = sentKey(config.slug); // this browser already responded (open l
 const text = { choose: "Please choose an answer.", ...config.text };
 const consent = document.getElementById("consent"); // null: the survey asks for no agreement
 let agreed = !consent;
+const asked = followConditions(root, config.questions); // skip logic: hidden questions are not read nor sent
 
 function say(text) {
   statusLine.textContent = text;
@@ -142,6 +144,10 @@ function trueAnswers() {
   let first = null;
   for (const question of config.questions) {
     const fieldset = fieldsetOf(question);
+    if (!asked(question)) { // skip logic: not asked, not read
+      answers.push(null);
+      continue;
+    }
     const found = readAnswer(question, fieldset, text);
     showProblem(fieldset, found.problem || "");
     if (found.problem) first = first || found.focus;
@@ -176,7 +182,7 @@ async function reportOf(question, answer) {
 async function randomizedPayload(answers) {
   const reports = {};
   for (const [i, question] of config.questions.entries()) {
-    reports[String(question.id)] = await reportOf(question, answers[i]);
+    if (asked(question)) reports[String(question.id)] = await reportOf(question, answers[i]); // skip logic
   }
   const payload = { version: config.version, key: uuidFromWords(), reports };
   if (invitation) payload.invitation = invitation;
@@ -268,6 +274,8 @@ function showReceipt(payload) {
   for (const question of config.questions) {
     const report = payload.reports[String(question.id)];
     const item = list.querySelector(`li[data-question="${question.id}"]`);
+    item.hidden = report === undefined; // skip logic: a question not asked has no report
+    if (item.hidden) continue;
     item.querySelector(".report").textContent = describeReport(question, report, text, list.dataset.none);
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);

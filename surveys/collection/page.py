@@ -90,6 +90,11 @@ def client_question(q: dict[str, Any], lineage: str) -> dict[str, Any]:
     if kinds.named(q["kind"]).many:
         found["at_most"] = q["mechanism"]["parameters"]["at_most"]
         found["exclusive"] = q["exclusive"]
+    if not q["mechanism"]["randomized"]:  # what skip-logic conditions compare (static/js/relevance.js)
+        found.update({"key": q["name"], "choices": q["choices"]} if q["choices"] else {"key": q["name"],
+                                                                                       "direct_number": True})
+    if q["relevant"]:
+        found["relevant"] = q["relevant"]
     remembered = q["remembered"]
     if remembered is not None:  # the permanent layer's integers and the stated figures the browser checks
         found["remembered"] = {"lineage": remembered["lineage"], "sampler": remembered["permanent"]["sampler"],
