@@ -19,7 +19,7 @@ import numpy as np
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
 
 import ldp
-from surveys.collection import plan, tallies
+from surveys.collection import plan, skip_logic, tallies
 from surveys.collection.models import TALLY_N_SLOT, Survey, Tally
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
@@ -60,6 +60,7 @@ class QuestionResult:
     needed: int  # respondents for `margin` at `level`, worst case
     mean: ldp.MeanEstimate | None = None  # a numeric question's mean, an ordinal question's mean score
     interval: str = params.FIXED_DEFAULT  # the kind of the options' (or numeric mean's) intervals
+    asked_of: str = ""  # skip logic: its condition in words (its figures are over those asked); empty: everyone
 
     @property
     def anytime(self) -> bool:
@@ -189,6 +190,7 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
     planned = planning_size(current, options) if options.interval == params.ANYTIME else None
     questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned) if q.mean
                  else _question_result(q, *counted[q.id], options, planned) for q in current]
+    questions = [replace(result, asked_of=skip_logic.words(result.question, current)) for result in questions]
     weights = None
     if options.weighted:
         weights = weighting.weights(survey, {q.id: q for q in current}, [q.id for q in current])

@@ -90,3 +90,41 @@ def note(question: Any, answers: dict[str, relevance.Value], stored: int | None)
     """Keep a direct question's answer (None: not asked, XLSForm's empty) for the conditions below it."""
     if not question.randomized:
         answers[question.key] = None if stored is None else value_of(question, stored)
+
+
+SIGNS = {"=": "=", "!=": "≠", "<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+
+
+def words(question: Any, questions: Iterable[Any]) -> str:
+    """A question's condition as a reader of its results meets it: each direct choice by its label ("kids: Yes"), a
+    number compared with its sign ("age < 30"); empty for a question asked of everyone."""
+    if question.condition is None:
+        return ""
+    labels = {q.key: dict(zip(q.choices, q.options, strict=False)) for q in questions if q.choices}
+    return _words(question.condition, labels)
+
+
+def _words(node: relevance.Node, labels: Mapping[str, Mapping[str, str]]) -> str:
+    op, args = node.op, node.args
+    parts = [_words(arg, labels) if isinstance(arg, relevance.Node) else str(arg) for arg in args]
+    if op in ("and", "or"):
+        joined = _(" and ") if op == "and" else _(" or ")
+        return joined.join(f"({part})" if isinstance(arg, relevance.Node) and arg.op in ("and", "or")
+                           and arg.op != op else part for arg, part in zip(args, parts, strict=True))
+    if op == "not":
+        return _("not (%(condition)s)") % {"condition": parts[0]}
+    if op == "ref":
+        return parts[0]
+    if op == "str":
+        return f"“{parts[0]}”"
+    if op == "num":
+        return parts[0]
+    left, right = args[0], args[1]
+    ref = left if isinstance(left, relevance.Node) and left.op == "ref" else None
+    value = right.args[0] if isinstance(right, relevance.Node) and right.op == "str" else None
+    value = args[1] if op == "selected" else value
+    if ref is not None and value is not None and op in ("=", "!=", "selected"):
+        name = str(ref.args[0])
+        label = labels.get(name, {}).get(str(value), str(value))
+        return f"{name}: {label}" if op != "!=" else _("%(name)s: not %(label)s") % {"name": name, "label": label}
+    return f"{parts[0]} {SIGNS[op]} {parts[1]}"
