@@ -2,6 +2,7 @@
 written back by the export, and every malformed condition refused with its row named and nothing stored."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +106,12 @@ def test_a_condition_on_a_group_is_refused_with_its_row():
 
     assert refused(hand_form(survey=rows)) == [Problem("survey", 2, "relevant", "skip logic on a group is not "
                                                        "supported: put the condition on each of its questions")]
+
+
+def test_the_humanitarian_example_asks_about_skipped_meals_only_in_households_of_two_or_more():
+    path = Path(__file__).resolve().parents[2] / "docs" / "examples" / "humanitarian-needs.xlsx"
+    survey = importing.import_form(path.read_bytes()).survey
+
+    assert [(q.name, q.relevant) for q in survey.ordered_questions()] == [
+        ("household", ""), ("needs", ""), ("skipped_meals", "${household} >= 2"), ("aid_diverted", ""),
+        ("shelter", "")]

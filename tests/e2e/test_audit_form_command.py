@@ -43,7 +43,8 @@ def test_it_audits_the_payloads_of_the_real_form_and_stores_nothing(live_server)
                            "caught" if question.mechanism.sampler()["kind"] == "unary" else note[4])
     scripts = lines[1 + 2 * len(questions):-1]
     assert {line.rsplit("/", 1)[-1] for line in scripts} == {"answers.js", "epsilon.js", "grid.js", "pending.js",
-                                                              "randomizer.js", "remember.js", "respond.js"}
+                                                              "randomizer.js", "relevance.js", "remember.js",
+                                                              "respond.js"}
     assert all(re.fullmatch(r"script [0-9a-f]{64}  http://\S+", line) for line in scripts)
     assert re.fullmatch(r"8 of 8 questions pass \(40 forms through the page in \d+\.\d s, \d+ ms per form, "
                         r"family-wise alpha 0\.001\)\.", lines[-1])
