@@ -6,12 +6,14 @@ import csv
 import io
 import json
 import uuid
+from decimal import Decimal
 
 import pytest
 from django.urls import reverse
 
 from ldp import analyze
 from ldp.codebook import designs
+from surveys.aggregation.models import MarginShare, PopulationMargin
 from surveys.collection import plan, submission
 from tests.aggregation.test_exports import download
 from tests.collection.skip_logic_survey import KIDS, YOUNG_OR_NORTH, make
@@ -89,3 +91,17 @@ def test_the_generated_scripts_name_each_condition(client, owner, family, name):
 
     assert f"hit: asked only if {KIDS}" in script
     assert f"drugs: asked only if {YOUNG_OR_NORTH}" in script
+
+
+def test_weighted_figures_are_refused_in_words_while_a_question_was_asked_of_only_some(client, owner, family):
+    region = family.questions.get(name="region")
+    margin = PopulationMargin.objects.create(question=region, source="Census")
+    for option, share in zip(region.ordered_options(), [Decimal("0.4"), Decimal("0.6")], strict=True):
+        MarginShare.objects.create(margin=margin, option=option, share=share)
+    client.force_login(owner)
+
+    response = client.get(reverse("aggregation:api-estimates", args=[family.slug]) + "?weighted=on")
+
+    assert response.status_code == 409
+    assert response.json()["error"] == {"code": "unavailable", "field": "weighted",
+                                         "reason": "Question 3 was not answered by every weighted response."}
