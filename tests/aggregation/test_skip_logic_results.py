@@ -105,3 +105,14 @@ def test_weighted_figures_are_refused_in_words_while_a_question_was_asked_of_onl
     assert response.status_code == 409
     assert response.json()["error"] == {"code": "unavailable", "field": "weighted",
                                          "reason": "Question 3 was not answered by every weighted response."}
+
+
+def test_a_cross_tab_of_a_question_asked_of_only_some_counts_those_who_answered_both(client, owner, family):
+    ids = {q.key: q.id for q in plan.of(family)}
+    client.force_login(owner)
+
+    data = client.get(reverse("aggregation:api-crosstab", args=[family.slug])
+                      + f"?a={ids['region']}&b={ids['hit']}").json()
+
+    assert sum(map(sum, data["counts"]["pairs"])) == HIT_ASKED
+    assert data["counts"]["pairs"][0] == [sum(1 for a in ANSWERS if a[0] == 0 and a[2] == v) for v in (0, 1)]
