@@ -72,7 +72,8 @@ def test_a_condition_saved_on_the_survey_page_is_recorded_in_the_history(admin_c
 
     assert question(draft, 3).relevant == "${kids} = 'yes' and ${region} = 'n'"
     change = ConfigurationChange.objects.filter(survey_id=draft.pk).latest("pk")
-    assert change.changes == [{"field": "Question 3 “Have you ever hit one of your children?”: asked only if",
+    pk = question(draft, 3).pk  # the history names a question by its id
+    assert change.changes == [{"field": f"Question {pk} “Have you ever hit one of your children?”: asked only if",
                                "before": KIDS, "after": "${kids} = 'yes' and ${region} = 'n'"}]
 
 
