@@ -9,6 +9,7 @@ from surveys.collection import plan, submission
 from surveys.collection.models import FrozenMechanism, Question, Survey
 from surveys.history.models import ConfigurationChange
 from tests.collection.helpers import question
+from tests.collection.pages import parse
 from tests.collection.skip_logic_survey import KIDS, make
 from tests.collection.test_admin import current_form, question_url, set_question, survey_url
 
@@ -103,3 +104,16 @@ def test_a_condition_is_frozen_once_the_survey_has_reports():
 
     with pytest.raises(FrozenMechanism):
         target.save()
+
+
+def test_a_read_only_row_shows_its_condition_once_the_survey_has_reports(admin_client):
+    survey = make()
+    current = plan.of(survey)
+    submission.submit(survey, {"version": current.version, "key": "0c3bd2a6-7a8e-4e43-9a55-0c8d8e6f3b21",
+                               "reports": {str(current.questions[0].id): 1, str(current.questions[1].id): 1,
+                                           str(current.questions[2].id): 0, str(current.questions[3].id): 40}})
+    page = parse(admin_client.get(survey_url(survey)).content)
+
+    settings = page.by_id("questions-2").find("div", **{"class": "form-row field-settings"})
+    assert [line for line in settings.find("div", **{"class": "readonly"}).children if isinstance(line, str)] == [
+        "Mechanism: q-randomized response (yes/no)", "Q: 0.5", f"Asked only if: {KIDS}"]

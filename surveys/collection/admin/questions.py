@@ -66,6 +66,8 @@ def applicable(question: Question, options: str) -> list[tuple[str, object]]:
         found.append((parameter, getattr(question, parameter)))
     found += [(name, getattr(question, name)) for name in ("permanent_q", "permanent_epsilon")
               if getattr(question, name) is not None]
+    if question.relevant:  # skip logic
+        found.append(("relevant", question.relevant))
     # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2); q exactly, a fraction with its decimal.
     return [(name, f"{value.normalize():f}" if isinstance(value, Decimal) else
              exact_q.shown(value) if isinstance(value, Fraction) else value) for name, value in found]
