@@ -117,3 +117,14 @@ def test_a_read_only_row_shows_its_condition_once_the_survey_has_reports(admin_c
     settings = page.by_id("questions-2").find("div", **{"class": "form-row field-settings"})
     assert [line for line in settings.find("div", **{"class": "readonly"}).children if isinstance(line, str)] == [
         "Mechanism: q-randomized response (yes/no)", "Q: 0.5", f"Asked only if: {KIDS}"]
+
+
+def test_options_retyped_on_the_survey_page_keep_the_choice_names_conditions_compare(admin_client, draft):
+    data = set_question(current_form(admin_client, survey_url(draft), "survey_form"), question(draft, 1),
+                        options_text="North\nSouth\nEast")
+
+    assert admin_client.post(survey_url(draft), data).status_code == 302
+
+    assert list(question(draft, 1).options.order_by("order").values_list("label", "name")) == [
+        ("North", "n"), ("South", "s"), ("East", "")]
+    assert plan.of(draft).questions[0].choices == ("n", "s", "east")

@@ -154,10 +154,12 @@ class QuestionInlineForm(forms.ModelForm):
                     option.exclusive = row.exclusive
                     option.save(update_fields=["exclusive"])
             return
+        names = {option.label: option.name for option in question.ordered_options()}  # what conditions compare
         for option in question.options.all():
             option.delete()  # refused once the survey has reports
         for order, row in enumerate(rows):
-            option = Option(question=question, order=order, label=row.label, exclusive=row.exclusive)
+            option = Option(question=question, order=order, label=row.label, exclusive=row.exclusive,
+                            name=names.get(row.label, ""))
             option.score, option.lower = row.score, row.lower
             option.save()
 
