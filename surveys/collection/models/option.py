@@ -16,8 +16,8 @@ class Option(models.Model):
     """An answer option; an ordinal question's level (with its score), or a numeric histogram's bin
     (with its lower edge)."""
 
-    # exclusive too: responses before and after a change would answer different questions.
-    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower", "exclusive")
+    # exclusive too: responses before and after a change would answer different questions; name: skip logic compares it.
+    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower", "exclusive", "name")
 
     question = models.ForeignKey("Question", on_delete=models.CASCADE, related_name="options")
     order = models.PositiveIntegerField(default=1)
