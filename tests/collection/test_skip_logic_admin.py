@@ -3,9 +3,10 @@ page, refused with the reason when it refers to a randomized question, a later o
 read; recorded in the configuration history; frozen with the other parameters once the survey has reports."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.utils.html import escape
 
-from surveys.collection import plan, submission
+from surveys.collection import lifecycle, plan, submission
 from surveys.collection.models import FrozenMechanism, Question, Survey
 from surveys.history.models import ConfigurationChange
 from tests.collection.helpers import question
@@ -128,3 +129,14 @@ def test_options_retyped_on_the_survey_page_keep_the_choice_names_conditions_com
     assert list(question(draft, 1).options.order_by("order").values_list("label", "name")) == [
         ("North", "n"), ("South", "s"), ("East", "")]
     assert plan.of(draft).questions[0].choices == ("n", "s", "east")
+
+
+def test_a_survey_whose_condition_names_a_question_renamed_since_cannot_open(draft):
+    Question.objects.filter(survey=draft, name="kids").update(name="children")
+
+    with pytest.raises(ValidationError) as refused:
+        lifecycle.open_survey(draft)
+
+    assert refused.value.messages == ["cannot open: question 3: the condition refers to ${kids}, but no question is "
+                                      "named kids"]
+    assert Survey.objects.get(pk=draft.pk).status == Survey.Status.DRAFT
