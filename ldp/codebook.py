@@ -33,6 +33,8 @@ class Design:
     q_other_exact: str | None
     described: dict[str, Any] = field(default_factory=dict, compare=False)  # the codebook's mechanism
     scores: tuple[str | None, ...] | None = None  # an ordinal question's scores (None: not in the mean score)
+    # Skip logic: the condition on direct answers under which it was asked (its n counts those asked); "" for all.
+    relevant: str = ""
 
     @property
     def k(self) -> int:
@@ -85,7 +87,8 @@ def designs(codebook: Any) -> list[Design]:
                             mechanism=mechanism["name"], randomized=bool(entry.get("randomized", True)),
                             encoding=report["encoding"], columns=tuple(report["csv_columns"]),
                             p_exact=mechanism["p_exact"], q_other_exact=mechanism["q_other_exact"],
-                            described=mechanism, scores=_scores(entry.get("scores")))
+                            described=mechanism, scores=_scores(entry.get("scores")),
+                            relevant=str(entry.get("relevant", "")))
             if design.encoding not in ENCODINGS:
                 raise ExportError(f"{design.key}: report encoding {design.encoding!r} is not one of {ENCODINGS}")
             if design.encoding == "integer":

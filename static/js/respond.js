@@ -35,6 +35,7 @@ const sentMark = sentKey(config.slug); // this browser already responded (open l
 const text = { choose: "Please choose an answer.", ...config.text };
 const consent = document.getElementById("consent"); // null: the survey asks for no agreement
 let agreed = !consent;
+let asked = () => true; // skip logic (relevance.js, the feature "conditions"): hidden questions are not read nor sent
 
 function say(text) {
   statusLine.textContent = text;
@@ -142,6 +143,10 @@ function trueAnswers() {
   let first = null;
   for (const question of config.questions) {
     const fieldset = fieldsetOf(question);
+    if (!asked(question)) { // skip logic: not asked, not read
+      answers.push(null);
+      continue;
+    }
     const found = readAnswer(question, fieldset, text);
     showProblem(fieldset, found.problem || "");
     if (found.problem) first = first || found.focus;
@@ -169,7 +174,7 @@ async function reportOf(question, answer) {
 async function randomizedPayload(answers) {
   const reports = {};
   for (const [i, question] of config.questions.entries()) {
-    reports[String(question.id)] = await reportOf(question, answers[i]);
+    if (asked(question)) reports[String(question.id)] = await reportOf(question, answers[i]); // skip logic
   }
   const payload = { version: config.version, key: uuidFromWords(), reports };
   if (invitation) payload.invitation = invitation;
@@ -221,6 +226,8 @@ function showReceipt(payload) {
   for (const question of config.questions) {
     const report = payload.reports[String(question.id)];
     const item = list.querySelector(`li[data-question="${question.id}"]`);
+    item.hidden = report === undefined; // skip logic: a question not asked has no report
+    if (item.hidden) continue;
     item.querySelector(".report").textContent = describeReport(question, report, text, list.dataset.none);
   }
   document.getElementById("receipt-body").textContent = JSON.stringify(payload, null, 2);
@@ -357,6 +364,7 @@ function offerAgain() {
 
 try {
   if (config.features.includes("waves")) waves = hooksOf("waves")(config, storage);
+  if (config.features.includes("conditions")) asked = hooksOf("conditions")(root, config.questions);
   nextWord = cryptoSource();
   if (waves && config.questions.some(waves.remembers) && !(window.crypto && window.crypto.subtle)) {
     throw new Error("Web Crypto (crypto.subtle) is not available; remembered answers cannot be derived");

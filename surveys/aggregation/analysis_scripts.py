@@ -82,6 +82,7 @@ def _context(survey: Survey, current: SurveyPlan, name: str) -> dict[str, Any]:
         "reports_csv": literal(files["reports.csv"]),
         "codebook": literal(files["codebook.json"]),
         "version": literal(current.version),
+        "skip_logic": skip_logic_lines(current, python),
         **_anytime(current, python),
     }
     if python:  # the numeric means' worst-case variances, for the rule for too few (R has them in its design)
@@ -111,3 +112,10 @@ def _named_integers(values: dict[str, int], python: bool) -> str:
     if python:
         return "{" + ", ".join(f"{python_string(key)}: {value}" for key, value in values.items()) + "}"
     return "c(" + ", ".join(f"{r_string(key)} = {value}" for key, value in values.items()) + ")"
+
+
+def skip_logic_lines(current: SurveyPlan, python: bool) -> list[str]:
+    """Each question asked only of some respondents, with its condition, as the script's comments say it (on one
+    line; in the Python script's docstring, its backslashes and triple quotes escaped)."""
+    found = [f"{q.key}: asked only if {' '.join(q.relevant.split())}" for q in current if q.relevant]
+    return [line.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') for line in found] if python else found

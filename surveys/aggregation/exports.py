@@ -207,6 +207,8 @@ def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
             "json": report_words(question),
         },
         **extra,
+        # Skip logic: asked only when this held for the direct answers (absent when asked of everyone).
+        **({"relevant": question.relevant} if question.relevant else {}),
     }
 
 

@@ -20,7 +20,7 @@ from django.db.models import OuterRef, QuerySet, Subquery, Sum
 from django.utils.translation import gettext as _
 
 import ldp
-from surveys.collection import plan, tallies
+from surveys.collection import plan, skip_logic, tallies
 from surveys.collection.models import TALLY_N_SLOT, Survey, Tally
 from surveys.collection.plan import PlannedQuestion, Unavailable
 
@@ -64,6 +64,7 @@ class QuestionResult:
     # The level `needed` is figured at, where it is not `level`: the confidence asked for, while a sequence's level
     # is the survey's planned confidence (the planner follows the confidence box, the sequences never do).
     planner_level: float | None = None
+    asked_of: str = ""  # skip logic: its condition in words (its figures are over those asked); empty: everyone
 
     @property
     def planner_at(self) -> float:
@@ -214,6 +215,7 @@ def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyR
     planned, at = (None, None) if sequences is None else (sequences.size, sequences.level(options.confidence))
     questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned, at) if q.mean
                  else _question_result(q, *counted[q.id], options, planned, at) for q in current]
+    questions = [replace(result, asked_of=skip_logic.words(result.question, current)) for result in questions]
     weights = None
     if options.weighted:
         weights = weighting.weights(survey, {q.id: q for q in current}, [q.id for q in current])

@@ -81,7 +81,12 @@ class QuestionEstimatesSerializer(serializers.Serializer):
     order = serializers.IntegerField(source="question.order")
     text = serializers.CharField(source="question.text")
     kind = serializers.ChoiceField(source="question.kind", choices=KINDS)
-    n = serializers.IntegerField(help_text="Number of reports.")
+    n = serializers.IntegerField(help_text="Number of reports: of a question with skip logic, those asked it.")
+    relevant = serializers.CharField(source="question.relevant", help_text=(
+        "Skip logic (XLSForm's `relevant`): the condition on direct answers under which it was asked; empty when "
+        "asked of everyone. Its estimates are over those asked."))
+    asked_of = serializers.SerializerMethodField(help_text=(
+        "The condition in words (choices by their labels), in the request's language; null when asked of everyone."))
     mechanism = MechanismSerializer()
     counts_are = serializers.CharField()
     interval_level = serializers.FloatField(source="level", help_text=(
@@ -110,6 +115,10 @@ class QuestionEstimatesSerializer(serializers.Serializer):
     @extend_schema_field(SCALE_SCHEMA)
     def get_scale(self, result: QuestionResult) -> dict[str, str] | None:
         return scale_of(result.question)
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_asked_of(self, result: QuestionResult) -> str | None:
+        return result.asked_of or None
 
     @extend_schema_field(BINS_SCHEMA)
     def get_bins(self, result: QuestionResult) -> list[dict[str, Any]] | None:

@@ -53,6 +53,8 @@ class QuestionSpec:
     exclusive: Sequence[str] = ()  # a multi-select's options ticked alone, by label
     name: str = ""  # its column in the exports (blank: q<order>)
     hint: str = ""  # a few words shown under the question
+    relevant: str = ""  # skip logic: asked only when this holds for the direct answers above it
+    choice_names: Sequence[str] = ()  # its options' XLSForm choice names (blank: made from their labels)
 
     @property
     def question_kind(self) -> str:
@@ -66,7 +68,7 @@ def create_survey(slug: str, title: str, questions: Iterable[QuestionSpec], **fi
     for order, spec in enumerate(questions, start=1):
         question = Question(survey=survey, order=order, text=spec.text, hint=spec.hint, mechanism_name=spec.mechanism,
                             kind=spec.question_kind, q=spec.q,
-                            epsilon=spec.epsilon, at_most=spec.at_most, name=spec.name)
+                            epsilon=spec.epsilon, at_most=spec.at_most, name=spec.name, relevant=spec.relevant)
         if spec.scale:
             question.lo, question.hi, question.step = (Decimal(x) for x in spec.scale)
         question.save()
@@ -101,7 +103,8 @@ def translate(survey: Survey, spec: TranslationSpec) -> None:
 
 
 def _option(question: Question, order: int, label: str, spec: QuestionSpec) -> Option:
-    option = Option(question=question, order=order, label=label, exclusive=label in spec.exclusive)
+    option = Option(question=question, order=order, label=label, exclusive=label in spec.exclusive,
+                    name=spec.choice_names[order] if spec.choice_names else "")
     if spec.edges:
         option.lower = Decimal(spec.edges[order])
     score = spec.scores[order] if spec.scores else None

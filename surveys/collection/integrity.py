@@ -43,7 +43,7 @@ from django.contrib.staticfiles.storage import staticfiles_storage
 
 ENTRY = "js/respond.js"
 # A page feature's name (what the page's data lists in `features`) and the module respond.js imports for it.
-FEATURES = {"waves": "js/waves.js"}
+FEATURES = {"waves": "js/waves.js", "conditions": "js/relevance.js"}
 IMPORT = re.compile(r"""^\s*import\s[^'"]*?from\s*["'](\./[^"']+)["']""", re.MULTILINE)
 
 

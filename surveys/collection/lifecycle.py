@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 
 import ldp
 
-from . import kinds, languages, plan, replanning
+from . import kinds, languages, plan, replanning, skip_logic
 from .models import MAX_OPTIONS, Question, Survey
 
 
@@ -34,6 +34,10 @@ def problems(survey: Survey) -> list[str]:
             question.full_clean(exclude=["survey"])
         except ValidationError as error:
             found.append(_("question %(n)s: %(problem)s") % {"n": question.order, "problem": " ".join(error.messages)})
+        # Skip logic against the questions as they are now (a question renamed or moved since it was typed).
+        wrong = question.relevant and skip_logic.question_problem(question)
+        if wrong:
+            found.append(_("question %(n)s: %(problem)s") % {"n": question.order, "problem": wrong})
     found += languages.missing(survey)  # every offered language complete: no respondent sees a gap
     found += margin_problems(survey)
     if not found:

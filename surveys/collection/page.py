@@ -57,6 +57,9 @@ def client_text(features: list[str]) -> dict[str, str]:
     }
     if "waves" in features:
         words |= _wave_text()
+    if "conditions" in features:  # respond.js's words when relevance.js did not run (it failed its integrity)
+        words["conditions_missing"] = _("The part of this page that shows a question only when it applies did "
+                                        "not load")
     return {key: text.replace("&nbsp;", "\u00a0") for key, text in words.items()}
 
 
@@ -102,6 +105,11 @@ def client_question(q: dict[str, Any], lineage: str | None) -> dict[str, Any]:
     if kinds.named(q["kind"]).many:
         found["at_most"] = q["mechanism"]["parameters"]["at_most"]
         found["exclusive"] = q["exclusive"]
+    if not q["mechanism"]["randomized"]:  # what skip-logic conditions compare (static/js/relevance.js)
+        found.update({"key": q["name"], "choices": q["choices"]} if q["choices"] else {"key": q["name"],
+                                                                                       "direct_number": True})
+    if q["relevant"]:
+        found["relevant"] = q["relevant"]
     remembered = q["remembered"]
     if remembered is not None:  # the permanent layer's integers and the stated figures the browser checks
         found["remembered"] = {"lineage": remembered["lineage"], "sampler": remembered["permanent"]["sampler"],
@@ -145,8 +153,10 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
     published = SurveyDefinitionSerializer(definition.of(survey, language)).data
     # The page features whose modules the page loads (surveys.collection.integrity.FEATURES), and nothing of them
     # (modules, words, lineages) on the others' pages.
-    features = ["waves"] if published["series"] is not None else []
-    lineages = wave_history.lineages_of([survey.pk]) if features else {}
+    features = [name for name, wanted in (("waves", published["series"] is not None),
+                                          ("conditions", any(q["relevant"] for q in published["questions"])))
+                if wanted]
+    lineages = wave_history.lineages_of([survey.pk]) if "waves" in features else {}
     questions = [{**q, "wording": wording.of(q["mechanism"]), "template": kinds.named(q["kind"]).template,
                   "input_mode": input_mode(q["scale"]) if q["scale"] else None,
                   "remembered_figures": remembered_figures(q, published["series"])} for q in published["questions"]]

@@ -9,13 +9,11 @@ query per request, not loading model instances and rebuilding mechanisms.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from decimal import Decimal
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 from django.db import connection
 
@@ -23,9 +21,13 @@ import ldp
 import ldp.waves
 from surveys import refusals
 
-from . import kinds, prepared, scales, variable_names
+from . import kinds, prepared, relevance, scales, skip_logic
 from .models import Option, Question, Series, Survey
-from .scales import Scale
+
+# The plan's types live in `planned`; named here too, where every reader of a plan finds them.
+from .planned import PlannedQuestion as PlannedQuestion
+from .planned import Remembering as Remembering
+from .planned import SurveyPlan as SurveyPlan
 
 Rows = tuple[tuple, ...]
 
@@ -38,110 +40,6 @@ class Unavailable(refusals.Refusal):
 
     def __init__(self, reason: str):
         super().__init__("survey", reason)
-
-
-@dataclass(frozen=True)
-class Remembering:
-    """A question's two layers in a wave of a series that remembers randomization, and its lineage (the same
-    question in every wave, from which the browser derives its permanent response)."""
-
-    lineage: str
-    layers: ldp.waves.Remembered
-
-
-@dataclass(frozen=True)
-class PlannedQuestion:
-    id: int
-    order: int
-    text: str
-    kind: str
-    options: tuple[str, ...]  # labels in report order; yes/no: No, Yes; a numeric mean: none
-    mechanism: ldp.Mechanism  # a remembered question's: both layers composed (`ldp.waves.Composed`)
-    scale: Scale | None = None  # numeric questions: the grid of answers
-    edges: tuple[Decimal, ...] = ()  # a numeric histogram: each bin's lower edge
-    scores: tuple[Decimal | None, ...] = ()  # an ordinal question: each level's score (None: not in the mean)
-    # A multi-select's options ticked alone ("None of these"), as indexes: a rule on the true answer, checked in the
-    # browser. Not in the plan's rows or version (reports do not depend on it): definition.exclusive_of fills it in.
-    exclusive: tuple[int, ...] = ()
-    # A wave's question that remembers its randomization (its permanent layer, `Remembering`): filled in by the
-    # public definition (definition.remembered_of), like `exclusive`; None for every other question.
-    remembered: Remembering | None = None
-    name: str = ""  # the admin's name for it (its `key`), not in the version: renaming changes no report's meaning
-
-    @property
-    def randomized(self) -> bool:
-        """False for a direct question: its answer is sent as given."""
-        return self.mechanism.randomized
-
-    @property
-    def mean(self) -> bool:
-        """A numeric question asked for its mean (1-bit mean, discrete Laplace, a direct number): no fractions."""
-        return self.mechanism.estimates_mean
-
-    @property
-    def given_number(self) -> bool:  # a number sent as given: exported as its value lo + step i, not its index i
-        return self.mean and not self.randomized
-
-    @property
-    def histogram(self) -> bool:
-        """A question on a grid counted in bins (a numeric question's krr)."""
-        return kinds.kind_of(self).scale and not self.mean
-
-    @property
-    def relatable(self) -> bool:
-        """Whether a cross-tab can take it (`Kind.relatable`); a direct number relates in its bins, if it has any."""
-        return kinds.kind_of(self).relatable(self.mechanism) and not (self.mean and not self.edges)
-
-    @cached_property
-    def relating(self) -> ldp.Mechanism:
-        """The channel a cross-tab reads its cells with: its mechanism, or a direct number's bins as given (`cell`)."""
-        return ldp.Direct(len(self.edges)) if self.mean and self.edges else self.mechanism
-
-    def cell(self, value: int) -> int:
-        """The option a stored index-coded value counts for: itself, or a direct number's bin."""
-        if self.mean and self.edges:
-            self.mechanism.encode(value)  # checks it is on the grid
-            return bisect.bisect_right(self.edge_indexes, value) - 1
-        return value
-
-    @property
-    def edge_indexes(self) -> list[int]:
-        """A histogram's lower edges as grid indexes (what the browser maps an answer with)."""
-        return scales.edge_indexes(self.scale, self.edges) if self.scale and self.edges else []
-
-    @property
-    def key(self) -> str:
-        """Its column in the exports and its key everywhere: its name, else q<order>."""
-        return variable_names.key(self.name, self.order)
-
-
-@dataclass(frozen=True)
-class SurveyPlan:
-    version: str  # what Response.mechanism_version stores: a digest of how reports are made and read
-    questions: tuple[PlannedQuestion, ...]
-
-    def __iter__(self) -> Iterator[PlannedQuestion]:
-        return iter(self.questions)
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-    @property
-    def mechanisms(self) -> list[ldp.Mechanism]:
-        return [question.mechanism for question in self.questions]
-
-    @cached_property
-    def epsilon_total(self) -> float:
-        """What one respondent's answers cost: the sum of the effective epsilons of the randomized
-        questions (direct questions, sent as given, are outside the budget). A remembered question counts its
-        instantaneous layer, never less than one wave's composed loss: the total the browser checks its samplers'
-        integers against and the budget is checked with."""
-        return ldp.survey_epsilon(ldp.waves.instantaneous(mechanism) for mechanism in self.mechanisms)
-
-    @property
-    def direct(self) -> tuple[PlannedQuestion, ...]:
-        """The questions asked directly: not randomized, their answers sent as given."""
-        return tuple(question for question in self.questions if not question.mechanism.randomized)
 
 
 def of(survey: Survey | int) -> SurveyPlan:
@@ -164,8 +62,9 @@ def of_many(survey_ids: Iterable[int]) -> dict[int, SurveyPlan | Unavailable]:
 # A question's permanent layer counts only in a wave of a series that remembers (`Survey.remembers`): the
 # subquery says whether its survey's series does (NULL outside a series).
 QUESTION_COLUMNS = ("q.id, q.{order}, q.text, q.kind, q.mechanism_name, q.q, q.epsilon, q.lo, q.hi, q.step, q.at_most, "
-                    "q.permanent_q, q.permanent_epsilon, q.name, (SELECT sr.remembered FROM {survey} sv JOIN "
-                    "{series} sr ON sr.id = sv.series_id WHERE sv.id = q.survey_id), o.label, o.score, o.lower")
+                    "q.permanent_q, q.permanent_epsilon, q.name, q.relevant, (SELECT sr.remembered FROM {survey} sv "
+                    "JOIN {series} sr ON sr.id = sv.series_id WHERE sv.id = q.survey_id), o.label, o.score, o.lower, "
+                    "o.name")
 
 
 def _tables() -> dict[str, str]:
@@ -180,12 +79,12 @@ def _question_row(row: tuple | list) -> tuple:
     # the browser samples exactly: Unavailable); the other decimals are exact decimal text, which SQLite
     # hands back as floats, whose repr is that text (`scales.exact` reads both databases' forms the same).
     (pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, variable,
-     remembers, label, score, lower) = row
+     relevant, remembers, label, score, lower, choice) = row
     lo, hi, step, score, lower = (None if x is None else scales.exact(x) for x in (lo, hi, step, score, lower))
     if not remembers:  # outside a series that remembers, a permanent layer is not used
         permanent_q = permanent_epsilon = None
     return (pk, order, text, kind, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, variable,
-            label, score, lower)
+            relevant, label, score, lower, choice)
 
 
 def rows_of(survey_ids: list[int]) -> dict[int, Rows]:
@@ -249,22 +148,23 @@ def _survey_values(vendor: str, row: tuple) -> tuple:
 @lru_cache(maxsize=256)
 def build(rows: Rows) -> SurveyPlan:
     """The plan of (question id, order, text, kind, mechanism name, q, epsilon, lo, hi, step, at_most,
-    permanent q, permanent epsilon (both None unless remembered), name, option label, score, lower edge) rows."""
+    permanent q, permanent epsilon (both None unless remembered), name, condition, option label, score, lower edge,
+    choice name) rows."""
     questions, options = _questions(rows)
     return SurveyPlan(_digest(questions, options), tuple(questions))
 
 
-Options = dict[int, list[tuple[str, Decimal | None, Decimal | None]]]
+Options = dict[int, list[tuple[str, Decimal | None, Decimal | None, str]]]
 
 
 def _questions(rows: Rows) -> tuple[list[PlannedQuestion], Options]:
     fields: dict[int, tuple] = {}
     options: Options = {}
-    for pk, *question, label, score, lower in rows:
+    for pk, *question, label, score, lower, choice in rows:
         fields.setdefault(pk, tuple(question))
         options.setdefault(pk, [])
         if label is not None:
-            options[pk].append((label, score, lower))
+            options[pk].append((label, score, lower, choice or ""))
     return [_planned(pk, fields[pk], options[pk]) for pk in fields], options
 
 
@@ -278,9 +178,10 @@ def _digest(questions: list[PlannedQuestion], options: Options) -> str:
     return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, Decimal | None]]) -> PlannedQuestion:
-    """One question from its fields (as `build` lists them) and its options (label, score, lower edge)."""
-    order, text, kind_name, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, variable = fields
+def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, Decimal | None, str]]) -> PlannedQuestion:
+    """One question from its fields (as `build` lists them) and its options (label, score, lower edge, name)."""
+    (order, text, kind_name, name, q, epsilon, lo, hi, step, at_most, permanent_q, permanent_epsilon, variable,
+     relevant) = fields
     kind = kinds.find(kind_name)
     if kind is None:
         raise Unavailable(f"question {order}: no kind of question is called {kind_name!r}")
@@ -297,14 +198,19 @@ def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, De
     labels = tuple(label for label, *_ in options) if kind.has_options(name) else ()
     edges: tuple[Decimal, ...] = ()
     if kind.scale and kind.has_options(name) and (options or not kind.options_optional(name)):
-        found = [lower for *_, lower in options]
+        found = [lower for *_, lower, _name in options]
         problems = scales.bin_problems(scale, found)  # type: ignore[arg-type]  # scale is set above
         if problems:
             raise Unavailable(f"question {order}: {' '.join(problems)}")
         edges = tuple(edge for edge in found if edge is not None)
-    scores = tuple(score for _, score, _ in options) if kind.scored else ()
+    scores = tuple(score for _, score, *_ in options) if kind.scored else ()
+    choices = tuple(skip_logic.choice_names(labels, [option[3] for option in options])) if labels else ()
+    try:
+        relevance.parse(relevant) if relevant else None
+    except relevance.ConditionError as error:
+        raise Unavailable(f"question {order}: {error}") from None
     return PlannedQuestion(pk, order, text, kind_name, tuple(kind.labels(labels)), mechanism, scale, edges, scores,
-                           name=variable)
+                           name=variable, relevant=relevant or "", choices=choices)
 
 
 def _extra(question: PlannedQuestion) -> list[dict[str, object]]:
@@ -316,4 +222,6 @@ def _extra(question: PlannedQuestion) -> list[dict[str, object]]:
         found["edges"] = [str(edge) for edge in question.edges]
     if question.scores:
         found["scores"] = [None if score is None else str(score) for score in question.scores]
+    if question.relevant:  # only then: a survey without skip logic keeps its version
+        found["relevant"] = question.relevant
     return [found] if found else []

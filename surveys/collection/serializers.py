@@ -231,6 +231,15 @@ class QuestionDefinitionSerializer(serializers.Serializer):
         "randomized bits, so it cannot check this. Empty for every other kind."))
     remembered = RememberedSerializer(allow_null=True, help_text=(
         "A wave's question that remembers its randomization (null: each report randomized afresh)."))
+    relevant = serializers.CharField(help_text=(
+        "Skip logic (XLSForm's `relevant`): asked only when this condition on the direct answers above holds; a "
+        "question not asked is not reported. Empty: asked of everyone."))
+    choices = serializers.SerializerMethodField(help_text=(
+        "A direct single-choice question: its options' XLSForm choice names in report order, which conditions "
+        "compare its answer with. Empty for every other question."))
+
+    def get_choices(self, question: PlannedQuestion) -> list[str]:
+        return list(question.choices) if not question.randomized and question.scale is None else []
 
     @extend_schema_field(DeniabilitySerializer)
     def get_deniability(self, question: PlannedQuestion) -> dict[str, Any]:

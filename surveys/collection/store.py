@@ -35,7 +35,7 @@ class NotSpent(Exception):
 
 @dataclass(frozen=True)
 class NewResponse:
-    """A checked response, ready to write: one stored value per planned question."""
+    """A checked response, ready to write: one stored value per question asked (skip logic may leave some out)."""
 
     survey: Survey
     id: uuid.UUID
@@ -46,6 +46,7 @@ class NewResponse:
     values: dict[int, int]  # question id -> stored value
     token_digest: str | None  # None: no invitation to spend
     earlier_wave: bool = False  # the browser's word that it answered an earlier wave of the series
+    every_question: bool = True  # asked every question of its plan: its answers' row (`answer_rows`) is kept
 
 
 def store_response(new: NewResponse) -> None:
@@ -114,7 +115,7 @@ def _response_values(new: NewResponse) -> list[Any]:
     return [fields.pk.get_db_prep_value(new.id, connection), new.survey.pk, new.version,
             connection.ops.adapt_datefield_value(new.day),
             fields.get_field("submission_key").get_db_prep_value(new.key, connection), new.earlier_wave,
-            answer_rows.text(new.questions, new.values)]
+            answer_rows.text(new.questions, new.values) if new.every_question else None]
 
 
 def _in_one_transaction(new: NewResponse) -> None:

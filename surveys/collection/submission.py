@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 import ldp
 from surveys import refusals
 
-from . import invitations, plan, store
+from . import invitations, plan, relevance, skip_logic, store
 from .models import Response, Survey
 from .plan import PlannedQuestion
 
@@ -67,7 +67,8 @@ def submit(survey: Survey, payload: Any, current: plan.SurveyPlan | None = None)
     response_id = uuid.uuid4()
     try:
         store.store_response(store.NewResponse(survey, response_id, key, version, timezone.now().date(),
-                                               current.questions, values, digest, earlier))
+                                               tuple(q for q in current.questions if q.id in values), values, digest,
+                                               earlier, every_question=len(values) == len(current.questions)))
     except (IntegrityError, store.NotSpent) as refused:
         # The key is taken, or the invitation spent: a retry of a stored submission (or a
         # concurrent one that won the race) gets the first receipt.
@@ -127,20 +128,31 @@ def _token(payload: dict) -> str:
 
 
 def _values(questions: tuple[PlannedQuestion, ...], reports: dict) -> dict[int, int]:
-    """Map question id -> stored value, checking every report is in its mechanism's domain."""
+    """Map question id -> stored value of each question asked, checking every report is in its mechanism's domain
+    and that the reports are those of the questions asked: skip logic judged on the direct answers received."""
     expected = {str(q.id): q for q in questions}
     for name in reports:
         if name not in expected:
             raise SubmissionError(f"reports.{name}", _("no such question in this survey"))
-    values = {}
+    values: dict[int, int] = {}
+    answers: dict[str, relevance.Value] = {}
     for name, question in expected.items():
         field = f"reports.{name}"
+        if not skip_logic.shown(question, answers):
+            if name in reports:
+                raise SubmissionError(field, _("question %(key)s was not asked: its condition (%(condition)s) does "
+                                               "not hold for the answers given") % {"key": question.key,
+                                                                                     "condition": question.relevant})
+            skip_logic.note(question, answers, None)
+            continue
         if name not in reports:
-            raise SubmissionError(field, _("a report for every question is required"))
+            raise SubmissionError(field, _("a report for every question asked is required (question %(key)s)")
+                                  % {"key": question.key})
         try:
             values[question.id] = question.mechanism.encode(reports[name])
         except ldp.ReportError as error:
             raise SubmissionError(field, str(error)) from None
+        skip_logic.note(question, answers, values[question.id])
     return values
 
 

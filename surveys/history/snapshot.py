@@ -51,6 +51,8 @@ def of(survey_id: int) -> Snapshot | None:
             questions[str(question.pk)]["exclusive"] = " | ".join(exclusive)
         if question.name:  # absent when blank, as "exclusive": its column's name in the exports
             questions[str(question.pk)]["name"] = question.name
+        if question.relevant:  # absent when blank, as "exclusive": its skip logic
+            questions[str(question.pk)]["relevant"] = question.relevant
         questions[str(question.pk)].update(_translated(question, options))
         margin = _margin(question, options)
         if margin:  # absent when none, as "exclusive"

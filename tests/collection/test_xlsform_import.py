@@ -31,7 +31,7 @@ def typed_by_an_admin(slug: str = "typed") -> Survey:
     survey = builder.create_survey(slug, "Health and safety", [
         QuestionSpec("Used drugs this year?", "qrr", q="0.5", name="drugs", hint="Be honest"),
         QuestionSpec("Stole anything?", "bitflip", epsilon=1.0, name="stole"),
-        QuestionSpec("Your region?", "direct", options=["North", "South"], name="region"),
+        QuestionSpec("Your region?", "direct", options=["North", "South"], name="region", choice_names=["n", "s"]),
         QuestionSpec("Which party?", "krr", epsilon=1.6, options=["Left", "Centre", "Right"], name="party"),
         QuestionSpec("Which party then?", "sue", epsilon=0.7, options=["Left", "Centre", "Right"], name="party_sue"),
         QuestionSpec("I trust the police", "oue", epsilon=1.0, kind="ordinal", options=AGREE,
@@ -141,15 +141,6 @@ def test_skip_unsupported_drops_it_with_a_warning():
 
     assert described(done.survey) == described(typed_by_an_admin())
     assert len(done.warnings) == 1 and "row 13" in done.warnings[0] and "free text" in done.warnings[0]
-
-
-def test_a_relevant_cell_is_refused_skip_logic_is_not_supported_yet():
-    rows = [[*SURVEY_HEADER, "relevant"], *([*q, ""] for q in QUESTIONS)]
-    rows[2][-1] = "${drugs} = 'yes'"
-
-    problems = refused(hand_form(survey=rows))
-
-    assert problems == [Problem("survey", 3, "relevant", "skip logic (relevant) is not supported yet")]
 
 
 def test_every_problem_is_listed_at_once():

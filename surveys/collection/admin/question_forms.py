@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy
 
 import ldp
 
-from .. import kinds, lifecycle, scales
+from .. import kinds, lifecycle, scales, skip_logic, variable_names
 from ..models import Option, Question, build_mechanism
 from . import option_lines
 from .option_lines import Row
@@ -57,7 +57,7 @@ class QuestionInlineForm(forms.ModelForm):
 
     class Meta:
         model = Question
-        fields = ("text", "name", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most")
+        fields = ("text", "name", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step", "at_most", "relevant")
         widgets = {"text": forms.Textarea(attrs={"rows": 2, "cols": 60})}  # a long question shows whole
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -154,10 +154,12 @@ class QuestionInlineForm(forms.ModelForm):
                     option.exclusive = row.exclusive
                     option.save(update_fields=["exclusive"])
             return
+        names = {option.label: option.name for option in question.ordered_options()}  # what conditions compare
         for option in question.options.all():
             option.delete()  # refused once the survey has reports
         for order, row in enumerate(rows):
-            option = Option(question=question, order=order, label=row.label, exclusive=row.exclusive)
+            option = Option(question=question, order=order, label=row.label, exclusive=row.exclusive,
+                            name=names.get(row.label, ""))
             option.score, option.lower = row.score, row.lower
             option.save()
 
@@ -212,6 +214,7 @@ class QuestionFormSet(forms.BaseInlineFormSet):
         if twice:
             raise ValidationError(_("Two questions are named %(names)s: each name names one column of the "
                                     "exports.") % {"names": ", ".join(f"“{name}”" for name in twice)})
+        self.check_conditions(live)
         mechanisms = [form.planned for form in live if form.planned is not None]
         total = ldp.survey_epsilon(mechanisms)
         budget = self.instance.epsilon_budget
@@ -220,6 +223,17 @@ class QuestionFormSet(forms.BaseInlineFormSet):
                 _("These questions cost ε = {total} per respondent, over the survey's budget of {budget}. "
                   "Lower some epsilons (or q), or raise the budget.").format(total=f"{total:.4f}",
                                                                             budget=f"{budget:g}"))
+
+    def check_conditions(self, live: list[Any]) -> None:
+        """Each row's skip-logic condition against the questions as they will be after this save."""
+        known = [skip_logic.Known(variable_names.key(form.cleaned_data.get("name") or "", form.instance.order),
+                                  form.instance.order, ldp.MECHANISMS[form.instance.mechanism_name].randomized)
+                 for form in live]
+        for form in live:
+            wrong = form.instance.relevant and skip_logic.problem(form.instance.relevant, form.instance.order, known)
+            if wrong:
+                raise ValidationError(_("Question %(order)s, asked only if: %(problem)s")
+                                      % {"order": form.instance.order, "problem": wrong})
 
     def save(self, commit: bool = True) -> list[models.Model]:
         if not commit or self.instance.pk is None or self.instance.has_reports():
@@ -244,13 +258,17 @@ class QuestionForm(forms.ModelForm):
     class Meta:
         model = Question
         fields = ("survey", "order", "text", "name", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
-                  "at_most",
+                  "at_most", "relevant",
                   "permanent_q", "permanent_epsilon")
         widgets = QuestionInlineForm.Meta.widgets
 
     def _post_clean(self) -> None:
         super()._post_clean()  # type: ignore[misc]  # Django's hook, absent from the stubs
         if self.errors:
+            return
+        wrong = self.instance.relevant and skip_logic.question_problem(self.instance)
+        if wrong:
+            self.add_error("relevant", wrong)
             return
         margin = margin_of(self.instance)
         if margin is not None and not sent_as_given(self.instance.mechanism_name):

@@ -66,6 +66,8 @@ def applicable(question: Question, options: str) -> list[tuple[str, object]]:
         found.append((parameter, getattr(question, parameter)))
     found += [(name, getattr(question, name)) for name in ("permanent_q", "permanent_epsilon")
               if getattr(question, name) is not None]
+    if question.relevant:  # skip logic
+        found.append(("relevant", question.relevant))
     # A decimal as typed (0.5, 100), not as stored (0.500000, 1E+2); q exactly, a fraction with its decimal.
     return [(name, f"{value.normalize():f}" if isinstance(value, Decimal) else
              exact_q.shown(value) if isinstance(value, Fraction) else value) for name, value in found]
@@ -104,7 +106,7 @@ class QuestionInline(FrozenAfterReports, admin.StackedInline):
     # the methods below.
     fields = ("position", "text", "name", "kind", "options_text", "prefer_not_to_say", "exclusive_options", "at_most",
               "lo", "hi", "step",
-              "mechanism_name", "q", "epsilon", "permanent_q", "permanent_epsilon", "privacy")
+              "mechanism_name", "q", "epsilon", "permanent_q", "permanent_epsilon", "relevant", "privacy")
     readonly_fields = ("privacy", "settings")
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
@@ -160,7 +162,7 @@ class OptionInline(FrozenAfterReports, admin.TabularInline):
     model = Option
     formset = OptionFormSet
     extra = 0
-    fields = ("order", "label", "score", "lower", "exclusive")
+    fields = ("order", "label", "name", "score", "lower", "exclusive")
 
     def survey_of(self, obj: Question) -> Survey:
         return obj.survey

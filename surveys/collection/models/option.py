@@ -16,12 +16,15 @@ class Option(models.Model):
     """An answer option; an ordinal question's level (with its score), or a numeric histogram's bin
     (with its lower edge)."""
 
-    # exclusive too: responses before and after a change would answer different questions.
-    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower", "exclusive")
+    # exclusive too: responses before and after a change would answer different questions; name: skip logic compares it.
+    FROZEN_FIELDS = ("question_id", "order", "label", "score", "lower", "exclusive", "name")
 
     question = models.ForeignKey("Question", on_delete=models.CASCADE, related_name="options")
     order = models.PositiveIntegerField(default=1)
     label = models.CharField(max_length=200)
+    # Its XLSForm choice name, what skip-logic conditions compare a direct answer with (blank: from its label,
+    # `skip_logic.choice_names`).
+    name = models.CharField(_("choice name"), max_length=64, blank=True, default="")
     score = models.DecimalField("score", max_digits=15, decimal_places=6, null=True, blank=True,
                                 help_text=_("Ordinal questions: the level's score (blank: left out of the mean score, "
                                           "e.g. “Prefer not to say”)."))

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 import ldp
 from ldp.waves import Remembered
 
-from .. import kinds, scales, variable_names
+from .. import kinds, relevance, scales, variable_names
 from ..kinds import KINDS, build_mechanism, yes_no
 from . import remembering
 from .conditions import question_constraints
@@ -173,7 +173,7 @@ class Question(models.Model):
         DIRECT_NUMBER = "direct_number", _("Not randomized (direct)")
 
     FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
-                     "at_most", "permanent_q", "permanent_epsilon", "lineage")
+                     "at_most", "permanent_q", "permanent_epsilon", "lineage", "relevant")
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=1)
@@ -185,6 +185,12 @@ class Question(models.Model):
                     "(a letter, then letters, digits or _). Blank: q and its position, such as q5."))
     hint = models.CharField(_("hint"), max_length=500, blank=True,
                             help_text=_("Optional: a few words shown under the question."))
+    # Skip logic (surveys/collection/relevance.py): asked only when this holds for the direct answers above it.
+    relevant = models.CharField(
+        _("asked only if"), max_length=1000, blank=True, default="",
+        help_text=_("Optional skip logic, as XLSForm's relevant column: a condition on earlier questions asked "
+                    "directly (not randomized), such as ${has_children} = 'yes' and ${age} >= 18. Blank: asked of "
+                    "everyone."))
     kind = models.CharField(max_length=16, choices=kinds.CHOICES, default=KINDS[0].name)
     mechanism_name = models.CharField("mechanism", max_length=16, choices=MechanismName.choices,
                                       default=MechanismName.QRR)
@@ -285,6 +291,13 @@ class Question(models.Model):
                 errors[kinds.error_field(self.mechanism_name)] = str(error)
         if not errors:
             errors = remembering.permanent_layer_errors(self)
+        if not errors and self.relevant.strip():
+            # Read here; what it refers to is checked with the other questions as they will be saved (the admin's
+            # formset and question form, the import): `skip_logic.problem`.
+            try:
+                relevance.parse(self.relevant)
+            except relevance.ConditionError as error:
+                errors = {"relevant": _("the condition cannot be read: %(error)s") % {"error": error}}
         if errors:
             raise ValidationError(errors)
 

@@ -88,7 +88,7 @@ class Context:
 
 
 def question(element: dict[str, Any], row: int, cell: str, context: Context, problems: list[Problem],
-             warnings: list[str], *, order: int, named: Sequence[str] = ()) -> Imported | None:
+             warnings: list[str], *, order: int, named: Sequence[str] = (), relevant: str = "") -> Imported | None:
     """The question `element` makes as the survey's question `order`, after questions named `named`, or None with
     its problems added."""
     before = len(problems)
@@ -112,7 +112,9 @@ def question(element: dict[str, Any], row: int, cell: str, context: Context, pro
     if shape is None or len(problems) > before:
         return None
     kind, mechanism, options, extra = shape
-    spec = QuestionSpec(text=labels.get(context.language, ""), mechanism=mechanism, q=asked.q,
+    if options and not kind.scale:  # the names skip-logic conditions compare a choice with
+        extra["choice_names"] = [str(choice.get("name", "")) for choice in element.get("choices") or []]
+    spec = QuestionSpec(relevant=relevant, text=labels.get(context.language, ""), mechanism=mechanism, q=asked.q,
                         epsilon=asked.epsilon, options=[o[context.language] for o in options] if options else (),
                         kind=kind.name, name=name, hint=hints.get(context.language, ""), **extra)
     _check_mechanism(spec, kind, refuse, context.privacy_column)

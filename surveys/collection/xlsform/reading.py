@@ -20,6 +20,9 @@ from pyxform.errors import PyXFormError
 from pyxform.xls2json import workbook_to_json
 from pyxform.xls2json_backends import get_xlsform
 
+import ldp
+
+from .. import skip_logic, variable_names
 from . import mapping
 from .mapping import SETTINGS, SURVEY, Context, Imported, Problem
 
@@ -101,17 +104,16 @@ def _form(data: Any, found: dict[str, Any], skip_unsupported: bool) -> Form:
         named.append(mapping.stored_name(element["name"], order))
         row = rows.get(element["name"], 0)
         cells = raw[row - 2] if row >= 2 else {}
-        if str(cells.get("relevant", "")).strip():
-            problems.append(Problem(SURVEY, row, "relevant", _("skip logic (relevant) is not supported yet")))
-            continue
         cell = str(cells.get("privacy", "")).strip()
         if not cell:
             problems.append(Problem(SURVEY, row, "privacy", _(
                 "no privacy cell: say how this question is randomized (“direct” sends it as given)")))
             continue
-        made = mapping.question(element, row, cell, context, problems, warnings, order=order, named=before)
+        made = mapping.question(element, row, cell, context, problems, warnings, order=order, named=before,
+                                relevant=str(cells.get("relevant", "")).strip())
         if made is not None:
             questions.append(made)
+    problems += _condition_problems(questions)
     # A title translated in the settings sheet comes back from pyxform as {language: title}.
     slug, title = str(found.get("id_string") or ""), _by_code(found.get("title"), language).get(language, "")
     fields, translations = _settings(sheet_settings, title, language, others, problems)
@@ -120,6 +122,16 @@ def _form(data: Any, found: dict[str, Any], skip_unsupported: bool) -> Form:
     if problems:
         raise Refused(sorted(problems, key=lambda p: (p.sheet != SURVEY, p.sheet, p.row or 0)))
     return Form(slug, title, language, fields, translations, questions, warnings)
+
+
+def _condition_problems(questions: list[Imported]) -> list[Problem]:
+    """Each question's skip-logic condition checked against the form's questions, as the admin checks it."""
+    known = [skip_logic.Known(variable_names.key(read.spec.name, order), order,
+                              ldp.MECHANISMS[read.spec.mechanism].randomized)
+             for order, read in enumerate(questions, start=1)]
+    found = [(read.row, skip_logic.problem(read.spec.relevant, order, known))
+             for order, read in enumerate(questions, start=1) if read.spec.relevant]
+    return [Problem(SURVEY, row, "relevant", wrong) for row, wrong in found if wrong]
 
 
 def _asked(children: list[dict[str, Any]], problems: list[Problem], warnings: list[str], rows: dict[str, int],
@@ -131,7 +143,8 @@ def _asked(children: list[dict[str, Any]], problems: list[Problem], warnings: li
         row = rows.get(name)
         if kind == "group":
             if (element.get("bind") or {}).get("relevant"):
-                problems.append(Problem(SURVEY, row, "relevant", _("skip logic (relevant) is not supported yet")))
+                problems.append(Problem(SURVEY, row, "relevant", _(
+                    "skip logic on a group is not supported: put the condition on each of its questions")))
             found += _asked(element.get("children", []), problems, warnings, rows, skip)
         elif kind in METADATA or name in METADATA:
             if row is not None:

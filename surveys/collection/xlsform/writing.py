@@ -9,13 +9,12 @@ from io import BytesIO
 from typing import Any
 
 from django.utils import translation
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
 
 from ldp import exact_q
 
-from .. import kinds, scales, variable_names
+from .. import kinds, scales, skip_logic, variable_names
 from ..kinds import yes_no
 from ..models import Question, Survey
 from . import privacy
@@ -68,6 +67,8 @@ def _question_row(question: Question, languages: list[str]) -> Row:
                 **_texts(languages, question.text, {t.language: t.text for t in translations}, "label"),
                 **_texts(languages, question.hint, {t.language: t.hint for t in translations}, "hint"),
                 "required": "yes"}
+    if question.relevant:
+        row["relevant"] = question.relevant
     if kind.scale:
         row["constraint"] = f". >= {scales.exact(question.lo)} and . <= {scales.exact(question.hi)}"
     row["privacy"] = privacy.written(_privacy(question, kind))
@@ -99,12 +100,10 @@ def _choices(question: Question, languages: list[str]) -> list[Row]:
     kind = kinds.kind_of(question)
     if kind.fixed_labels or kind.scale:
         return []
-    found, names = [], set()
-    for j, option in enumerate(question.ordered_options(), start=1):
-        name = slugify(option.label).replace("-", "_")[:40] or f"c{j}"
-        if not name[0].isalpha() or name in names:
-            name = f"c{j}_{name}"
-        names.add(name)
+    options = question.ordered_options()
+    found = []
+    names = skip_logic.choice_names([o.label for o in options], [o.name for o in options])
+    for option, name in zip(options, names, strict=True):
         row: Row = {"list_name": variable_names.key(question.name, question.order), "name": name,
                     **_texts(languages, option.label, {t.language: t.label for t in option.translations.all()},
                              "label")}
