@@ -5,7 +5,18 @@ respondent's true answer (`breach`), and the central epsilon of releasing a ques
 Pure Python (fractions, math); never imports Django.
 """
 
-from .breach import Breach, accuracy, answers, baseline, breach, breach_given, check_prior, odds_bound, record_breach, subsets_prior
+from .breach import (
+    Breach,
+    accuracy,
+    baseline,
+    breach,
+    breach_given,
+    check_prior,
+    odds_bound,
+    record_breach,
+    subsets_prior,
+)
+from .channels import answers
 from .shuffle import closed_form, default_delta, epsilon_c
 
 __all__ = [
