@@ -93,4 +93,5 @@ def laplace(mechanism: DiscreteLaplace, pi: Sequence[float]) -> float:
         right[r] = max(right[r], a * right[r + 1])
     c = (1 - a) / (1 + a)
     interior = math.fsum(max(left[r], right[r]) for r in range(1, steps))
-    return c * interior + (right[0] + left[steps]) / (1 + a)
+    found = c * interior + (right[0] + left[steps]) / (1 + a)
+    return min(1.0, max(found, max(pi)))  # the truth lies there; rounding may step out by an ulp
