@@ -96,6 +96,10 @@ def test_the_uniqueness_counts_are_the_services(owner_client, direct_survey):
     assert text_of(soup, "statement-unique") == (
         f"On the combination of their answers to the 2 questions sent as given, {counted.unique} of the 30 "
         f"respondents stored are alone, and {counted.below_k} are in a group smaller than 5 (the alone included).")
+    # The breach and the release name the randomized questions only (1 and 3), then the whole record.
+    assert [soup.by_id(f"breach-{order}") is not None for order in (1, 2, 3, 4)] == [True, False, True, False]
+    assert [li.text.split(":")[0] for li in soup.by_id("statement-release").find_all("li")] == [
+        "1. Cheated?", "3. Drugs?", "The whole record, all randomized questions together"]
 
 
 def test_retention_is_stated_with_its_date_once_collection_ended(owner_client, survey):
