@@ -93,7 +93,8 @@ def main() -> None:
             whole = timed(lambda: uniqueness.of(survey))
             combination = timed(lambda: uniqueness.count(survey, plan.of(survey).direct, listed=uniqueness.LISTED))
             print(f"{connection.vendor} n={size:,}: uniqueness.of {whole:.2f} s, the combination alone "
-                  f"{combination:.2f} s; unique {found.combination.unique:,}, below k {found.combination.below_k:,}")
+                  f"{combination:.2f} s; unique {found.combination.unique:,}, below k {found.combination.below_k:,}",
+                  flush=True)
     finally:
         scratch.remove(False)
 
