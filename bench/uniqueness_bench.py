@@ -14,6 +14,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +29,7 @@ django.setup()
 import numpy as np  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
-from scratch import scratch_for  # noqa: E402
+from scratch import Scratch, scratch_for  # noqa: E402
 
 from surveys.aggregation import uniqueness  # noqa: E402
 from surveys.collection import answer_rows, builder, plan  # noqa: E402
@@ -41,7 +42,7 @@ RESPONSE_COLUMNS = ("id", "survey_id", "mechanism_version", "submitted_on", "sub
 REPORT_COLUMNS = ("id", "response_id", "question_id", "value")
 
 
-def fill(scratch, survey: Survey, count: int, rng: np.random.Generator) -> None:
+def fill(scratch: Scratch, survey: Survey, count: int, rng: np.random.Generator) -> None:
     current = plan.of(survey)
     with scratch.loading() as cursor:
         for start in range(0, count, BATCH):
@@ -49,9 +50,9 @@ def fill(scratch, survey: Survey, count: int, rng: np.random.Generator) -> None:
             raw = rng.bytes(32 * size).hex()
             ids = sorted(raw[64 * i:64 * i + 32] for i in range(size))
             keys = [raw[64 * i + 32:64 * i + 64] for i in range(size)]
-            columns = [rng.integers(0, 2, size), np.clip(rng.normal(25, 15, size).astype(int), 0, 81),
-                       rng.integers(0, 2, size), rng.integers(0, 10, size)]
-            columns = [column.tolist() for column in columns]
+            drawn = [rng.integers(0, 2, size), np.clip(rng.normal(25, 15, size).astype(int), 0, 81),
+                     rng.integers(0, 2, size), rng.integers(0, 10, size)]
+            columns = [column.tolist() for column in drawn]
             answers = [answer_rows.joined(row) for row in zip(*columns, strict=True)]
             scratch.write(cursor, "collection_response", RESPONSE_COLUMNS,
                           [(rid, survey.pk, current.version, "2026-01-01", key, text)
@@ -62,7 +63,7 @@ def fill(scratch, survey: Survey, count: int, rng: np.random.Generator) -> None:
                            for q, values in zip(current, columns, strict=True)))
 
 
-def timed(call, repeat: int = 3) -> float:
+def timed(call: Callable[[], object], repeat: int = 3) -> float:
     found = []
     for _ in range(repeat):
         start = time.perf_counter()
