@@ -80,13 +80,14 @@ class Statement:
         return tuple(row for row in self.rows if not row.question.randomized)
 
 
-def of(survey: Survey) -> Statement:
+def of(survey: Survey, chosen_delta: float | None = None) -> Statement:
+    """The statement; `chosen_delta` the open release's delta (default: min(1/n^1.1, 1e-6))."""
     current = plan.of(survey)
     found = results.survey_results(survey)
     shares = {result.question.id: _shares(result) for result in found.questions} if found.responses else {}
     priors = {q.id: disclosure.prior(q, shares.get(q.id)) for q in current if q.randomized}
     n = found.responses or survey.planned_size or 0
-    delta = disclosure.delta(n)
+    delta = disclosure.delta(n) if chosen_delta is None else chosen_delta
     rows = tuple(_row(q, priors.get(q.id), n, delta) for q in current)
     randomized = [q for q in current if q.randomized]
     whole = total_loss(q.mechanism.sampler() for q in current)

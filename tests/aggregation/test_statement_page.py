@@ -120,3 +120,21 @@ def test_its_version_is_the_plans_every_response_carries(owner_client, survey):
 def test_it_is_in_arabic_right_to_left_for_an_arabic_reader(owner_client, survey):
     response = owner_client.get(url(survey), HTTP_ACCEPT_LANGUAGE="ar")
     assert re.search(r'<html lang="ar" dir="rtl">', response.content.decode())
+
+
+def test_the_reader_chooses_the_releases_delta(owner_client, survey):
+    add_responses(survey, 50, seed=2)
+    soup = parse(owner_client.get(url(survey) + "?delta=1e-9").content)
+    assert "with δ = 1e-09, for 50 respondents" in soup.by_id("release-heading").parent.text
+    first = plan.of(survey).questions[0]
+    loss = statement.loss_of(first.mechanism.sampler()).epsilon_up(4)
+    assert soup.by_id("statement-release").find_all("li")[0].text == (
+        f"1. {first.text}: ε = {epsilon_text(ldp_disclosure.epsilon_c(float(loss), 50, 1e-9))}")
+
+
+@pytest.mark.parametrize("query, field", [("?delta=2", "delta"), ("?delta=x", "delta"), ("?delta=0", "delta"),
+                                          ("?eps=1", "eps")])
+def test_a_bad_delta_or_another_parameter_is_refused_naming_it(owner_client, survey, query, field):
+    response = owner_client.get(url(survey) + query)
+    assert response.status_code == 400
+    assert response.content.decode().startswith(f"{field}: ")
