@@ -51,10 +51,14 @@ def epsilon_text(epsilon: float) -> str:
     return f"{max(math.ceil(epsilon * 10**4), 1) / 10**4:.4f}"
 
 
-def prior(question: PlannedQuestion, shares: Sequence[float] | None) -> list[Fraction]:
-    """The prior of one question's true answer: the estimated shares (None: all answers equally likely)."""
+def prior(question: PlannedQuestion, shares: Sequence[float] | None) -> list[Fraction] | None:
+    """The prior of one question's true answer: the estimated shares (None: all answers equally likely); None for a
+    mechanism the figures do not cover (a remembered question's two layers)."""
     mechanism = question.mechanism
-    size = disclosure.answers(mechanism)
+    try:
+        size = disclosure.answers(mechanism)
+    except ValueError:
+        return None
     if isinstance(mechanism, MultiSelect):
         inclusion = [min(max(Fraction(s), Fraction(0)), Fraction(1)) for s in shares] if shares else None
         return disclosure.subsets_prior(inclusion or [Fraction(1, 2)] * mechanism.k, mechanism.at_most)
@@ -65,8 +69,10 @@ def prior(question: PlannedQuestion, shares: Sequence[float] | None) -> list[Fra
     return [share / total for share in kept] if total > 0 else [Fraction(1, size)] * size
 
 
-def breach(question: PlannedQuestion, pi: Sequence[Fraction]) -> Breach | None:
+def breach(question: PlannedQuestion, pi: Sequence[Fraction] | None) -> Breach | None:
     """None for a question the figures do not cover (a remembered one: two layers)."""
+    if pi is None:
+        return None
     try:
         found = disclosure.breach(question.mechanism, pi)
     except ValueError:
@@ -74,12 +80,14 @@ def breach(question: PlannedQuestion, pi: Sequence[Fraction]) -> Breach | None:
     return Breach(found.attacker_accuracy, found.baseline_accuracy)
 
 
-def record(questions: Sequence[PlannedQuestion], priors: Sequence[Sequence[Fraction]]) -> Breach | None:
-    """All randomized questions at once (independent answers); None when too many combinations to enumerate."""
-    if not questions or math.prod(len(pi) for pi in priors) > RECORD_CELLS:
+def record(questions: Sequence[PlannedQuestion], priors: Sequence[Sequence[Fraction] | None]) -> Breach | None:
+    """All randomized questions at once (independent answers); None when too many combinations to enumerate, or a
+    question is not covered."""
+    if not questions or any(pi is None for pi in priors) or math.prod(len(pi or ()) for pi in priors) > RECORD_CELLS:
         return None
-    joint = {cell: math.prod((pi[x] for pi, x in zip(priors, cell, strict=True)), start=Fraction(1))
-             for cell in product(*(range(len(pi)) for pi in priors))}
+    known = [pi for pi in priors if pi is not None]
+    joint = {cell: math.prod((pi[x] for pi, x in zip(known, cell, strict=True)), start=Fraction(1))
+             for cell in product(*(range(len(pi)) for pi in known))}
     try:
         found = disclosure.record_breach([q.mechanism for q in questions], {c: s for c, s in joint.items() if s})
     except ValueError:

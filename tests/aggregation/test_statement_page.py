@@ -15,9 +15,11 @@ from surveys.aggregation.disclosure import epsilon_text
 from surveys.collection import page, plan
 from surveys.collection.admin.survey import SurveyAdmin
 from surveys.collection.models import Survey
+from surveys.collection import submission
 from tests.aggregation.support import add_responses
 from tests.collection.pages import parse
 from tests.conftest import login
+from tests.factories import valid_payload
 
 
 def url(survey):
@@ -138,3 +140,32 @@ def test_a_bad_delta_or_another_parameter_is_refused_naming_it(owner_client, sur
     response = owner_client.get(url(survey) + query)
     assert response.status_code == 400
     assert response.content.decode().startswith(f"{field}: ")
+
+
+def test_every_kind_is_stated_with_its_breach_before_and_after_reports(owner_client, kinds_survey):
+    Survey.objects.filter(pk=kinds_survey.pk).update(planned_size=1000)  # the release's n before any report
+    kinds_survey.refresh_from_db()
+    for responses, n in ((0, 1000), (40, 40)):
+        for _ in range(responses):
+            assert submission.submit(kinds_survey, valid_payload(kinds_survey)).created
+        soup = parse(owner_client.get(url(kinds_survey)).content)
+        rows = {q.order: [td.text for td in soup.by_id(f"breach-{q.order}").find_all("td")][1:]
+                for q in plan.of(kinds_survey)}
+        assert all(re.fullmatch(r"\d+\.\d%", cell) for cells in rows.values() for cell in cells), rows
+        assert len(soup.by_id("statement-release").find_all("li")) == 6
+        assert f"for {n} respondents" in soup.by_id("release-heading").parent.text
+
+
+def test_a_remembered_wave_is_stated_with_its_remembered_questions_breach_not_computed(owner_client, owner):
+    from tests.aggregation.series_support import monthly, store_waves
+
+    surveys = monthly(owner, waves=2)
+    store_waves(surveys, 30, seed=1)
+    response = owner_client.get(url(surveys[1]))
+    assert response.status_code == 200
+    soup = parse(response.content)
+    from ldp.waves import Composed
+
+    remembered = [q.order for q in plan.of(surveys[1]) if isinstance(q.mechanism, Composed)]
+    assert remembered and all("not computed for this mechanism" in soup.by_id(f"breach-{order}").text
+                              for order in remembered)
