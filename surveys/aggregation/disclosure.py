@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from itertools import product
 
@@ -46,9 +47,10 @@ class Breach:
         return 100 * self.baseline
 
 
-def epsilon_text(epsilon: float) -> str:
-    """A central epsilon rounded up to 4 decimals (an upper bound stays one), at least 0.0001."""
-    return f"{max(math.ceil(epsilon * 10**4), 1) / 10**4:.4f}"
+def epsilon_text(epsilon: float) -> Decimal:
+    """A central epsilon rounded up to 4 decimals (an upper bound stays one), at least 0.0001; a Decimal, which the
+    page writes with the language's separator as it does the other epsilons."""
+    return Decimal(max(math.ceil(epsilon * 10**4), 1)).scaleb(-4)
 
 
 def prior(question: PlannedQuestion, shares: Sequence[float] | None) -> list[Fraction] | None:

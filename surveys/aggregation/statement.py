@@ -39,8 +39,8 @@ class Row:
     central_epsilon: float | None
 
     @property
-    def central_text(self) -> str:
-        return "" if self.central_epsilon is None else disclosure.epsilon_text(self.central_epsilon)
+    def central_text(self) -> Decimal | None:
+        return None if self.central_epsilon is None else disclosure.epsilon_text(self.central_epsilon)
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,8 @@ class Statement:
     uniqueness: uniqueness.Uniqueness
 
     @property
-    def record_central_text(self) -> str:
-        return "" if self.record_central is None else disclosure.epsilon_text(self.record_central)
+    def record_central_text(self) -> Decimal | None:
+        return None if self.record_central is None else disclosure.epsilon_text(self.record_central)
 
     @property
     def delta_text(self) -> str:

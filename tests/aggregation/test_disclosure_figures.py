@@ -37,4 +37,5 @@ def test_the_prior_takes_the_estimated_shares_negative_ones_as_zero_rescaled(sur
 
 
 def test_epsilon_is_written_rounded_up():
-    assert [disclosure.epsilon_text(x) for x in (0.12341, 0.1234, 0.00001)] == ["0.1235", "0.1234", "0.0001"]
+    assert [str(disclosure.epsilon_text(x)) for x in (0.12341, 0.1234, 0.00001, 2.5)] == [
+        "0.1235", "0.1234", "0.0001", "2.5000"]

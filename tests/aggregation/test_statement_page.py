@@ -12,10 +12,9 @@ from django.utils import timezone
 from ldp import disclosure as ldp_disclosure
 from surveys.aggregation import statement, uniqueness
 from surveys.aggregation.disclosure import epsilon_text
-from surveys.collection import page, plan
+from surveys.collection import page, plan, submission
 from surveys.collection.admin.survey import SurveyAdmin
 from surveys.collection.models import Survey
-from surveys.collection import submission
 from tests.aggregation.support import add_responses
 from tests.collection.pages import parse
 from tests.conftest import login
