@@ -163,3 +163,26 @@ def test_respondents_are_told_the_period_before_they_answer(client, survey, cons
     assert page.count(said) == 1
     where = page.index('id="consent"') if consent else page.index('id="how-heading"')
     assert where < page.index(said) < page.index('id="survey"')
+
+
+def test_the_admin_cannot_clear_the_period_of_an_opened_survey(admin_client, survey):
+    from tests.collection.test_admin import current_form, survey_url
+
+    data = current_form(admin_client, survey_url(survey), "survey_form")
+    data["retention_days"] = [""]
+    response = admin_client.post(survey_url(survey), data)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["retention_days"] == [
+        "Required once the survey has been opened: respondents were told when their responses are deleted."]
+    assert Survey.objects.get(pk=survey.pk).retention_days == 365
+    assert not ConfigurationChange.objects.filter(survey_id=survey.pk).exists()
+
+
+def test_a_drafts_period_may_stay_blank_until_it_opens(admin_client, survey):
+    from tests.collection.test_admin import current_form, survey_url
+
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
+    data = current_form(admin_client, survey_url(survey), "survey_form")
+    data["retention_days"] = [""]
+    assert admin_client.post(survey_url(survey), data).status_code == 302
+    assert Survey.objects.get(pk=survey.pk).retention_days is None
