@@ -126,7 +126,8 @@ def randomized_response_delta(epsilon0: float, n: int, epsilon: float) -> float:
         others = np.convolve(stats.binom.pmf(np.arange(ones + 1), ones, alpha),
                              stats.binom.pmf(np.arange(n - ones), n - 1 - ones, 1 - alpha))
         p, q = np.convolve(others, [alpha, 1 - alpha]), np.convolve(others, [1 - alpha, alpha])
-        worst = max(worst, np.maximum(0, p - math.exp(epsilon) * q).sum(), np.maximum(0, q - math.exp(epsilon) * p).sum())
+        grow = math.exp(epsilon)
+        worst = max(worst, np.maximum(0, p - grow * q).sum(), np.maximum(0, q - grow * p).sum())
     return float(worst)
 
 
