@@ -94,8 +94,10 @@ def test_a_question_sent_as_given_prints_null_odds():
 
 
 def test_shuffle_states_the_default_delta_when_none_is_given():
-    found = json.loads(run("shuffle", "--epsilon0", "2", "--n", "5000").stdout)
-    assert found == {"epsilon": epsilon_c(2.0, 5000, default_delta(5000)), "delta": default_delta(5000)}
+    """min(1 / n^1.1, 1e-6): at a million reports 1 / n^1.1, below a millionth."""
+    found = json.loads(run("shuffle", "--epsilon0", "6", "--n", "1000000").stdout)
+    assert found == {"epsilon": epsilon_c(6.0, 10**6, default_delta(10**6)), "delta": default_delta(10**6)}
+    assert found["delta"] < 1e-6
 
 
 @pytest.mark.parametrize("args, argument, words", [
