@@ -129,3 +129,26 @@ def test_shuffle_states_the_default_delta_when_none_is_given():
 ])
 def test_bad_arguments_exit_2_naming_the_argument(args, argument, words):
     assert words in refused(run(*args), argument)
+
+
+def test_the_commands_in_the_privacy_doc_print_what_it_shows():
+    """docs/privacy.md shows each command followed by its output."""
+    lines = (ROOT / "docs" / "privacy.md").read_text().splitlines()
+    shown = [(line.strip(), lines[i + 1].strip()) for i, line in enumerate(lines)
+             if line.strip().startswith("python -m ldp breach") or line.strip().startswith("python -m ldp shuffle")]
+    assert len(shown) == 2
+    for command, output in shown:
+        assert json.loads(run(*command.split()[3:]).stdout) == json.loads(output), command
+
+
+@pytest.mark.parametrize("mechanism, epsilon, figures", [
+    ("krr", 1, "49.8%"), ("krr", 2, "71.1%"), ("sue", 1, "47.2%"), ("sue", 2, "60.1%"), ("oue", 1, "47.0%"),
+    ("oue", 2, "58.1%"),
+])
+def test_the_privacy_docs_table_holds_the_computed_figures(mechanism, epsilon, figures):
+    found = breach(ldp.make(mechanism, epsilon=float(epsilon), k=4), ["0.4", "0.3", "0.2", "0.1"]).attacker_accuracy
+    assert f"{100 * found:.1f}%" == figures
+    section = (ROOT / "docs" / "privacy.md").read_text().split("## What a stolen database reveals")[1]
+    row = next(line for line in section.splitlines()
+               if line.startswith(f"| {mechanism.upper() if mechanism != 'krr' else 'k-RR'} |"))
+    assert figures in row.split("|")[1 + epsilon]
