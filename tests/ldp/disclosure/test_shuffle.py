@@ -143,6 +143,7 @@ def test_one_report_or_a_large_target_epsilon_changes_nothing():
     assert epsilon_c(1.5, 1, 1e-6) == 1.5
     assert delta_of(1.5, 100, 1.5, 1e-6) == 0.0
     assert epsilon_c(8.0, 10, 1e-6) <= 8.0
+    assert epsilon_c(1.0, 3, 0.5) == 0.0  # three reports within 0.5 in total variation
 
 
 def test_the_default_delta_is_the_smaller_of_a_millionth_and_n_to_the_minus_1_1():
