@@ -18,6 +18,8 @@ function, P_c(a) - e^eps Q_c(a) = u b(a) - v b(a - 1), u = alpha - e^eps (1 - al
 every c is summed (`walk`), over the c where Bin(n - 1, e^-eps0) keeps all but 2 tau of its mass (Chernoff:
 the tails count whole, D_c <= 1), tau = delta 1e-7. A bisection over eps then finds the smallest eps with
 delta(eps) <= delta, to 1e-5 relative, and returns its upper end: a valid bound, and no looser than theirs.
+A delta costs O(sqrt(n)) terms and the bisection about 20 of them: 0.02 s of CPU at n = 10^4, 2 s at 10^6,
+25 s at 10^8.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ def epsilon_c(epsilon0: float, n: int, delta: float) -> float:
     epsilon0, n, delta = _checked(epsilon0, n, delta)
     if n == 1:
         return epsilon0
+    if delta_of(epsilon0, n, 0.0, delta) <= delta:  # P and Q are within delta in total variation: eps = 0
+        return 0.0
     low, high = 0.0, min(epsilon0, closed_form(epsilon0, n, delta))
     if delta_of(epsilon0, n, high, delta) > delta:  # the closed form is valid; a float's last digit is not
         high = epsilon0

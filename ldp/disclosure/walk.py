@@ -69,7 +69,8 @@ def divergence_sum(trials: int, log_p: float, low: int, high: int, u: float, v: 
 
 def lower_tail(c: int, t: int) -> float:
     """F_c(t) = P(Bin(c, 1/2) <= t) for t <= c / 2, summed from t down; the terms fall at least geometrically
-    (ratio a / (c - a + 1) < 1), so what is left past a term below 1e-17 of the sum is bounded and added."""
+    (ratio a / (c - a + 1) < 1, falling with a), so what is left past a term below 1e-17 of the sum is at most
+    term ratio / (1 - ratio), added."""
     if t < 0:
         return 0.0
     term = _pmf(c, t)
@@ -78,7 +79,7 @@ def lower_tail(c: int, t: int) -> float:
     while a >= 0:
         total += term
         ratio = a / (c - a + 1)
-        if term <= 1e-17 * total and ratio < 0.5:
+        if term <= 1e-17 * total:
             return total + term * ratio / (1 - ratio)
         term *= ratio
         a -= 1

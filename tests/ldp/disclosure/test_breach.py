@@ -29,7 +29,8 @@ NAMES = sorted(brute.MECHANISMS)
 
 
 def priors(size: int, seed: int) -> list[list[Fraction]]:
-    """Uniform, a point mass on the first and on the last answer, a skewed one, three random ones."""
+    """Uniform, a point mass on the first and on the last answer, one falling and one rising geometrically, one
+    peaked in the middle, three random ones."""
     uniform = [Fraction(1, size)] * size
     first = [Fraction(int(x == 0)) for x in range(size)]
     last = [Fraction(int(x == size - 1)) for x in range(size)]
@@ -40,7 +41,9 @@ def priors(size: int, seed: int) -> list[list[Fraction]]:
         weights = [rng.randint(0, 20) for _ in range(size)]
         weights[rng.randrange(size)] += 1
         drawn.append([Fraction(w, sum(weights)) for w in weights])
-    return [uniform, first, last, skewed, *drawn]
+    peaked = [Fraction(1 + min(x, size - 1 - x), 1) for x in range(size)]
+    peaked = [share / sum(peaked) for share in peaked]
+    return [uniform, first, last, skewed, skewed[::-1], peaked, *drawn]
 
 
 @pytest.mark.parametrize("name", NAMES)
