@@ -16,6 +16,7 @@ coarsening suggested is the narrowest band that leaves nobody in a group smaller
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -29,6 +30,7 @@ from surveys.collection.plan import PlannedQuestion
 K = 5  # a group smaller than this singles its members out (k-anonymity's usual threshold)
 LISTED = 10  # small groups named at most
 BANDS = (5, 10, 20)  # band widths tried for a direct number, in its own units (years)
+MOST_GROUPS = 200_000  # combinations held in memory at most (a few MB); past it each count is grouped in SQL
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,18 @@ def of(survey: Survey, k: int = K, current: plan.SurveyPlan | None = None) -> Un
     direct = tuple(current.direct)
     if not direct:
         return Uniqueness(k, None, (), (), ())
-    combination = count(survey, direct, k, listed=LISTED)
-    alone = tuple(count(survey, (question,), k) for question in direct) if len(direct) > 1 else (combination,)
-    bandings = tuple(Banding(question, width, count(survey, direct, k, banded={question.id: steps}))
+    kept = table(survey, direct)
+    if kept is None:  # too many combinations to hold: each count grouped in the database
+        def counted(questions: Sequence[PlannedQuestion], banded: dict[int, int] | None = None,
+                    listed: int = 0) -> Count:
+            return count(survey, questions, k, listed=listed, banded=banded)
+    else:  # every count from the one table of combinations (one grouped read of the responses)
+        def counted(questions: Sequence[PlannedQuestion], banded: dict[int, int] | None = None,
+                    listed: int = 0) -> Count:
+            return from_table(kept, direct, questions, k, listed=listed, banded=banded)
+    combination = counted(direct, listed=LISTED)
+    alone = tuple(counted((question,)) for question in direct) if len(direct) > 1 else (combination,)
+    bandings = tuple(Banding(question, width, counted(direct, banded={question.id: steps}))
                      for question in direct if question.given_number and question.scale is not None
                      for width, steps in _widths(question))
     suggested = []
@@ -90,6 +101,43 @@ def of(survey: Survey, k: int = K, current: plan.SurveyPlan | None = None) -> Un
         if tried and combination.below_k:
             suggested.append(next((b for b in tried if b.count.below_k == 0), tried[-1]))
     return Uniqueness(k, combination, alone, bandings, tuple(suggested))
+
+
+def table(survey: Survey, questions: Sequence[PlannedQuestion]) -> dict[tuple[int | None, ...], int] | None:
+    """Every combination of these questions' stored values and its respondents, or None past MOST_GROUPS."""
+    joins, values, params = _joined(questions, {})
+    response = connection.ops.quote_name(Response._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(values)}, COUNT(*) FROM {response} r {' '.join(joins)} "
+                       f"WHERE r.survey_id = %s GROUP BY {', '.join(values)}", [*params, survey.pk])
+        rows = cursor.fetchmany(MOST_GROUPS + 1)
+    if len(rows) > MOST_GROUPS:
+        return None
+    return {tuple(row[:-1]): row[-1] for row in rows}
+
+
+def from_table(kept: dict[tuple[int | None, ...], int], direct: Sequence[PlannedQuestion],
+               questions: Sequence[PlannedQuestion], k: int = K, listed: int = 0,
+               banded: dict[int, int] | None = None) -> Count:
+    """`count`'s answer from the table of `direct`'s combinations: merged on `questions`, in bands where asked."""
+    banded = banded or {}
+    where = [list(direct).index(question) for question in questions]
+    steps = [banded.get(question.id) for question in questions]
+    merged: Counter[tuple[int | None, ...]] = Counter()
+    for key, size in kept.items():
+        merged[tuple(_band(key[i], step) for i, step in zip(where, steps, strict=True))] += size
+    sizes = Counter(merged.values())
+    small = sorted(((size, key) for key, size in merged.items() if size < k),
+                   key=lambda found: (found[0], tuple(-1 if v is None else v for v in found[1])))[:listed]
+    return Count(tuple(questions), sum(merged.values()), sizes.get(1, 0),
+                 sum(size * groups for size, groups in sizes.items() if size < k),
+                 sum(groups for size, groups in sizes.items() if size < k),
+                 tuple(Group(_labels(questions, key, banded), size) for size, key in small))
+
+
+def _band(value: int | None, steps: int | None) -> int | None:
+    """A stored grid index in bands of `steps` (as the SQL's integer division); None stays None."""
+    return value // steps if steps and value is not None else value
 
 
 def _widths(question: PlannedQuestion) -> list[tuple[Decimal, int]]:

@@ -100,3 +100,13 @@ def test_a_survey_without_direct_questions_stores_nothing_that_singles_out(surve
     submit(survey)
     found = uniqueness.of(survey)
     assert (found.combination, found.alone, found.singles_out) == (None, (), False)
+
+
+def test_past_the_groups_it_holds_every_count_is_grouped_in_the_database_with_the_same_answer(people, monkeypatch):
+    rng = random.Random(7)
+    for _ in range(60):
+        submit(people, {AGE: rng.randrange(30), BAND: rng.randrange(3), REGION: rng.randrange(4)})
+    held = uniqueness.of(people)
+    monkeypatch.setattr(uniqueness, "MOST_GROUPS", 1)
+    assert uniqueness.table(people, plan.of(people).direct) is None
+    assert uniqueness.of(people) == held
