@@ -5,6 +5,7 @@ Pure Python and numpy; this package never imports Django.
 
 from .accounting import BudgetExceeded, best_guess, check_budget, deniability, odds_factor, survey_epsilon
 from .association import Independence, independence
+from .disclosure import Breach, breach, breach_given, epsilon_c, record_breach, subsets_prior
 from .estimates import Estimate, MeanEstimate, debias, project_to_simplex
 from .joint import Conditional, JointCounts, JointEstimate, estimate_conditional, estimate_joint
 from .ordinal import mean_score
@@ -38,13 +39,14 @@ from .report_stream import stream_sequence
 from .sequences import Sequence, anytime_respondents_needed, fraction_sequence
 
 __all__ = [
-    "BitFlip", "BudgetExceeded", "Conditional", "Direct", "DirectNumber", "DiscreteLaplace", "EPSILON_MAX",
+    "BitFlip", "Breach", "BudgetExceeded", "Conditional", "Direct", "DirectNumber", "DiscreteLaplace", "EPSILON_MAX",
     "EPSILON_MIN",
     "Estimate", "Independence", "JointCounts", "JointEstimate", "KaryRR", "K_MAX", "MECHANISMS", "MeanEstimate",
     "Mechanism", "MultiSelect", "NUMERIC", "ONE_OF_K", "OneBitMean", "OptimizedUnary", "QRandomizedResponse",
     "ReportError", "Sequence", "SymmetricUnary", "YES_NO", "advise", "anytime_respondents_needed", "best_guess",
-    "check_budget", "debias", "deniability", "epsilon_from_q", "estimate_conditional", "estimate_joint",
+    "breach", "breach_given", "check_budget", "debias", "deniability", "epsilon_c", "epsilon_from_q",
+    "estimate_conditional", "estimate_joint",
     "fraction_sequence", "from_dict", "independence", "joint_respondents_needed", "make", "margin_at",
     "mean_respondents_needed", "mean_score", "odds_factor", "project_to_simplex", "q_from_epsilon",
-    "respondents_needed", "stream_sequence", "survey_epsilon",
+    "record_breach", "respondents_needed", "stream_sequence", "subsets_prior", "survey_epsilon",
 ]

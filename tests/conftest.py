@@ -30,6 +30,8 @@ ThreadedWSGIServer.request_queue_size = 128
 # Where the suite's CPU goes, per module (tests/cpu_profile.py): CPU_PROFILE_DIR=/tmp/cpu make test.
 pytest_plugins = ["tests.cpu_profile"] if os.environ.get("CPU_PROFILE_DIR") else []
 
+RETENTION_DAYS = 365  # every fixture survey has a retention period: Open requires one
+
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback",
                      "live_server"}
 
@@ -181,7 +183,7 @@ def owner_client(client, owner):
 def survey(db, owner):
     """An open survey with one question per mechanism: qrr, bitflip, krr (3 options), oue (4 options)."""
     survey = builder.create_survey("health", "Health", HEALTH_QUESTIONS, status=Survey.Status.OPEN,
-                                   epsilon_budget=6.0)
+                                   epsilon_budget=6.0, retention_days=RETENTION_DAYS)
     survey.researchers.add(owner)
     return survey
 
@@ -206,7 +208,7 @@ def every_mechanism_survey(db, owner):
         QuestionSpec("krr choice?", "krr", epsilon=1.3, options=["Low", "Middle", "High"]),
         QuestionSpec("sue choice?", "sue", epsilon=0.7, options=["Red", "Green", "Blue"]),
         QuestionSpec("oue choice?", "oue", epsilon=1.3, options=["A", "B", "C", "D"]),
-    ], status=Survey.Status.OPEN, epsilon_budget=10.0)
+    ], status=Survey.Status.OPEN, epsilon_budget=10.0, retention_days=RETENTION_DAYS)
     survey.researchers.add(owner)
     return survey
 
@@ -221,7 +223,7 @@ def direct_survey(db, owner):
         QuestionSpec("Age band?", "direct", options=["18-34", "35-54", "55+"]),
         QuestionSpec("Drugs?", "krr", epsilon=1.0, options=["Never", "Sometimes", "Often"]),
         QuestionSpec("Region?", "direct", options=["North", "East", "South", "West"]),
-    ], status=Survey.Status.OPEN, epsilon_budget=2.5)
+    ], status=Survey.Status.OPEN, epsilon_budget=2.5, retention_days=RETENTION_DAYS)
     survey.researchers.add(owner)
     return survey
 
@@ -245,7 +247,8 @@ def kinds_survey(db, owner):
     4 options, at most 2), 2 numeric mean by the 1-bit mean (0..100 by 1), 3 numeric mean by discrete
     Laplace (0..10 by 0.5), 4 numeric histogram (krr over 4 age bins of 0..120), 5 ordinal (krr, scores
     1, 2, 3 and an unscored "Prefer not to say")."""
-    survey = builder.create_survey("kinds", "Kinds", KINDS_QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=7.0)
+    survey = builder.create_survey("kinds", "Kinds", KINDS_QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=7.0,
+                                   retention_days=RETENTION_DAYS)
     survey.researchers.add(owner)
     return survey
 

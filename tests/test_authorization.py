@@ -129,6 +129,8 @@ MATRIX = {
     ("aggregation:margins", "POST", "link"):                        (LOGIN,      LOGIN,      SAVED,      404,        404,        404,        SAVED),
     ("aggregation:api-margins", "GET", "link"):                     (403,        403,        200,        404,        404,        404,        200),
     ("aggregation:api-margins", "PUT", "link"):                     (403,        403,        200,        404,        404,        404,        200),
+    # The privacy statement: the results' access rule.
+    ("aggregation:statement", "GET", "link"):                       (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:api-schema", "GET", None):                        (200,        200,        200,        200,        200,        200,        200),
 
     # The admin: staff only; model pages by model permission.

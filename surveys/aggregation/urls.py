@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, download_views, margin_api, margin_page, prepared_views, schema, views, wave_views
+from . import api, download_views, margin_api, margin_page, prepared_views, schema, statement_page, views, wave_views
 
 app_name = "aggregation"
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("results/", views.survey_list, name="surveys"),
     path("results/<slug:slug>/", views.dashboard, name="dashboard"),
     path("results/<slug:slug>/margins/", margin_page.margins_page, name="margins"),
+    path("results/<slug:slug>/statement/", statement_page.statement_page, name="statement"),
     path("results/<slug:slug>/export/estimates.csv", views.export_estimates, name="export-estimates"),
     path("results/<slug:slug>/export/reports.csv", prepared_views.export_reports, {"fmt": "csv"},
          name="export-reports-csv"),

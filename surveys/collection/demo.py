@@ -36,6 +36,7 @@ def create_demo_survey() -> tuple[Survey, bool]:
         return existing, False
     survey = builder.create_survey(
         SLUG, "Health and behaviour (demo)", QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=3.5,
+        retention_days=365,
         description="A demonstration survey with sensitive questions. Please answer honestly: "
                     "your browser randomizes every answer before it is sent.", consent=CONSENT)
     for translation in TRANSLATIONS:
@@ -88,6 +89,7 @@ def create_types_survey() -> tuple[Survey, bool]:
         return existing, False
     survey = builder.create_survey(
         TYPES_SLUG, "Question types (demo)", TYPES_QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=10.0,
+        retention_days=365,
         description="One question of each kind: multi-select, numeric (a mean, and bins), ordinal. Your browser "
                     "randomizes every answer before it is sent.")
     return survey, True

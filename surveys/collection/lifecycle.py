@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 import ldp
@@ -27,7 +28,9 @@ def problems(survey: Survey) -> list[str]:
     questions = list(survey.ordered_questions())
     if not questions:
         return [_("it has no questions")]
-    found = []
+    # Retention that happens: its deletion date is known before anyone answers (respondents are told it).
+    found = [] if survey.retention_days else [_("it has no retention period: set how many days its responses are "
+                                                 "kept after it closes")]
     for question in questions:
         found += option_problems(question)
         try:
@@ -78,9 +81,12 @@ def open_survey(survey: Survey) -> None:
     if survey.status == Survey.Status.DRAFT:  # its first opening: before any report
         replanning.plan_at_open(survey)
     survey.status = Survey.Status.OPEN
-    survey.save(update_fields=["status", "planned_size", "planned_confidence"])
+    survey.closed_at = None  # reopened: retention counts from its next closing
+    survey.save(update_fields=["status", "planned_size", "planned_confidence", "closed_at"])
 
 
 def close_survey(survey: Survey) -> None:
+    """Closed now: its retention period counts from this moment (or from an earlier closing time)."""
     survey.status = Survey.Status.CLOSED
-    survey.save(update_fields=["status"])
+    survey.closed_at = timezone.now()
+    survey.save(update_fields=["status", "closed_at"])

@@ -22,7 +22,8 @@ SURVEY_FIELDS = ("title", "slug", "description", "language", "consent", "status"
                  "epsilon_budget")
 # The confidence sequences' plan (set at Open, re-planned with a reason): absent while blank, so the snapshots of
 # surveys that never had one stay as they were.
-PLAN_FIELDS = ("planned_size", "planned_confidence", "replanned_at", "replan_reason")
+PLAN_FIELDS = ("planned_size", "planned_confidence", "replanned_at", "replan_reason",
+               "retention_days", "purged_at")  # retention (surveys.collection.retention), absent while blank too
 TRANSLATED_FIELDS = ("title", "description", "consent")  # a survey's texts in another language: "title:es"
 QUESTION_FIELDS = ("order", "text", "kind", "mechanism_name", "q", "epsilon")
 

@@ -60,7 +60,7 @@ def none_of_these(db):
         QuestionSpec("Which have you used?", "multiselect", epsilon=1.0, kind="multi_select",
                      options=["Tobacco", "Alcohol", "None of these"], exclusive=["None of these"]),
         QuestionSpec("Where?", "krr", epsilon=1.0, options=["Home", "Work"]),
-    ], epsilon_budget=5.0)
+    ], epsilon_budget=5.0, retention_days=30)
 
 
 # --- the survey page ---------------------------------------------------------------------------------

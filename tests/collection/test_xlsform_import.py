@@ -72,10 +72,12 @@ def test_each_question_keeps_its_xlsform_name():
 
 
 def test_it_opens_the_survey_when_asked_after_the_open_checks():
-    imported = importing.import_form(hand_form(), slug="opened", open_it=True).survey
+    kept = [[*SETTINGS[0], "retention_days"], [*SETTINGS[1], "90"]]
+    imported = importing.import_form(hand_form(settings=kept), slug="opened", open_it=True).survey
 
     assert imported.slug == "opened"
     assert imported.status == Survey.Status.OPEN
+    assert imported.retention_days == 90
     assert imported.planned_size is not None  # opened by the Open button's verb
 
 
@@ -242,6 +244,18 @@ def test_a_form_the_open_checks_refuse_is_not_stored_either(monkeypatch):
     monkeypatch.setattr(lifecycle, "open_survey", refuse)
 
     assert refused(hand_form(), open_it=True) == [Problem("survey", None, None, "cannot open: no")]
+
+
+def test_it_refuses_to_open_a_form_without_a_retention_period():
+    assert refused(hand_form(), open_it=True) == [Problem("survey", None, None, "cannot open: it has no retention "
+                                                          "period: set how many days its responses are kept after "
+                                                          "it closes")]
+
+
+def test_it_refuses_a_retention_period_that_is_no_whole_number_of_days():
+    problems = refused(hand_form(settings=[[*SETTINGS[0], "retention_days"], [*SETTINGS[1], "a year"]]))
+    assert [(p.sheet, p.row, p.column, p.message) for p in problems] == [
+        ("settings", 2, "retention_days", "a year is not a whole number of days")]
 
 
 def test_a_slug_taken_between_the_check_and_the_write_is_refused(monkeypatch):

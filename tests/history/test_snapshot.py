@@ -10,7 +10,7 @@ def test_a_snapshot_holds_the_survey_its_researchers_its_questions_and_their_opt
     assert taken["survey"] == {
         "title": "Health", "slug": "health", "description": "", "language": "English", "consent": "",
         "status": "Open", "opens_at": "", "closes_at": "", "access": "Anyone with the link", "epsilon_budget": "6.0",
-        "researchers": "owner"}
+        "retention_days": "365", "researchers": "owner"}
     drugs = taken["questions"][str(question(survey, 3).pk)]
     assert drugs == {"order": "3", "text": "Drugs?", "kind": "Single choice",
                      "mechanism_name": "k-ary randomized response (single choice, ordinal levels, numeric bins)",

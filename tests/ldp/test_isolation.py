@@ -70,8 +70,8 @@ def probe(target: str, watch: str | None = None, path: str = "") -> dict:
 
 
 def submodules() -> list[str]:
-    return ["ldp"] + sorted(f"ldp.{info.name}" for info in pkgutil.iter_modules(ldp.__path__)
-                            if info.name != "__main__")
+    return ["ldp"] + sorted(info.name for info in pkgutil.walk_packages(ldp.__path__, "ldp.")
+                            if info.name != "ldp.__main__")
 
 
 @pytest.mark.slow

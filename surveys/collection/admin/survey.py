@@ -84,8 +84,8 @@ class SurveyAdmin(RecordsConfigurationChanges, admin.ModelAdmin):
     actions = ["open_surveys", "close_surveys", "create_invitations", "purge_responses"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description", "language", "consent", "translations")}),
-        (gettext_lazy("Collection"), {"fields": ("status", "opens_at", "closes_at", "access", "response_count",
-                                   "invitation_summary", "series", "wave")}),
+        (gettext_lazy("Collection"), {"fields": ("status", "opens_at", "closes_at", "retention_days", "access",
+                                   "response_count", "invitation_summary", "series", "wave")}),
         (gettext_lazy("Privacy"), {"fields": ("epsilon_budget", "epsilon_summary")}),
         (gettext_lazy("Results"), {"fields": ("researchers",)}),
         (gettext_lazy("Intervals valid however often you look"), {"fields": (

@@ -30,6 +30,11 @@ class SurveyForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if self.instance.pk is not None and self.instance.status != Survey.Status.DRAFT \
+                and not data.get("retention_days") and "retention_days" in self.fields:
+            # Required at Open; a published survey keeps one, so its responses always have a deletion date.
+            self.add_error("retention_days", gettext_lazy("Required once the survey has been opened: respondents were "
+                                                          "told when their responses are deleted."))
         if self.instance.pk is not None and {"planned_size", "planned_confidence"} & set(self.changed_data):
             try:
                 replanning.replan(self.instance, data.get("planned_size"), data.get("planned_confidence"),

@@ -96,6 +96,13 @@ class Survey(models.Model):
         help_text=_("The confidence the planned size is figured at. Blank: 95%, set when the survey opens."))
     replanned_at = models.PositiveIntegerField(_("re-planned at n"), null=True, blank=True, editable=False)
     replan_reason = models.TextField(_("reason for re-planning"), blank=True, editable=False)
+    # Retention (surveys.collection.retention): required at Open, counted from the day collection ended.
+    retention_days = models.PositiveIntegerField(
+        _("retention period (days)"), null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text=_("Required to open: the responses are deleted this many days after the survey closes (the Close "
+                    "button or the closing time, whichever comes first). Respondents are told before they answer."))
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True, editable=False)
+    purged_at = models.DateTimeField(_("responses deleted at"), null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = SurveyQuerySet.as_manager()

@@ -237,6 +237,13 @@ def _settings(sheet: dict[str, Any], title: str, language: str, others: tuple[st
             fields["epsilon_budget"] = float(budget)
         except ValueError:
             problems.append(Problem(SETTINGS, 2, "epsilon_budget", _("%(value)s is not a number") % {"value": budget}))
+    days = str(sheet.get("retention_days", "")).strip()  # required to open, as in the admin
+    if days:
+        if days.isdigit() and int(days) >= 1:
+            fields["retention_days"] = int(days)
+        else:
+            problems.append(Problem(SETTINGS, 2, "retention_days", _("%(value)s is not a whole number of days")
+                                    % {"value": days}))
     translations = {}
     for lang in others:
         translations[lang] = {"title": texts["form_title"].get(lang, ""),

@@ -132,6 +132,8 @@ def _settings(survey: Survey, languages: list[str]) -> Row:
     row: Row = {"form_title": survey.title, "form_id": survey.slug,
                 "default_language": f"{translation.get_language_info(survey.language)['name']} ({survey.language})",
                 "epsilon_budget": repr(survey.epsilon_budget)}
+    if survey.retention_days:
+        row["retention_days"] = str(survey.retention_days)
     for base, key, own in (("form_title", "title", survey.title), ("description", "description", survey.description),
                            ("consent", "consent", survey.consent)):
         if base != "form_title" and own:
