@@ -1,6 +1,7 @@
 """`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, plan a sample size,
-analyze an export, print intervals valid at every look from a column of reports (`sequence`), or regress a
-report on covariates or estimate weighted fractions from a CSV (`ldp.regress_cli`).
+analyze an export, print intervals valid at every look from a column of reports (`sequence`), regress a
+report on covariates or estimate weighted fractions from a CSV (`ldp.regress_cli`), or draw synthetic
+respondents from stored reports (`synthesize`, `ldp.synthesize_cli`).
 
 Multi-select and numeric questions (multiselect, onebit, dlaplace) read --truth and --margin as
 `ldp.cli_ticks_and_numbers` says: inclusion fractions per option, or a distribution "v:p,v:p" over grid values.
@@ -15,6 +16,7 @@ import math
 import numpy as np
 
 from . import analyze_cli, cli_args, cli_ticks_and_numbers, joint_cli, regress_cli, sequence_cli, waves_cli
+from . import synthesize_cli as synthesizing
 from .cli_args import Parser, apportion, number_in, positive_int, seed
 from .registry import MECHANISMS, YES_NO, Mechanism
 
@@ -44,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     analyze_cli.add_parser(commands)
     sequence_cli.add_parser(commands)
     regress_cli.add_parsers(commands)
+    synthesizing.add_parser(commands)
     plan.add_argument("--margin", required=True, type=number_in(0.0, math.inf, ""),
                       help="half-width: a fraction in (0, 1), or for onebit and dlaplace in the question's units")
     plan.add_argument("--expected", type=number_in(0.0, 1.0, "both"), default=None,
@@ -110,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         sequence_cli.run(parser, args)
     elif args.command in ("regress", "estimate"):
         regress_cli.run(parser, args)
+    elif args.command == "synthesize":
+        synthesizing.run(parser, args)
     else:
         _plan(parser, args)
     return 0
