@@ -153,3 +153,52 @@ def test_it_runs_as_a_process(reports, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "ldp", "synthesize", "--csv", str(reports), "--spec", "x=magic",
                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert bad.returncode == 2 and "argument --spec" in bad.stderr
+
+
+def _codebook_entry(key, mechanism, options, columns):
+    described = {**mechanism.describe(), "randomized": mechanism.randomized}
+    if not np.isfinite(described["effective_epsilon"]):
+        described["effective_epsilon"] = None
+    return {"key": key, "text": key, "options": options, "randomized": mechanism.randomized, "mechanism": described,
+            "report": {"encoding": mechanism.encoding, "csv_columns": columns}}
+
+
+def test_a_codebook_names_the_columns_as_the_apps_reports_csv(tmp_path):
+    from ldp import make
+
+    rng = np.random.default_rng(3)
+    n = 800
+    krr, oue, ticks = make("krr", epsilon=2.0, k=3), make("oue", epsilon=2.0, k=3), make("multiselect", epsilon=2.0, k=2)
+    laplace, number = make("dlaplace", epsilon=1.0, lo="0", hi="5", step="1"), make("direct_number", lo="0", hi="2",
+                                                                                   step="0.5")
+    truth = rng.choice(3, size=n, p=[0.6, 0.3, 0.1])
+    oue_bits = oue.randomize(truth, rng)
+    tick_bits = ticks.randomize(np.column_stack([truth > 0, truth > 1]).astype(np.uint8), rng)
+    columns = {"response_id": [str(i) for i in range(n)], "submitted_on": ["2026-01-01"] * n,
+               "mechanism_version": ["1"] * n, "q1": krr.randomize(truth, rng).astype(str),
+               **{f"q2_{j}": oue_bits[:, j].astype(str) for j in range(3)},
+               **{f"q3_{j}": tick_bits[:, j].astype(str) for j in range(2)},
+               "q4": laplace.randomize(np.minimum(truth * 2, 5), rng).astype(str),
+               "q5": [str(v) for v in (truth * 0.5).tolist()], "weight": [""] * n}
+    codebook = {"format": "ldp-survey-codebook/2", "questions": [
+        _codebook_entry("q1", krr, ["a", "b", "c"], ["q1"]),
+        _codebook_entry("q2", oue, ["a", "b", "c"], ["q2_0", "q2_1", "q2_2"]),
+        _codebook_entry("q3", ticks, ["x", "y"], ["q3_0", "q3_1"]),
+        _codebook_entry("q4", laplace, [], ["q4"]), _codebook_entry("q5", number, [], ["q5"])]}
+    book = tmp_path / "codebook.json"
+    book.write_text(json.dumps(codebook))
+    path = _cells(tmp_path, list(columns), *columns.values())
+    out = tmp_path / "o.csv"
+    done = synthesize("--csv", path, "--codebook", str(book), "--rows", "300", "--seed", "1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    header, rows = _read(out)
+    assert header == ["q1", "q2_0", "q2_1", "q2_2", "q3_0", "q3_1", "q4", "q5"] and len(rows) == 300
+    assert all(sum(int(c) for c in row[1:4]) == 1 for row in rows)  # an OUE answer: one option's column is 1
+    shares = np.array([[int(c) for c in row[1:4]] for row in rows]).mean(axis=0)
+    assert shares[0] > 0.45 and shares[2] < 0.25, shares  # ... that option's (0.6, 0.3, 0.1 planted)
+    assert {row[6] for row in rows} <= {str(i) for i in range(6)} and {row[7] for row in rows} <= {"0", "1", "2", "3",
+                                                                                                   "4"}
+    del columns["q3_1"]
+    path = _cells(tmp_path, list(columns), *columns.values())
+    done = synthesize("--csv", path, "--codebook", str(book), "--out", str(out))
+    assert done.returncode == 2 and "argument --csv: has no column 'q3_1'" in done.stderr, done.stderr
