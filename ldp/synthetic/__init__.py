@@ -3,11 +3,10 @@ reports say about the population (issue 43). Built from the reports alone, it is
 privacy beyond what respondents were told. No row is a respondent; a figure computed from the rows is an
 estimate without its interval.
 
-Method: each question's answer is one or more categorical variables with an exact channel to its reports
-(`channels`); each variable's distribution and each pair's table are maximum-likelihood estimates through
-those channels (`fit`: EM, the product channel for a pair); a Chow-Liu tree over the pairs' mutual information
-joins them into one consistent distribution (`tree`), from which the rows are drawn. `quality` compares the rows
-with the debiased estimates.
+Method: each question's answer is one or more categorical variables with an exact channel to a code of its
+reports (`channels`, `questions`); a latent class model (`latent`) is fitted by EM to every pair's table of codes
+through the product of the two channels (the pairwise likelihood), and the rows are drawn from it. `quality`
+compares the rows with the debiased estimates. Why this model, and what it achieves: docs/synthetic.md.
 """
 
 from __future__ import annotations

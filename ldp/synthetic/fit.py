@@ -86,21 +86,3 @@ def squarem(step: Callable[[FloatArray], tuple[FloatArray, float]], start: Float
         if gain < tolerance:
             return x, done
     return x, iterations
-
-
-def rake(table: FloatArray, rows: FloatArray, columns: FloatArray, rounds: int = 50) -> FloatArray:
-    """The table nearest in information to `table` with these margins (iterative proportional fitting)."""
-    fitted = table + 1e-12
-    for _ in range(rounds):
-        fitted *= (rows / fitted.sum(axis=1))[:, None]
-        fitted *= (columns / fitted.sum(axis=0))[None, :]
-        if np.abs(fitted.sum(axis=1) - rows).max() < 1e-10:
-            break
-    return fitted
-
-
-def mutual_information(table: FloatArray) -> float:
-    """I(A; B) of a joint table, in nats."""
-    rows, columns = table.sum(axis=1, keepdims=True), table.sum(axis=0, keepdims=True)
-    positive = table > 0
-    return float((table[positive] * np.log(table[positive] / (rows @ columns)[positive])).sum())

@@ -5,11 +5,13 @@ The model: a class h with probability w_h, and given it every variable independe
 are sum_h w_h P_a(. | h) P_b(. | h)^T, its codes' pair tables M_ab = sum_h w_h (C_a P_a(. | h)) (C_b P_b(. | h))^T.
 The fit maximizes the pairwise (composite) likelihood of the stored reports,
 
-    l = sum over ordered pairs a != b of sum_{c, d} R_ab(c, d) log M_ab(c, d),
+    l = sum over ordered pairs a != b of sum_{c, d} R_ab(c, d) log M_ab(c, d) + sum_a sum_c h_a(c) log M_a(c),
 
-R_ab the counts of code pairs over the responses answering both (Lindsay 1988; Varin, Reid & Firth 2011), by EM:
-with G = (R / M) (C P)^T summed over the partners, the expected counts are E[h, (a, x)] = w_h P_a(x | h)
-(C_a^T G_a)(x, h); P_a(. | h) is E normalized within a's values, w is E's share per class. The whole fit works
+R_ab the counts of code pairs over the responses answering both, h_a a's own counts (Lindsay 1988; Varin, Reid &
+Firth 2011: the 1-way terms weigh little beside a variable's pairs, and keep a question answered alone, or a
+survey of one question, at its own estimate), by EM: with G = (R / M) (C P)^T summed over the partners, plus
+h / M_a, the expected counts are E[h, (a, x)] = w_h P_a(x | h) (C_a^T G_a)(x, h); P_a(. | h) is E normalized
+within a's values, w is E's share per class. The whole fit works
 on the concatenated codes (S = the sum of the variables' codes) and values: an S x S table of pair counts, made
 once, and (H x values) parameters; its cost does not grow with the responses.
 
@@ -90,22 +92,25 @@ def fitted(variables: list[Variable], rng: np.random.Generator, classes: int = C
     cells = np.flatnonzero(counts)  # only the code pairs seen enter the likelihood
     seen = counts.ravel()[cells]
     ratio = np.zeros(counts.size)
+    ones = np.concatenate([np.bincount(v.codes[v.present], minlength=v.channel.shape[0]) for v in variables])
+    answered = ones > 0
 
     def step(theta: FloatArray) -> tuple[FloatArray, float]:
         weights, conditionals = theta[:, 0], theta[:, 1:]
         through = conditionals @ channel.T  # (H, S): P(code | h)
         predicted = np.maximum(((through.T * weights) @ through).ravel()[cells], 1e-300)
         ratio[cells] = seen / predicted
-        expected = conditionals * (channel.T @ (ratio.reshape(counts.shape) @ through.T)).T
-        expected *= weights[:, None]
-        return (np.column_stack([expected.sum(axis=1) / expected.sum(), _normalized(expected, values)]),
-                float(seen @ np.log(predicted)))
+        alone = np.maximum(weights @ through, 1e-300)  # each code's probability, for the 1-way terms
+        by_code = ratio.reshape(counts.shape) @ through.T + np.where(answered, ones / alone, 0.0)[:, None]
+        expected = conditionals * (channel.T @ by_code).T * weights[:, None]
+        loglik = float(seen @ np.log(predicted) + ones[answered] @ np.log(alone[answered]))
+        return np.column_stack([expected.sum(axis=1) / expected.sum(), _normalized(expected, values)]), loglik
 
     def normalized(theta: FloatArray) -> FloatArray:
         return np.column_stack([theta[:, 0] / theta[:, 0].sum(), _normalized(theta[:, 1:], values)])
 
     start = np.column_stack([np.full(classes, 1.0 / classes), conditionals])
-    total = float(counts.sum())
+    total = float(counts.sum() + ones.sum())
     theta, done = fit.squarem(step, start, normalized, TOLERANCE * total * np.log(max(counts.shape[0], 2)),
                               ITERATIONS)
     return Model(theta[:, 0].copy(), theta[:, 1:].copy(), values, done, counts, codes)

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from ldp import make
 from tests.ldp.synthetic_population import SPEC_TEXT, SPECS, planted
 from tests.ldp.test_cli import ROOT, run
 
@@ -164,11 +165,10 @@ def _codebook_entry(key, mechanism, options, columns):
 
 
 def test_a_codebook_names_the_columns_as_the_apps_reports_csv(tmp_path):
-    from ldp import make
-
     rng = np.random.default_rng(3)
     n = 800
-    krr, oue, ticks = make("krr", epsilon=2.0, k=3), make("oue", epsilon=2.0, k=3), make("multiselect", epsilon=2.0, k=2)
+    krr, oue = make("krr", epsilon=2.0, k=3), make("oue", epsilon=2.0, k=3)
+    ticks = make("multiselect", epsilon=2.0, k=2)
     laplace, number = make("dlaplace", epsilon=1.0, lo="0", hi="5", step="1"), make("direct_number", lo="0", hi="2",
                                                                                    step="0.5")
     truth = rng.choice(3, size=n, p=[0.6, 0.3, 0.1])

@@ -159,3 +159,19 @@ def test_a_noisy_multiselect_never_gets_more_ticks_than_allowed():
     estimate = mechanism.estimate(mechanism.counts(reports), 3000)
     shares = np.array([[int(c) for c in cell] for cell in made.cells["g"]]).mean(axis=0)
     assert ((np.asarray(estimate.ci_low) <= shares) & (shares <= np.asarray(estimate.ci_high))).all(), shares
+
+
+def test_a_question_answered_alone_keeps_its_own_estimate():
+    # no pair to fit: the 1-way terms of the likelihood carry it (a survey of one question, or a question asked
+    # of other respondents than the rest)
+    krr, rng = make("krr", epsilon=1.0, k=3), np.random.default_rng(8)
+    truth = rng.choice(3, size=4000, p=[0.6, 0.3, 0.1])
+    reports = krr.randomize(truth, rng)
+    other = np.where(np.arange(4000) < 2000, "", rng.integers(0, 2, 4000).astype(str))
+    alone = np.where(np.arange(4000) < 2000, reports.astype(str), "")
+    for columns in ([("a", krr, reports.astype(str))], [("a", krr, alone), ("b", make("direct", k=2), other)]):
+        made = synthesize(columns, seed=1)
+        answered = [cell for cell in columns[0][2] if cell != ""]
+        estimate = krr.estimate(krr.counts(np.asarray(answered, dtype=int)), len(answered))
+        shares = np.bincount(np.asarray(made.cells["a"], dtype=int), minlength=3) / made.rows
+        assert ((np.asarray(estimate.ci_low) <= shares) & (shares <= np.asarray(estimate.ci_high))).all(), shares
