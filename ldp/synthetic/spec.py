@@ -141,12 +141,12 @@ def read_reports(path: Path, questions: list[Question], every_column: bool) -> l
     wanted = [c for q in questions for c in q.columns]
     absent = [c for c in wanted if c not in header]
     if absent and every_column:
-        raise SpecError(f"column {absent[0]!r} is not in the CSV (its columns: {', '.join(header)})")
+        raise SpecError(f"column {absent[0]!r} is not in the CSV of --csv (its columns: {', '.join(header)})")
     if absent:
         raise CsvError(f"has no column {absent[0]!r} (is it this codebook's export?)")
     unnamed = [c for c in header if c not in wanted]
     if unnamed and every_column:
-        raise SpecError(f"gives no mechanism for the CSV's column {unnamed[0]!r}")
+        raise SpecError(f"gives no mechanism for the column {unnamed[0]!r} of --csv (every column needs one)")
     if not body:
         raise CsvError(f"{path} holds no reports (a header only)")
     place = {name: header.index(name) for name in wanted}

@@ -85,8 +85,8 @@ def _cells(tmp_path, header, *columns):
 @pytest.mark.parametrize("spec, columns, argument, words", [
     ("a=magic:k=3", {"a": ["0", "1"]}, "--spec", "unknown mechanism 'magic'"),
     ("a=krr:epsilon=1", {"a": ["0", "1"]}, "--spec", "needs k"),
-    ("a=krr:epsilon=1:k=3;b=direct:k=2", {"a": ["0", "1"]}, "--spec", "column 'b' is not in the CSV"),
-    ("a=krr:epsilon=1:k=3", {"a": ["0", "1"], "b": ["1", "0"]}, "--spec", "no mechanism for the CSV's column 'b'"),
+    ("a=krr:epsilon=1:k=3;b=direct:k=2", {"a": ["0", "1"]}, "--spec", "column 'b' is not in the CSV of --csv"),
+    ("a=krr:epsilon=1:k=3", {"a": ["0", "1"], "b": ["1", "0"]}, "--spec", "no mechanism for the column 'b' of --csv"),
     ("a=qrr:q=1/2:k=3", {"a": ["0", "1"]}, "--spec", "yes/no"),
     ("a=qrr:epsilon=1", {"a": ["0", "1"]}, "--spec", "takes q"),
     ("a=krr:epsilon=1:k=3:colour=red", {"a": ["0", "1"]}, "--spec", "key=value"),
