@@ -35,7 +35,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 CLASSES = 16
 ITERATIONS = 1000
-TOLERANCE = 1e-8  # the iterations end when a cycle gains less than this share of the pairwise log-likelihood
+TOLERANCE = 1e-9  # the iterations end when a cycle gains less than this share of the pairwise log-likelihood
 
 
 @dataclass(frozen=True)
