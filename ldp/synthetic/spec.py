@@ -123,7 +123,7 @@ def read_reports(path: Path, questions: list[Question], every_column: bool) -> l
     """Each question's report cells (bits columns joined), checked against the header: with `every_column` (a
     spec) every column of the CSV must be a question's, else (a codebook's export) other columns are ignored."""
     try:
-        with path.open(newline="", encoding="utf-8") as file:
+        with path.open(newline="", encoding="utf-8-sig") as file:  # a spreadsheet's byte order mark is no header
             rows = list(csv.reader(file))
     except OSError as error:
         raise CsvError(f"cannot read {path}: {error.strerror}") from None
