@@ -195,3 +195,26 @@ def _at_most(bits: npt.NDArray[np.uint8], at_most: int, rng: np.random.Generator
         ticked = np.flatnonzero(bits[row])
         bits[row, rng.choice(ticked, size=ticked.size - at_most, replace=False)] = 0
     return bits
+
+
+def stored_cells(mechanism: Mechanism, values: npt.ArrayLike, missing: npt.ArrayLike | None = None) -> npt.NDArray[
+        np.str_]:
+    """The report cells of stored values, as the app stores them (`Mechanism.encode`: an option index, a bitmask of
+    bits with bit j = option j, discrete Laplace's r + bound), `missing` marking responses without a report.
+
+    >>> from ldp import make
+    >>> stored_cells(make("oue", epsilon=1.0, k=3), [1, 6, 0], [False, False, True]).tolist()
+    ['100', '011', '']
+    >>> laplace = make("dlaplace", epsilon=1.0, lo="0", hi="4", step="1")
+    >>> stored_cells(laplace, [laplace.encode(-2), laplace.encode(5)]).tolist()
+    ['-2', '5']
+    """
+    stored = np.asarray(values, dtype=np.int64).reshape(-1)
+    absent = np.zeros(stored.size, dtype=bool) if missing is None else np.asarray(missing, dtype=bool).reshape(-1)
+    if mechanism.unary:
+        bits = ((stored[:, None] >> np.arange(mechanism.k)) & 1).astype(np.uint32) + 48
+        text = np.ascontiguousarray(bits).view(f"<U{mechanism.k}").reshape(-1)
+    else:
+        shift = mechanism.bound if isinstance(mechanism, DiscreteLaplace) else 0
+        text = np.asarray(_text(np.where(absent, shift, stored) - shift), dtype=str)
+    return np.asarray(np.where(absent, "", text), dtype=str)

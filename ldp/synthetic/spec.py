@@ -52,7 +52,7 @@ def parse_spec(text: str) -> list[Question]:
     """The questions of a spec, in its order.
 
     >>> [(q.name, q.mechanism.to_dict()) for q in parse_spec("y=qrr:q=1/2;region=direct:k=3")]
-    [('y', {'mechanism': 'qrr', 'q': '1/2'}), ('region', {'mechanism': 'direct', 'k': 3})]
+    [('y', {'mechanism': 'qrr', 'q': '0.5'}), ('region', {'mechanism': 'direct', 'k': 3})]
     """
     found: list[Question] = []
     for part in (piece.strip() for piece in text.split(";")):

@@ -8,7 +8,7 @@ import pytest
 
 import ldp
 
-MODULES = sorted(f"ldp.{info.name}" for info in pkgutil.iter_modules(ldp.__path__) if info.name != "__main__")
+MODULES = sorted(info.name for info in pkgutil.walk_packages(ldp.__path__, "ldp.") if info.name != "ldp.__main__")
 
 
 @pytest.mark.parametrize("name", MODULES)
