@@ -104,7 +104,8 @@ def debiased_one(variable: Variable) -> tuple[FloatArray, FloatArray, int]:
 
 def _worst(names: tuple[str, ...], n: int, shares: FloatArray, estimate: FloatArray,
            std_error: FloatArray) -> Marginal:
-    ratio = np.abs(shares - estimate) / np.maximum(std_error, 1e-12)
+    # a direct question's empty option has a standard error of 0: one response's worth stands for it
+    ratio = np.abs(shares - estimate) / np.maximum(std_error, 1.0 / max(n, 1))
     cell = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     return Marginal(names, n, tuple(int(c) for c in cell), float(shares[cell]), float(estimate[cell]),
                     float(std_error[cell]), float(ratio[cell]))
