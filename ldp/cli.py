@@ -1,7 +1,8 @@
 """`python -m ldp`: simulate a mechanism on a known truth, or two questions' joint table, plan a sample size,
 analyze an export, print intervals valid at every look from a column of reports (`sequence`), regress a
-report on covariates or estimate weighted fractions from a CSV (`ldp.regress_cli`), or state what a stolen
-report reveals and what a shuffled release costs (`breach`, `shuffle`: `ldp.disclosure.cli`).
+report on covariates or estimate weighted fractions from a CSV (`ldp.regress_cli`), state what a stolen
+report reveals and what a shuffled release costs (`breach`, `shuffle`: `ldp.disclosure.cli`), or draw synthetic
+respondents from stored reports (`synthesize`, `ldp.synthesize_cli`).
 
 Multi-select and numeric questions (multiselect, onebit, dlaplace) read --truth and --margin as
 `ldp.cli_ticks_and_numbers` says: inclusion fractions per option, or a distribution "v:p,v:p" over grid values.
@@ -16,6 +17,7 @@ import math
 import numpy as np
 
 from . import analyze_cli, cli_args, cli_ticks_and_numbers, joint_cli, regress_cli, sequence_cli, waves_cli
+from . import synthesize_cli as synthesizing
 from .cli_args import Parser, apportion, number_in, positive_int, seed
 from .disclosure import cli as disclosure_cli
 from .registry import MECHANISMS, YES_NO, Mechanism
@@ -47,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     sequence_cli.add_parser(commands)
     regress_cli.add_parsers(commands)
     disclosure_cli.add_parsers(commands)
+    synthesizing.add_parser(commands)
     plan.add_argument("--margin", required=True, type=number_in(0.0, math.inf, ""),
                       help="half-width: a fraction in (0, 1), or for onebit and dlaplace in the question's units")
     plan.add_argument("--expected", type=number_in(0.0, 1.0, "both"), default=None,
@@ -115,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         regress_cli.run(parser, args)
     elif args.command in ("breach", "shuffle"):
         disclosure_cli.run(parser, args)
+    elif args.command == "synthesize":
+        synthesizing.run(parser, args)
     else:
         _plan(parser, args)
     return 0

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("collection", "0023_question_hint"),
+        ("collection", "0024_skip_logic"),
     ]
 
     operations = [

@@ -1,0 +1,71 @@
+"""Synthetic respondents: rows of true-looking answers drawn from one distribution fitted to what the stored
+reports say about the population (issue 43). Built from the reports alone, it is post-processing: it costs no
+privacy beyond what respondents were told. No row is a respondent; a figure computed from the rows is an
+estimate without its interval.
+
+Method: each question's answer is one or more categorical variables with an exact channel to a code of its
+reports (`channels`, `questions`); a latent class model (`latent`) is fitted by EM to every pair's table of codes
+through the product of the two channels (the pairwise likelihood), and the rows are drawn from it. `quality`
+compares the rows with the debiased estimates. Why this model, and what it achieves: docs/synthetic.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..grid import GridMechanism
+from ..mechanism_base import Mechanism
+from . import latent, questions
+from .questions import ReportCellError, Variable
+from .threads import one_blas_thread
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """The drawn rows as cells per column (`columns` in the questions' order), the variables read from the reports,
+    each question's variables (indexes into `variables`), the fitted model and each variable's drawn values."""
+
+    columns: tuple[str, ...]
+    cells: dict[str, list[str]]
+    variables: list[Variable]
+    of_question: dict[str, list[int]]
+    model: latent.Model
+    values: list[IntArray]
+    rows: int
+
+
+def synthesize(reports: Sequence[tuple[str, Mechanism, npt.ArrayLike]], rows: int | None = None,
+               seed: int | None = None) -> Synthetic:
+    """Rows of true answers for questions given as (column, mechanism, report cells): `rows` of them (default:
+    as many as the reports have). ReportCellError names a cell that is no report of its question."""
+    found: list[Variable] = []
+    of_question: dict[str, list[int]] = {}
+    for column, mechanism, report_cells in reports:
+        made = questions.variables(column, mechanism, report_cells)
+        of_question[column] = list(range(len(found), len(found) + len(made)))
+        found.extend(made)
+    lengths = {v.codes.size for v in found}
+    if len(lengths) > 1:
+        raise ValueError(f"every question needs one report cell per response, got columns of {sorted(lengths)} cells")
+    total = found[0].codes.size if found else 0
+    rows = total if rows is None else rows
+    rng = np.random.default_rng(seed)
+    with one_blas_thread():
+        model = latent.fitted(found, rng)
+    values = latent.draw(model, rows, rng)
+    cells: dict[str, list[str]] = {}
+    for column, mechanism, _ in reports:
+        drawn = [values[i] for i in of_question[column]]
+        if isinstance(mechanism, GridMechanism) and mechanism.encoding == "integer":
+            drawn = [questions.within_bins(found[of_question[column][0]], drawn[0], rng)]
+        cells[column] = questions.answers(mechanism, drawn, rng)
+    return Synthetic(tuple(column for column, _, _ in reports), cells, found, of_question, model, values, rows)
+
+
+__all__ = ["ReportCellError", "Synthetic", "Variable", "synthesize"]

@@ -1,0 +1,147 @@
+"""The synthetic rows' quality, stated: for every 1- and 2-way marginal, the largest difference between the rows'
+share and the debiased estimate (`ldp.estimates.debias` for one variable, `ldp.joint` for a pair, both unbiased and
+through the exact channel), against that estimate's own standard error; and warnings where the rows cannot be
+trusted: too few responses for the planner's rule (`ldp.planning`, worst case, at `margin` and 95%), a pair never
+answered together.
+
+The cells compared are the reports' counters: an option of a one-of-k question, an option's box of a multi-select
+(ticked by that share), a 1-bit mean's rounded bit. The counts come from the table of code pairs the model was fitted
+to (a code is a report, or a pattern of bits, whose counters it determines). A variable with no per-value debiased
+estimate (discrete Laplace: its report estimates a mean), or whose codes lump reports (a unary question of more
+than `channels.PATTERN_K` options), is left out, with a note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from ..estimates import debias
+from ..joint import rate_moments
+from ..mechanism_base import Mechanism
+from ..planning import joint_respondents_needed, respondents_needed
+from . import Synthetic, channels
+from .questions import Variable
+
+FloatArray = npt.NDArray[np.float64]
+MARGIN = 0.05
+
+
+@dataclass(frozen=True)
+class Marginal:
+    """One marginal: its variables, the responses behind its estimate, and at its worst cell the rows' share, the
+    debiased estimate, that estimate's standard error and the difference in standard errors."""
+
+    variables: tuple[str, ...]
+    n: int
+    cell: tuple[int, ...]
+    synthetic: float
+    estimate: float
+    std_error: float
+    ratio: float
+
+
+@dataclass(frozen=True)
+class Quality:
+    marginals: list[Marginal]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def largest(self) -> float:
+        """The largest difference of any marginal, in its estimate's standard errors (0 without any)."""
+        return max((m.ratio for m in self.marginals), default=0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"marginals": [m.__dict__ | {"variables": list(m.variables), "cell": list(m.cell)}
+                              for m in self.marginals], "warnings": self.warnings, "largest": self.largest}
+
+
+def _bits(count: int, k: int) -> FloatArray:
+    return ((np.arange(count)[:, None] >> np.arange(k)[None, :]) & 1).astype(float)
+
+
+def code_slots(variable: Variable) -> FloatArray | None:
+    """The counters each code fills (codes x counters), None where a code does not determine them."""
+    codes = variable.channel.shape[0]
+    if variable.bits is None:
+        return np.eye(codes)
+    if variable.subsets is None and variable.bits_k > channels.PATTERN_K:
+        return None
+    return _bits(codes, variable.bits_k)
+
+
+def value_slots(variable: Variable) -> FloatArray:
+    """The counters each true value fills (values x counters): its option, or a subset's boxes."""
+    if variable.subsets is not None:
+        return _bits(variable.k, variable.bits_k)
+    return np.eye(variable.k)
+
+
+def debiased_pair(a: Variable, b: Variable, codes: FloatArray) -> tuple[FloatArray, FloatArray, int]:
+    """The unbiased table of a pair's counters (`ldp.joint`) from its code pairs' counts, its standard errors, and
+    the responses answering both."""
+    slots_a, slots_b = code_slots(a), code_slots(b)
+    assert slots_a is not None and slots_b is not None
+    n = int(round(codes.sum()))
+    pairs = slots_a.T @ codes @ slots_b
+    a_counts, b_counts = slots_a.T @ codes.sum(axis=1), slots_b.T @ codes.sum(axis=0)
+    moments = rate_moments(cast(Mechanism, a), cast(Mechanism, b), pairs / n, a_counts / n, b_counts / n, n)
+    return moments.pi, np.sqrt(moments.var / n), n
+
+
+def debiased_one(variable: Variable) -> tuple[FloatArray, FloatArray, int]:
+    """The unbiased shares of a variable's counters (`ldp.estimates.debias`), their standard errors, and n."""
+    slots = code_slots(variable)
+    assert slots is not None
+    codes = np.bincount(variable.codes[variable.present], minlength=variable.channel.shape[0])
+    n = int(codes.sum())
+    found = debias(np.rint(slots.T @ codes).astype(np.int64), max(n, 1), variable.p, variable.q_other)
+    return np.asarray(found.estimate), np.asarray(found.std_error), n
+
+
+def _worst(names: tuple[str, ...], n: int, shares: FloatArray, estimate: FloatArray,
+           std_error: FloatArray) -> Marginal:
+    # a direct question's empty option has a standard error of 0: one response's worth stands for it
+    ratio = np.abs(shares - estimate) / np.maximum(std_error, 1.0 / max(n, 1))
+    cell = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    return Marginal(names, n, tuple(int(c) for c in cell), float(shares[cell]), float(estimate[cell]),
+                    float(std_error[cell]), float(ratio[cell]))
+
+
+def quality(made: Synthetic, margin: float = MARGIN) -> Quality:
+    """Every 1- and 2-way marginal of the counters compared (module docstring), with the warnings."""
+    variables, values, rows, model = made.variables, made.values, made.rows, made.model
+    usable = [i for i, v in enumerate(variables) if v.debiased and code_slots(v) is not None]
+    marginals, warnings = [], []
+    skipped = [v.name for i, v in enumerate(variables) if i not in usable]
+    if skipped:
+        warnings.append(f"no debiased table to compare for {', '.join(skipped)}")
+    for i in usable:
+        v = variables[i]
+        estimate, std_error, n = debiased_one(v)
+        shares = value_slots(v).T @ (np.bincount(values[i], minlength=v.k) / rows)
+        marginals.append(_worst((v.name,), n, shares, estimate, std_error))
+        needed = respondents_needed(cast(Mechanism, v), margin) if v.p > v.q_other else 0
+        if n < needed:
+            warnings.append(f"{v.name}: {n} responses, fewer than the {needed} the planner needs for ±{margin:g} "
+                            "at 95%")
+    for x, i in enumerate(usable):
+        for j in usable[x + 1:]:
+            a, b = variables[i], variables[j]
+            codes = model.counts[model.codes[i], model.codes[j]]
+            if codes.sum() == 0:
+                warnings.append(f"{a.name} and {b.name} were never answered together: their rows' relation is "
+                                "the model's guess")
+                continue
+            estimate, std_error, n = debiased_pair(a, b, codes)
+            table = np.bincount(values[i] * b.k + values[j], minlength=a.k * b.k).reshape(a.k, b.k) / rows
+            shares = value_slots(a).T @ table @ value_slots(b)
+            marginals.append(_worst((a.name, b.name), n, shares, estimate, std_error))
+            needed = joint_respondents_needed(cast(Mechanism, a), cast(Mechanism, b), margin)
+            if n < needed:
+                warnings.append(f"{a.name} and {b.name}: {n} responses answering both, fewer than the {needed} the "
+                                f"planner needs for ±{margin:g} on every cell at 95%")
+    return Quality(marginals, warnings)
