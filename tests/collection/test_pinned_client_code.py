@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from surveys.collection import integrity, waves
 from surveys.collection.models import Survey
+from tests.collection import skip_logic_survey
 
 
 def sri(path):
@@ -110,6 +111,17 @@ def test_a_waves_page_preloads_the_waves_modules_each_pinned_by_the_hash_of_the_
         assert response.context["client"]["features"] == ["waves"]
 
 
+def test_only_a_survey_with_a_condition_loads_the_skip_logic_module_pinned_before_the_entry(client, survey):
+    Survey.objects.filter(pk=survey.pk).update(series=None, wave=None)
+    assert "/static/js/relevance.js" not in page_of(client, survey).content.decode()
+    response = page_of(client, skip_logic_survey.make())
+    html = response.content.decode()
+    assert [url for url, _ in SCRIPT.findall(html)] == ["/static/js/relevance.js", "/static/js/respond.js"]
+    assert dict(SCRIPT.findall(html))["/static/js/relevance.js"] == sri(finders.find("js/relevance.js"))
+    assert response.context["client"]["features"] == ["conditions"]
+    assert "conditions_missing" in response.context["client"]["text"]
+
+
 def test_no_module_imports_at_run_time_and_the_entry_imports_no_features_module():
     """Chromium fetches a module again, without its pin, when a dynamic import() meets a preload that failed its
     integrity (a static graph keeps the failure): no module of any page may import at run time. A feature's module
@@ -142,7 +154,8 @@ def test_the_definition_api_publishes_every_modules_hashes(client, survey):
     published = {module["name"]: module for module in data["client_code"]}
     assert data["client_code"][0]["name"] == "js/respond.js"
     assert {module["url"] for module in data["client_code"]} == {
-        f"/static/{name}" for name in static_imports("js/respond.js") | static_imports("js/waves.js")}
+        f"/static/{name}" for name in static_imports("js/respond.js").union(
+            *(static_imports(module) for module in integrity.FEATURES.values()))}
     for name in ("js/respond.js", "js/randomizer.js", "js/answers.js", "js/grid.js", "js/waves.js", "js/history.js"):
         body = open(finders.find(name), "rb").read()
         assert published[name]["sha256"] == hashlib.sha256(body).hexdigest()
