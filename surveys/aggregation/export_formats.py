@@ -17,16 +17,19 @@ from typing import BinaryIO
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import exports, stata_spss
+from . import exports, release, stata_spss
 
 Tick = Callable[[int], None]  # told how many rows are written so far
+Write = Callable[[Survey, SurveyPlan, BinaryIO, Tick, str], int]  # the export's variant last; -> rows written
 
 
 @dataclass(frozen=True)
 class Format:
     name: str  # "reports.csv": the URL's last part and the download's name after the slug
     content_type: str
-    write: Callable[[Survey, SurveyPlan, BinaryIO, Tick], int]  # -> rows written
+    write: Write
+    # The rows of a whole file, from the snapshot (survey, plan, variant); None: one per response.
+    expected: Callable[[Survey, SurveyPlan, str], int] | None = None
 
 
 def _text(chunks: Iterator[str], out: BinaryIO, tick: Tick, lines_besides_rows: int) -> int:
@@ -38,16 +41,16 @@ def _text(chunks: Iterator[str], out: BinaryIO, tick: Tick, lines_besides_rows: 
     return lines - lines_besides_rows
 
 
-def write_csv(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick) -> int:
+def write_csv(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick, variant: str) -> int:
     return _text(exports.report_csv_lines(survey, current), out, tick, 1)  # the header
 
 
-def write_json(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick) -> int:
+def write_json(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick, variant: str) -> int:
     return _text(exports.report_json_chunks(survey, current), out, tick, 2)  # "]}" and the end
 
 
-def _labelled(make: Callable[..., BinaryIO]) -> Callable[[Survey, SurveyPlan, BinaryIO, Tick], int]:
-    def write(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick) -> int:
+def _labelled(make: Callable[..., BinaryIO]) -> Write:
+    def write(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick, variant: str) -> int:
         counted = [0]
 
         def watch(blocks: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, int]]:
@@ -61,9 +64,19 @@ def _labelled(make: Callable[..., BinaryIO]) -> Callable[[Survey, SurveyPlan, Bi
     return write
 
 
+def write_release(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick, variant: str) -> int:
+    return _text(release.csv_lines(survey, release.of_variant(current, variant)), out, tick, 1)  # the header
+
+
+def release_rows(survey: Survey, current: SurveyPlan, variant: str) -> int:
+    return release.expected(survey, release.of_variant(current, variant))
+
+
 FORMATS = {
     "csv": Format("reports.csv", "text/csv; charset=utf-8", write_csv),
     "json": Format("reports.json", "application/json", write_json),
     "dta": Format("reports.dta", "application/x-stata-dta", _labelled(stata_spss.stata_file)),
     "sav": Format("reports.sav", "application/x-spss-sav", _labelled(stata_spss.spss_file)),
+    "rel": Format("release.csv", "text/csv; charset=utf-8", write_release, release_rows),
 }
+REPORTS = ("csv", "json", "dta", "sav")  # the report exports the dashboard lists

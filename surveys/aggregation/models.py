@@ -25,6 +25,7 @@ class PreparedExport(models.Model):
         JSON = "json", "reports.json"
         STATA = "dta", "reports.dta"
         SPSS = "sav", "reports.sav"
+        RELEASE = "rel", "release.csv"  # the shuffled release of chosen questions' reports (surveys.aggregation.release)
 
     class Status(models.TextChoices):
         PREPARING = "preparing"
@@ -34,6 +35,8 @@ class PreparedExport(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="prepared_exports", db_index=False)
     format = models.CharField(max_length=4, choices=Format.choices)
+    # Which file of its format: the shuffled release's chosen question ids ("3,5"); "" for the report exports.
+    variant = models.CharField(max_length=200, blank=True, default="")
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.PREPARING)
     # A preparation whose worker died is taken over with attempt + 1; only the current attempt may finish it.
     attempt = models.PositiveIntegerField(default=1)
@@ -54,7 +57,7 @@ class PreparedExport(models.Model):
     class Meta:
         constraints = [
             # Two workers asked at once start one preparation: the second one's insert is refused.
-            models.UniqueConstraint(fields=["survey", "format"], condition=Q(status="preparing"),
+            models.UniqueConstraint(fields=["survey", "format", "variant"], condition=Q(status="preparing"),
                                     name="one_preparation_per_export"),
         ]
         indexes = [models.Index(fields=["survey", "format", "status"], name="prepared_export_lookup")]

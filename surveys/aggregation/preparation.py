@@ -130,10 +130,11 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             current = plan.of(survey)
             book = exports.codebook(survey, current)
             progress.responses = responses = Response.objects.filter(survey=survey).count()
+            whole = responses if kind.expected is None else kind.expected(survey, current, export.variant)
             as_of = timezone.now()
-            rows = kind.write(survey, current, out, progress.tick)
-        if rows != responses:
-            raise Incomplete(f"{rows} rows written of {responses} responses")
+            rows = kind.write(survey, current, out, progress.tick, export.variant)
+        if rows != whole:
+            raise Incomplete(f"{rows} rows written of {whole}")
         size, digest = export_store.publish(out, file_name)
     except BaseException as error:
         export_store.discard(out, file_name)

@@ -40,6 +40,7 @@ from surveys.collection import plan
 from surveys.collection.models import Response, Survey
 
 from . import export_store, exports, preparation
+from .export_formats import REPORTS
 from .models import PreparedExport
 from .results import Unavailable
 
@@ -48,15 +49,16 @@ POLL = 0.2  # seconds between looks at a preparation a request waits for
 Status = PreparedExport.Status
 
 
-def request(survey: Survey, fmt: str) -> PreparedExport | None:
-    """A ready, current export of `fmt`, or one being prepared (waited for up to EXPORT_WAIT seconds);
-    None if it was removed while waited for (a purge)."""
+def request(survey: Survey, fmt: str, variant: str = "") -> PreparedExport | None:
+    """A ready, current export of `fmt` (and `variant`: which file of the format), or one being prepared (waited
+    for up to EXPORT_WAIT seconds); None if it was removed while waited for (a purge)."""
     _remove(_gone() | _stale(survey))
-    for ready in survey.prepared_exports.filter(format=fmt, status=Status.READY).order_by("-finished_at"):
+    for ready in survey.prepared_exports.filter(format=fmt, variant=variant, status=Status.READY) \
+            .order_by("-finished_at"):
         if export_store.size(file_name(ready)) == ready.bytes:
             return ready
         _remove(PreparedExport.objects.filter(pk=ready.pk))  # its file is gone or changed: made again below
-    return _wait(_preparing(survey, fmt))
+    return _wait(_preparing(survey, fmt, variant))
 
 
 def find(survey: Survey, export_id: str, fmt: str | None = None) -> PreparedExport | None:
@@ -84,16 +86,16 @@ def file_name(export: PreparedExport) -> str:
     return export_store.name(export.pk, export.attempt, export.format)
 
 
-def _preparing(survey: Survey, fmt: str) -> PreparedExport:
-    """The preparation of `fmt` that is running: this one's, another worker's, or started now."""
+def _preparing(survey: Survey, fmt: str, variant: str) -> PreparedExport:
+    """The preparation of `fmt` and `variant` that is running: this one's, another worker's, or started now."""
     while True:
         now = timezone.now()
-        running = survey.prepared_exports.filter(format=fmt, status=Status.PREPARING).first()
+        running = survey.prepared_exports.filter(format=fmt, variant=variant, status=Status.PREPARING).first()
         if running is None:
             try:
                 with transaction.atomic():
-                    running = PreparedExport.objects.create(survey=survey, format=fmt, created_at=now,
-                                                            heartbeat_at=now)
+                    running = PreparedExport.objects.create(survey=survey, format=fmt, variant=variant,
+                                                            created_at=now, heartbeat_at=now)
             except IntegrityError:
                 continue  # another worker started it just now: join that one
             preparation.start(running)
@@ -134,17 +136,17 @@ def _gone() -> Q:
 
 def _stale(survey: Survey) -> Q:
     """`survey`'s ready exports made from other responses or another codebook than it has now, and
-    those older than its newest ready export of the same format."""
+    those older than its newest ready export of the same format and variant."""
     try:
         count, basis = fingerprint(survey)
     except Unavailable:
         count, basis = -1, ""  # no export of it is current
     stale, newest = [], set()
-    for pk, fmt, responses, made_from in survey.prepared_exports.filter(status=Status.READY) \
-            .order_by("-finished_at").values_list("pk", "format", "responses", "basis"):
-        if (responses, made_from) != (count, basis) or fmt in newest:
+    for pk, fmt, variant, responses, made_from in survey.prepared_exports.filter(status=Status.READY) \
+            .order_by("-finished_at").values_list("pk", "format", "variant", "responses", "basis"):
+        if (responses, made_from) != (count, basis) or (fmt, variant) in newest:
             stale.append(pk)
-        newest.add(fmt)
+        newest.add((fmt, variant))
     return Q(pk__in=stale)
 
 
@@ -193,8 +195,9 @@ class State:
 
 def states(survey: Survey) -> dict[str, State]:
     """Per format: its newest ready export, its running preparation, and its newest export if that failed."""
-    found: dict[str, dict[str, Any]] = {fmt: {} for fmt in PreparedExport.Format.values}
-    for export in survey.prepared_exports.exclude(_gone()).order_by("-created_at"):
+    found: dict[str, dict[str, Any]] = {fmt: {} for fmt in REPORTS}
+    for export in survey.prepared_exports.filter(format__in=REPORTS, variant="").exclude(_gone()) \
+            .order_by("-created_at"):
         by = found[export.format]
         by.setdefault("newest", export)
         by.setdefault(export.status, export)

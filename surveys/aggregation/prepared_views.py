@@ -28,7 +28,7 @@ from django.utils.http import content_disposition_header
 from surveys.collection import plan
 from surveys.collection.models import Survey
 
-from . import access, exports, prepared, refusing, weighting
+from . import access, exports, prepared, refusing, release, weighting
 from .export_formats import FORMATS
 from .models import PreparedExport
 from .views import researchers_only
@@ -48,6 +48,22 @@ def export_reports(request: HttpRequest, slug: str, fmt: str) -> HttpResponseBas
     file = prepared.opened(export) if export is not None and export.status == READY else None
     if export is None or file is None:
         return _not_ready(request, survey, export, FORMATS[fmt].name)
+    return _file(survey, export, file)
+
+
+@researchers_only
+@refusing.answered
+def export_release(request: HttpRequest, slug: str) -> HttpResponseBase:
+    """The shuffled release of the chosen questions' reports (surveys.aggregation.release): a 400 naming
+    `questions` before anything is prepared, else as the report exports."""
+    survey = access.survey_for(request.user, slug)
+    chosen = release.chosen(plan.of(survey), request.GET.getlist(release.PARAMETER))
+    wanted = request.GET.get("export")
+    export = prepared.find(survey, wanted, "rel") if wanted else prepared.request(survey, "rel",
+                                                                                  release.variant(chosen))
+    file = prepared.opened(export) if export is not None and export.status == READY else None
+    if export is None or file is None:
+        return _not_ready(request, survey, export, FORMATS["rel"].name)
     return _file(survey, export, file)
 
 

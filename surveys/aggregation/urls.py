@@ -14,6 +14,7 @@ urlpatterns = [
          name="export-reports-csv"),
     path("results/<slug:slug>/export/reports.json", prepared_views.export_reports, {"fmt": "json"},
          name="export-reports-json"),
+    path("results/<slug:slug>/export/release.csv", prepared_views.export_release, name="export-release"),
     path("results/<slug:slug>/export/codebook.json", prepared_views.export_codebook, name="export-codebook"),
     path("results/<slug:slug>/export/crosstab.csv", views.export_crosstab, name="export-crosstab"),
     path("results/<slug:slug>/export/reports.dta", prepared_views.export_reports, {"fmt": "dta"},
