@@ -25,7 +25,7 @@ class PreparedExport(models.Model):
         JSON = "json", "reports.json"
         STATA = "dta", "reports.dta"
         SPSS = "sav", "reports.sav"
-        RELEASE = "rel", "release.csv"  # the shuffled release of chosen questions' reports (surveys.aggregation.release)
+        RELEASE = "rel", "release.csv"  # chosen questions' reports, shuffled (surveys.aggregation.release)
 
     class Status(models.TextChoices):
         PREPARING = "preparing"

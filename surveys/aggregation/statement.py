@@ -62,6 +62,16 @@ class Statement:
     ended_at: datetime | None
     expires_at: datetime | None
     uniqueness: uniqueness.Uniqueness
+    chosen: tuple[PlannedQuestion, ...] = ()  # the shuffled release's questions (default: every randomized one)
+    chosen_central: float | None = None  # its central epsilon: the chosen questions' reports together
+
+    @property
+    def chosen_central_text(self) -> Decimal | None:
+        return None if self.chosen_central is None else disclosure.epsilon_text(self.chosen_central)
+
+    @property
+    def chosen_keys(self) -> frozenset[str]:
+        return frozenset(question.key for question in self.chosen)
 
     @property
     def record_central_text(self) -> Decimal | None:
@@ -80,8 +90,10 @@ class Statement:
         return tuple(row for row in self.rows if not row.question.randomized)
 
 
-def of(survey: Survey, chosen_delta: float | None = None) -> Statement:
-    """The statement; `chosen_delta` the open release's delta (default: min(1/n^1.1, 1e-6))."""
+def of(survey: Survey, chosen_delta: float | None = None,
+       chosen: tuple[PlannedQuestion, ...] | None = None) -> Statement:
+    """The statement; `chosen_delta` the open release's delta (default: min(1/n^1.1, 1e-6)), `chosen` the shuffled
+    release's questions (default: every randomized one)."""
     current = plan.of(survey)
     found = results.survey_results(survey)
     shares = {result.question.id: _shares(result) for result in found.questions} if found.responses else {}
@@ -91,6 +103,8 @@ def of(survey: Survey, chosen_delta: float | None = None) -> Statement:
     rows = tuple(_row(q, priors.get(q.id), n, delta) for q in current)
     randomized = [q for q in current if q.randomized]
     whole = total_loss(q.mechanism.sampler() for q in current)
+    chosen = tuple(randomized) if chosen is None else chosen
+    together = total_loss(q.mechanism.sampler() for q in chosen)
     return Statement(
         survey=survey, version=current.version,
         changed=ConfigurationChange.objects.filter(survey_id=survey.pk).order_by("-at", "-pk").first(),
@@ -99,7 +113,8 @@ def of(survey: Survey, chosen_delta: float | None = None) -> Statement:
         record_central=disclosure.central_epsilon(float(whole.epsilon_up(4)), n, delta) if randomized else None,
         release_n=n, delta=delta, researchers=tuple(sorted(u.get_username() for u in survey.researchers.all())),
         superusers=_superusers(), ended_at=retention.ended_at(survey), expires_at=retention.expires_at(survey),
-        uniqueness=uniqueness.of(survey, current=current))
+        uniqueness=uniqueness.of(survey, current=current), chosen=chosen,
+        chosen_central=disclosure.central_epsilon(float(together.epsilon_up(4)), n, delta) if chosen else None)
 
 
 def _shares(result: results.QuestionResult) -> list[float] | None:

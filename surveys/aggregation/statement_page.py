@@ -11,7 +11,9 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import access, params, refusing, statement
+from surveys.collection import plan
+
+from . import access, params, refusing, release, statement
 from .views import researchers_only
 
 
@@ -19,14 +21,17 @@ from .views import researchers_only
 @refusing.answered
 def statement_page(request: HttpRequest, slug: str) -> HttpResponse:
     survey = access.survey_for(request.user, slug)
-    found = statement.of(survey, delta(request.GET))
+    # The shuffled release's questions, checked as the release checks them (a 400 naming `questions`).
+    chosen = release.chosen(plan.of(survey), request.GET.getlist(release.PARAMETER)) \
+        if release.PARAMETER in request.GET else None
+    found = statement.of(survey, delta(request.GET), chosen)
     return render(request, "aggregation/statement.html", {"survey": survey, "statement": found,
                                                           "generated": timezone.now()})
 
 
 def delta(query: dict[str, str]) -> float | None:
     """The release's delta the reader chooses (?delta=1e-8), None for the default; a 400 naming it otherwise."""
-    unknown = sorted(set(query) - {"delta"})
+    unknown = sorted(set(query) - {"delta", release.PARAMETER})
     if unknown:
         raise params.BadParameter(unknown[0], _("not a parameter of this page"))
     if "delta" not in query:

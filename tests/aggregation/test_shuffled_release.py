@@ -120,3 +120,29 @@ def test_the_dashboard_lists_the_report_exports_only(client, owner, answered):
     from surveys.aggregation import prepared
 
     assert sorted(prepared.states(answered)) == ["csv", "dta", "json", "sav"]
+
+
+def test_the_statement_offers_it_and_states_the_chosen_questions_central_epsilon(client, owner, answered):
+    from surveys.aggregation import statement
+    from tests.collection.pages import parse
+
+    current = plan.of(answered)
+    qrr, krr = (q for q in current if q.randomized)
+    login(client, owner)
+    page = parse(client.get(reverse("aggregation:statement", args=[answered.slug])).content)
+    form = page.by_id("release-form")
+    assert [(box.attrs["value"], "checked" in box.attrs) for box in form.find_all("input")] == [(qrr.key, True),
+                                                                                           (krr.key, True)]
+    assert form.find_all("button")[1].attrs["formaction"] == url(answered)
+    whole = statement.of(answered)
+    assert page.by_id("statement-chosen").text == (
+        f"The release of the chosen questions (2): 1, 3: ε = {whole.record_central_text}")
+    one = parse(client.get(reverse("aggregation:statement", args=[answered.slug]) + f"?questions={krr.key}").content)
+    row = next(r for r in whole.randomized if r.question.id == krr.id)
+    assert one.by_id("statement-chosen").text == f"The release of the chosen question (1): 3: ε = {row.central_text}"
+    assert "beside a question sent as given" in one.by_id("statement-release-limits").text
+
+
+def test_the_statement_refuses_an_unknown_question_naming_the_field(client, owner, answered):
+    response = login(client, owner).get(reverse("aggregation:statement", args=[answered.slug]) + "?questions=nosuch")
+    assert response.status_code == 400 and response.content.decode().startswith("questions")
