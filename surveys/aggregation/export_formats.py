@@ -17,7 +17,7 @@ from typing import BinaryIO
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import exports, release, stata_spss
+from . import direct_columns, exports, release, stata_spss
 
 Tick = Callable[[int], None]  # told how many rows are written so far
 Write = Callable[[Survey, SurveyPlan, BinaryIO, Tick, str], int]  # the export's variant last; -> rows written
@@ -72,11 +72,22 @@ def release_rows(survey: Survey, current: SurveyPlan, variant: str) -> int:
     return release.expected(survey, release.of_variant(current, variant))
 
 
+def _direct(write: Write) -> Write:
+    """A report export written with the plan its variant asks for (surveys.aggregation.direct_columns)."""
+    def written(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick, variant: str) -> int:
+        return write(survey, direct_columns.plan_for(current, variant), out, tick, variant)
+    return written
+
+
+def _report(name: str, content_type: str, write: Write) -> Format:
+    return Format(name, content_type, _direct(write), direct_columns.rows)
+
+
 FORMATS = {
-    "csv": Format("reports.csv", "text/csv; charset=utf-8", write_csv),
-    "json": Format("reports.json", "application/json", write_json),
-    "dta": Format("reports.dta", "application/x-stata-dta", _labelled(stata_spss.stata_file)),
-    "sav": Format("reports.sav", "application/x-spss-sav", _labelled(stata_spss.spss_file)),
+    "csv": _report("reports.csv", "text/csv; charset=utf-8", write_csv),
+    "json": _report("reports.json", "application/json", write_json),
+    "dta": _report("reports.dta", "application/x-stata-dta", _labelled(stata_spss.stata_file)),
+    "sav": _report("reports.sav", "application/x-spss-sav", _labelled(stata_spss.spss_file)),
     "rel": Format("release.csv", "text/csv; charset=utf-8", write_release, release_rows),
 }
 REPORTS = ("csv", "json", "dta", "sav")  # the report exports the dashboard lists

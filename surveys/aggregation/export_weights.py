@@ -47,7 +47,7 @@ def described(survey: Survey, current: SurveyPlan) -> dict[str, Any] | None:
     """The codebook's "weights": the margins (question, option, share, source) and the weighting rule; None
     without margins."""
     found = weighting.margins_of(survey)
-    if not found:
+    if not found or not _carried(found, current):
         return None
     questions = {q.id: q for q in current}
     margins = []
@@ -116,7 +116,7 @@ def column(survey: Survey, current: SurveyPlan, questions: Sequence[PlannedQuest
     """The weight column of an export whose blocks read `questions` (None: the survey has no margins). Inside
     the export's snapshot, so the weights are raked from the responses the rows are written from."""
     found = weighting.margins_of(survey)
-    if not found:
+    if not found or not _carried(found, current):
         return None
     planned = {q.id: q for q in current}
     asked = [q.id for q in questions]
@@ -143,3 +143,9 @@ def _codes(survey: Survey, margins: list[PlannedQuestion]) -> dict[int, npt.NDAr
                     codes.append(int(value))  # not None (checked above)
     return {q.id: np.frombuffer(codes, dtype=np.int64).copy() if len(codes) else np.empty(0, dtype=np.int64)
             for q, codes in zip(margins, found, strict=True)}
+
+
+def _carried(margins: Sequence[Any], current: SurveyPlan) -> bool:
+    """Whether the export's plan has the questions the weights are raked on: an export without the direct columns
+    (surveys.aggregation.direct_columns) has no weight either, which would carry their combination."""
+    return all(any(q.id == m.question_id for q in current) for m in margins)

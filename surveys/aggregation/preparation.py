@@ -31,7 +31,7 @@ from django.utils import timezone
 from surveys.collection import plan
 from surveys.collection.models import Response, Survey
 
-from . import export_store, exports
+from . import direct_columns, export_store, exports
 from .export_formats import FORMATS
 from .models import PreparedExport
 from .snapshot import snapshot
@@ -129,6 +129,10 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             survey = Survey.objects.get(pk=export.survey_id)
             current = plan.of(survey)
             book = exports.codebook(survey, current)
+            made_from = basis(book)
+            if export.variant == direct_columns.OMIT:  # the codebook of the file's columns; its basis the survey's
+                book = {**exports.codebook(survey, direct_columns.plan_for(current, export.variant)),
+                        "direct": "omitted"}
             progress.responses = responses = Response.objects.filter(survey=survey).count()
             whole = responses if kind.expected is None else kind.expected(survey, current, export.variant)
             as_of = timezone.now()
@@ -146,7 +150,7 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
     book["export"] = {"file": exports.filename(survey, kind.name), "format": export.format, "rows": rows,
                       "bytes": size, "sha256": digest, "as_of": as_of.isoformat()}
     finished = _owned(export_id, attempt).update(
-        status=Status.READY, rows=rows, responses=responses, basis=basis(book), bytes=size, sha256=digest, as_of=as_of,
+        status=Status.READY, rows=rows, responses=responses, basis=made_from, bytes=size, sha256=digest, as_of=as_of,
         codebook=json.dumps(book, indent=2, allow_nan=False), **_until(timezone.now()))
     if not finished:  # removed (a purge) or taken over while it was written: it must not stay
         export_store.unlink(file_name)

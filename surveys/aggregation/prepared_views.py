@@ -28,7 +28,7 @@ from django.utils.http import content_disposition_header
 from surveys.collection import plan
 from surveys.collection.models import Survey
 
-from . import access, exports, prepared, refusing, release, weighting
+from . import access, direct_columns, exports, prepared, refusing, release, weighting
 from .export_formats import FORMATS
 from .models import PreparedExport
 from .views import researchers_only
@@ -43,8 +43,9 @@ def export_reports(request: HttpRequest, slug: str, fmt: str) -> HttpResponseBas
     survey = access.survey_for(request.user, slug)
     plan.of(survey)  # a survey whose configuration cannot be read: refused before anything is prepared
     weighting.margins_of(survey)  # and one whose weight column would be raked to stale margins
+    variant = direct_columns.variant(request.GET)
     wanted = request.GET.get("export")
-    export = prepared.find(survey, wanted, fmt) if wanted else prepared.request(survey, fmt)
+    export = prepared.find(survey, wanted, fmt) if wanted else prepared.request(survey, fmt, variant)
     file = prepared.opened(export) if export is not None and export.status == READY else None
     if export is None or file is None:
         return _not_ready(request, survey, export, FORMATS[fmt].name)
