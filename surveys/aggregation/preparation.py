@@ -138,7 +138,7 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             as_of = timezone.now()
             rows = kind.write(survey, current, out, progress.tick, export.variant)
         if rows != whole:
-            raise Incomplete(f"{rows} rows written of {whole}")
+            raise Incomplete(f"{rows} rows written of {whole} responses")
         size, digest = export_store.publish(out, file_name)
     except BaseException as error:
         export_store.discard(out, file_name)

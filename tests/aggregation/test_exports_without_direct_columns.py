@@ -87,3 +87,19 @@ def test_the_statement_says_an_export_without_them_singles_nobody_out_by_them(cl
         "singles nobody out by them: it carries no answer sent as given, and no weight, which is computed from them.")
     link = page.by_id("statement-omit").find("a")
     assert link.attrs["href"] == reverse("aggregation:export-reports-csv", args=[answered.slug]) + "?direct=omit"
+
+
+def test_with_population_margins_the_weight_is_left_out_with_the_direct_columns(client, answered):
+    from surveys.aggregation.models import MarginShare, PopulationMargin
+
+    question = answered.questions.get(order=2)
+    margin = PopulationMargin.objects.create(question=question, source="Census 2021")
+    for option, share in zip(question.ordered_options(), ["0.3", "0.4", "0.3"], strict=True):
+        MarginShare.objects.create(margin=margin, option=option, share=share)
+    whole = list(csv.reader(io.StringIO(fetch(client, answered, "csv").decode())))
+    assert whole[0][-1] == "weight"
+    omitted = list(csv.reader(io.StringIO(fetch(client, answered, "csv", "?direct=omit").decode())))
+    kept = [i for i, name in enumerate(whole[0]) if name not in [*direct_keys(answered), "weight"]]
+    assert omitted == [[row[i] for i in kept] for row in whole]
+    codebook = json.loads(fetch(client, answered, "json", "?direct=omit"))["codebook"]
+    assert "weights" not in codebook and "weight" not in codebook["reports_csv_columns"]
