@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import exports, stata_spss
+from . import exports, stata_spss, synthetic
 
 Tick = Callable[[int], None]  # told how many rows are written so far
 
@@ -26,7 +26,8 @@ Tick = Callable[[int], None]  # told how many rows are written so far
 class Format:
     name: str  # "reports.csv": the URL's last part and the download's name after the slug
     content_type: str
-    write: Callable[[Survey, SurveyPlan, BinaryIO, Tick], int]  # -> rows written
+    # -> rows written, or with what the export's codebook adds under "export" (synthetic.csv: its quality)
+    write: Callable[[Survey, SurveyPlan, BinaryIO, Tick], int | tuple[int, dict[str, Any]]]
 
 
 def _text(chunks: Iterator[str], out: BinaryIO, tick: Tick, lines_besides_rows: int) -> int:
@@ -66,4 +67,5 @@ FORMATS = {
     "json": Format("reports.json", "application/json", write_json),
     "dta": Format("reports.dta", "application/x-stata-dta", _labelled(stata_spss.stata_file)),
     "sav": Format("reports.sav", "application/x-spss-sav", _labelled(stata_spss.spss_file)),
+    "syn": Format("synthetic.csv", "text/csv; charset=utf-8", synthetic.write_csv),
 }

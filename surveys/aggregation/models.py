@@ -25,6 +25,7 @@ class PreparedExport(models.Model):
         JSON = "json", "reports.json"
         STATA = "dta", "reports.dta"
         SPSS = "sav", "reports.sav"
+        SYNTHETIC = "syn", "synthetic.csv"  # synthetic respondents (surveys.aggregation.synthetic), not reports
 
     class Status(models.TextChoices):
         PREPARING = "preparing"

@@ -131,7 +131,8 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             book = exports.codebook(survey, current)
             progress.responses = responses = Response.objects.filter(survey=survey).count()
             as_of = timezone.now()
-            rows = kind.write(survey, current, out, progress.tick)
+            written = kind.write(survey, current, out, progress.tick)
+        rows, added = written if isinstance(written, tuple) else (written, {})
         if rows != responses:
             raise Incomplete(f"{rows} rows written of {responses} responses")
         size, digest = export_store.publish(out, file_name)
@@ -143,7 +144,7 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             log.exception("Preparing %s of survey %s failed", kind.name, export.survey_id)
         raise
     book["export"] = {"file": exports.filename(survey, kind.name), "format": export.format, "rows": rows,
-                      "bytes": size, "sha256": digest, "as_of": as_of.isoformat()}
+                      "bytes": size, "sha256": digest, "as_of": as_of.isoformat(), **added}
     finished = _owned(export_id, attempt).update(
         status=Status.READY, rows=rows, responses=responses, basis=basis(book), bytes=size, sha256=digest, as_of=as_of,
         codebook=json.dumps(book, indent=2, allow_nan=False), **_until(timezone.now()))

@@ -20,6 +20,8 @@ urlpatterns = [
          name="export-reports-dta"),
     path("results/<slug:slug>/export/reports.sav", prepared_views.export_reports, {"fmt": "sav"},
          name="export-reports-sav"),
+    path("results/<slug:slug>/export/synthetic.csv", prepared_views.export_reports, {"fmt": "syn"},
+         name="export-synthetic-csv"),
     path("results/<slug:slug>/export/reports.R", download_views.export_script, {"name": "reports.R"},
          name="export-reports-r"),
     path("results/<slug:slug>/export/analysis.R", download_views.export_script, {"name": "analysis.R"},
