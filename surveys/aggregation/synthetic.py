@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -115,3 +116,11 @@ def write_csv(survey: Survey, current: SurveyPlan, out: Any, tick: Callable[[int
         written += piece.count("\n")
         tick(max(written - 1, 0))
     return written - 1, {"synthetic": {"seed": seed_of(survey), "quality": summary(data.quality)}}
+
+
+def stated(export: Any) -> dict[str, Any] | None:
+    """The quality report a ready synthetic.csv's codebook states (None without a ready file)."""
+    if export is None or not export.codebook:
+        return None
+    found: dict[str, Any] | None = json.loads(export.codebook).get("export", {}).get("synthetic", {}).get("quality")
+    return found

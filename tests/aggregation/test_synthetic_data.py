@@ -12,7 +12,7 @@ from ldp.synthetic.quality import quality
 from ldp.synthetic.questions import stored_cells
 from surveys.aggregation import synthetic
 from surveys.collection import builder, plan
-from surveys.collection.models import Report, Response
+from surveys.collection.models import Question, Report, Response
 
 from .test_exports_of_ticks_and_numbers import TRUTH
 
@@ -91,3 +91,20 @@ def test_a_survey_without_responses_has_a_header_only(kinds_survey):
     data = synthetic.synthetic_data(kinds_survey, plan.of(kinds_survey))
     assert (data.rows, data.quality.marginals) == (0, [])
     assert "".join(synthetic.csv_text(data)) == "q1,q2,q3,q4,q5\n"
+
+
+def test_a_named_question_is_its_names_column(answered):
+    Question.objects.filter(survey=answered, order=5).update(name="gamble")
+    assert synthetic.synthetic_data(answered, plan.of(answered)).header == ["q1", "q2", "q3", "q4", "gamble"]
+
+
+def test_a_response_without_a_report_does_not_count_for_that_question(answered):
+    current = list(plan.of(answered))
+    copied = {q.id: list(Report.objects.filter(question_id=q.id).order_by("pk").values_list("value", flat=True)[:100])
+              for q in current[:4]}
+    written = builder.write_responses(answered, copied)  # 100 responses without the fifth question
+    Response.objects.filter(pk__in=written).update(answers=None)
+    data = synthetic.synthetic_data(answered, plan.of(answered))
+    made = reference(answered, plan.of(answered))
+    assert data.rows == RESPONSES + 100 and data.quality.to_dict() == quality(made).to_dict()
+    assert {m.variables: m.n for m in data.quality.marginals if len(m.variables) == 1}["q5",] == RESPONSES
