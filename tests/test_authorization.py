@@ -119,6 +119,7 @@ MATRIX = {
     ("aggregation:export-analysis-r", "GET", "link"):               (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-analysis-py", "GET", "link"):              (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:api-estimates", "GET", "link"):                   (403,        403,        200,        404,        404,        404,        200),
+    ("aggregation:api-synthetic", "GET", "link"):                   (403,        403,        200,        404,        404,        404,        200),
     ("aggregation:api-crosstab", "GET", "link"):                    (403,        403,        200,        404,        404,        404,        200),
     # A model of the world's survey, which has too few responses: 409, reached only past the access check.
     ("aggregation:api-models", "GET", "link"):                      (403,        403,        409,        404,        404,        404,        409),

@@ -1,6 +1,17 @@
 from django.urls import path
 
-from . import api, download_views, margin_api, margin_page, prepared_views, schema, statement_page, views, wave_views
+from . import (
+    api,
+    download_views,
+    margin_api,
+    margin_page,
+    prepared_views,
+    schema,
+    statement_page,
+    synthetic_api,
+    views,
+    wave_views,
+)
 
 app_name = "aggregation"
 
@@ -34,6 +45,7 @@ urlpatterns = [
     path("api/v1/surveys/<slug:slug>/estimates/", api.estimates, name="api-estimates"),
     path("api/v1/surveys/<slug:slug>/crosstab/", api.crosstab, name="api-crosstab"),
     path("api/v1/surveys/<slug:slug>/margins/", margin_api.survey_margins, name="api-margins"),
+    path("api/v1/surveys/<slug:slug>/synthetic/", synthetic_api.synthetic_data, name="api-synthetic"),
     path("api/v1/surveys/<slug:slug>/waves/", wave_views.series, name="api-waves"),
     path("api/v1/schema/", schema.schema_view, name="api-schema"),
 ]
