@@ -6,6 +6,8 @@ streamed downloads sent them: reports.csv and reports.json are their generators'
 Rows are counted from the text's line ends: reports.csv has one per row, the header's included
 (csv.writer ends each row with one, and no cell holds one); reports.json one before each response and
 two in its closing "\n]}\n" (json.dumps escapes those inside strings).
+synthetic.csv (surveys.aggregation.synthetic) is no report export but is made the same way: one line per
+drawn row (as many as the responses) after its header, and its quality report added to the file's codebook.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The report exports and their codebook, each download a file prepared whole (surveys.aggregation.prepared).
 Same access as every export: assigned researchers and superusers (`researchers_only`, `access.survey_for`).
 
-GET .../export/reports.{csv,json,dta,sav}: 200 with the file (Content-Length, `Repr-Digest: sha-256=:...:`,
+GET .../export/reports.{csv,json,dta,sav} and .../export/synthetic.csv (synthetic respondents,
+surveys.aggregation.synthetic): 200 with the file (Content-Length, `Repr-Digest: sha-256=:...:`,
 `X-Export-Rows`, and a Link to its codebook) when a whole, current one is ready or gets ready within
 EXPORT_WAIT seconds. Otherwise 202 "being prepared", with Retry-After: for people an HTML page showing
 the progress that asks again every REFRESH seconds (a Refresh header, no script); for programs
