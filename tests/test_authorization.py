@@ -115,6 +115,8 @@ MATRIX = {
     ("aggregation:export-reports-dta", "GET", "link"):              (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-reports-sav", "GET", "link"):              (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-synthetic-csv", "GET", "link"):            (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:export-synthetic-dta", "GET", "link"):            (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
+    ("aggregation:export-synthetic-sav", "GET", "link"):            (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-reports-r", "GET", "link"):                (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-analysis-r", "GET", "link"):               (LOGIN,      LOGIN,      200,        404,        404,        404,        200),
     ("aggregation:export-analysis-py", "GET", "link"):              (LOGIN,      LOGIN,      200,        404,        404,        404,        200),

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import exports, stata_spss, synthetic
+from . import exports, stata_spss, synthetic, synthetic_files
 
 Tick = Callable[[int], None]  # told how many rows are written so far
 
@@ -70,4 +70,6 @@ FORMATS = {
     "dta": Format("reports.dta", "application/x-stata-dta", _labelled(stata_spss.stata_file)),
     "sav": Format("reports.sav", "application/x-spss-sav", _labelled(stata_spss.spss_file)),
     "syn": Format("synthetic.csv", "text/csv; charset=utf-8", synthetic.write_csv),
+    "sdta": Format("synthetic.dta", "application/x-stata-dta", synthetic_files.write_dta),
+    "ssav": Format("synthetic.sav", "application/x-spss-sav", synthetic_files.write_sav),
 }

@@ -35,12 +35,14 @@ BLOCK = 10_000  # rows per piece of CSV text
 
 @dataclass(frozen=True)
 class SyntheticData:
-    """The columns' names (the questions' keys), each column's answers (`rows` of them), and their quality."""
+    """The columns' names (the questions' keys), each column's answers (`rows` of them), their quality, and
+    `ldp.synthetic`'s cells behind the answers (an option index, a multi-select's bits, a grid index)."""
 
     header: list[str]
     columns: list[list[str]]
     rows: int
     quality: Quality
+    drawn: list[list[str]]
 
 
 def seed_of(survey: Survey) -> int:
@@ -58,13 +60,14 @@ def synthetic_data(survey: Survey, current: SurveyPlan, rows: int | None = None,
     rows = responses if rows is None else rows
     header = [q.key for q in questions]
     if responses == 0 or rows == 0:
-        return SyntheticData(header, [[] for _ in questions], rows if responses else 0, Quality([]))
+        return SyntheticData(header, [[] for _ in questions], rows if responses else 0, Quality([]),
+                             [[] for _ in questions])
     reports = [(q.key, q.mechanism, stored_cells(q.mechanism, np.where(column == report_columns.MISSING, 0, column),
                                                  column == report_columns.MISSING))
                for q, column in zip(questions, stored, strict=True)]
     made = synthesize(reports, rows=rows, seed=seed_of(survey) if seed is None else seed)
     columns = [_answers(q, made.cells[q.key]) for q in questions]
-    return SyntheticData(header, columns, rows, quality(made))
+    return SyntheticData(header, columns, rows, quality(made), [made.cells[q.key] for q in questions])
 
 
 def _answers(question: PlannedQuestion, cells: list[str]) -> list[str]:

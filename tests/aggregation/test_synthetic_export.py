@@ -81,3 +81,34 @@ def test_anybody_signed_out_is_sent_to_sign_in(client, answered):
     response = fetch(client, answered)
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
     assert not PreparedExport.objects.exists()
+
+
+@pytest.mark.parametrize("fmt", ["dta", "sav"])
+def test_the_stata_and_spss_files_hold_the_csvs_rows_with_labels(client, answered, fmt, tmp_path):
+    import pyreadstat
+
+    response = client.get(reverse(f"aggregation:export-synthetic-{fmt}", args=[answered.slug]))
+    assert response.status_code == 200 and response["X-Export-Rows"] == "250"
+    path = tmp_path / f"synthetic.{fmt}"
+    path.write_bytes(body(response))
+    frame, meta = (pyreadstat.read_dta if fmt == "dta" else pyreadstat.read_sav)(str(path))
+    data = synthetic.synthetic_data(answered, plan.of(answered))
+    multi, onebit, dlaplace, ages, gamble = data.columns
+    assert list(frame.columns) == ["q1_0", "q1_1", "q1_2", "q1_3", "q2", "q3", "q4", "q5"]
+    options = ["Tobacco", "Alcohol", "Cannabis", "Prefer not to say"]
+    ticked = ["; ".join(o for j, o in enumerate(options) if row[f"q1_{j}"] == 1) for _, row in frame.iterrows()]
+    assert ticked == multi
+    assert [format(v, "g") for v in frame["q2"]] == onebit and [format(v, "g") for v in frame["q3"]] == [
+        format(float(v), "g") for v in dlaplace]
+    for name, column in (("q4", ages), ("q5", gamble)):
+        assert [meta.variable_value_labels[name][int(v)] for v in frame[name]] == column
+    assert meta.column_labels[6] == "Your age?" and "not respondents" in meta.file_label
+    assert json.loads(client.get(response["Link"][1:].split(">")[0]).content)["export"]["synthetic"]["quality"] == \
+        json.loads(json.dumps(synthetic.summary(data.quality)))
+
+
+@pytest.mark.parametrize("fmt", ["dta", "sav"])
+def test_a_stata_or_spss_file_without_responses_has_no_rows(client, owner, kinds_survey, fmt):
+    client.force_login(owner)
+    response = client.get(reverse(f"aggregation:export-synthetic-{fmt}", args=[kinds_survey.slug]))
+    assert response.status_code == 200 and response["X-Export-Rows"] == "0"
