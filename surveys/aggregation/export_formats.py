@@ -6,27 +6,30 @@ streamed downloads sent them: reports.csv and reports.json are their generators'
 Rows are counted from the text's line ends: reports.csv has one per row, the header's included
 (csv.writer ends each row with one, and no cell holds one); reports.json one before each response and
 two in its closing "\n]}\n" (json.dumps escapes those inside strings).
+synthetic.csv (surveys.aggregation.synthetic) is no report export but is made the same way: one line per
+drawn row (as many as the responses) after its header, and its quality report added to the file's codebook.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
-from . import direct_columns, exports, release, stata_spss
+from . import direct_columns, exports, release, stata_spss, synthetic, synthetic_files
 
 Tick = Callable[[int], None]  # told how many rows are written so far
-Write = Callable[[Survey, SurveyPlan, BinaryIO, Tick, str], int]  # the export's variant last; -> rows written
+Write = Callable[[Survey, SurveyPlan, BinaryIO, Tick, str], int | tuple[int, dict[str, Any]]]  # variant last
 
 
 @dataclass(frozen=True)
 class Format:
     name: str  # "reports.csv": the URL's last part and the download's name after the slug
     content_type: str
+    # -> rows written, or with what the export's codebook adds under "export" (synthetic.csv: its quality)
     write: Write
     # The rows of a whole file, from the snapshot (survey, plan, variant); None: one per response.
     expected: Callable[[Survey, SurveyPlan, str], int] | None = None
@@ -74,7 +77,8 @@ def release_rows(survey: Survey, current: SurveyPlan, variant: str) -> int:
 
 def _direct(write: Write) -> Write:
     """A report export written with the plan its variant asks for (surveys.aggregation.direct_columns)."""
-    def written(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick, variant: str) -> int:
+    def written(survey: Survey, current: SurveyPlan, out: BinaryIO, tick: Tick,
+                variant: str) -> int | tuple[int, dict[str, Any]]:
         return write(survey, direct_columns.plan_for(current, variant), out, tick, variant)
     return written
 
@@ -89,5 +93,8 @@ FORMATS = {
     "dta": _report("reports.dta", "application/x-stata-dta", _labelled(stata_spss.stata_file)),
     "sav": _report("reports.sav", "application/x-spss-sav", _labelled(stata_spss.spss_file)),
     "rel": Format("release.csv", "text/csv; charset=utf-8", write_release, release_rows),
+    "syn": Format("synthetic.csv", "text/csv; charset=utf-8", synthetic.write_csv),
+    "sdta": Format("synthetic.dta", "application/x-stata-dta", synthetic_files.write_dta),
+    "ssav": Format("synthetic.sav", "application/x-spss-sav", synthetic_files.write_sav),
 }
 REPORTS = ("csv", "json", "dta", "sav")  # the report exports the dashboard lists

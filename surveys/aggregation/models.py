@@ -26,6 +26,9 @@ class PreparedExport(models.Model):
         STATA = "dta", "reports.dta"
         SPSS = "sav", "reports.sav"
         RELEASE = "rel", "release.csv"  # chosen questions' reports, shuffled (surveys.aggregation.release)
+        SYNTHETIC = "syn", "synthetic.csv"  # synthetic respondents (surveys.aggregation.synthetic), not reports
+        SYNTHETIC_STATA = "sdta", "synthetic.dta"
+        SYNTHETIC_SPSS = "ssav", "synthetic.sav"
 
     class Status(models.TextChoices):
         PREPARING = "preparing"

@@ -136,7 +136,8 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             progress.responses = responses = Response.objects.filter(survey=survey).count()
             whole = responses if kind.expected is None else kind.expected(survey, current, export.variant)
             as_of = timezone.now()
-            rows = kind.write(survey, current, out, progress.tick, export.variant)
+            written = kind.write(survey, current, out, progress.tick, export.variant)
+        rows, added = written if isinstance(written, tuple) else (written, {})
         if rows != whole:
             raise Incomplete(f"{rows} rows written of {whole} responses")
         size, digest = export_store.publish(out, file_name)
@@ -148,7 +149,7 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             log.exception("Preparing %s of survey %s failed", kind.name, export.survey_id)
         raise
     book["export"] = {"file": exports.filename(survey, kind.name), "format": export.format, "rows": rows,
-                      "bytes": size, "sha256": digest, "as_of": as_of.isoformat()}
+                      "bytes": size, "sha256": digest, "as_of": as_of.isoformat(), **added}
     finished = _owned(export_id, attempt).update(
         status=Status.READY, rows=rows, responses=responses, basis=made_from, bytes=size, sha256=digest, as_of=as_of,
         codebook=json.dumps(book, indent=2, allow_nan=False), **_until(timezone.now()))

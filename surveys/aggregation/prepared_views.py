@@ -1,7 +1,8 @@
 """The report exports and their codebook, each download a file prepared whole (surveys.aggregation.prepared).
 Same access as every export: assigned researchers and superusers (`researchers_only`, `access.survey_for`).
 
-GET .../export/reports.{csv,json,dta,sav}: 200 with the file (Content-Length, `Repr-Digest: sha-256=:...:`,
+GET .../export/reports.{csv,json,dta,sav} and .../export/synthetic.csv (synthetic respondents,
+surveys.aggregation.synthetic): 200 with the file (Content-Length, `Repr-Digest: sha-256=:...:`,
 `X-Export-Rows`, and a Link to its codebook) when a whole, current one is ready or gets ready within
 EXPORT_WAIT seconds. Otherwise 202 "being prepared", with Retry-After: for people an HTML page showing
 the progress that asks again every REFRESH seconds (a Refresh header, no script); for programs
@@ -29,7 +30,7 @@ from surveys.collection import plan
 from surveys.collection.models import Survey
 
 from . import access, direct_columns, exports, prepared, refusing, release, weighting
-from .export_formats import FORMATS
+from .export_formats import FORMATS, REPORTS
 from .models import PreparedExport
 from .views import researchers_only
 
@@ -43,7 +44,7 @@ def export_reports(request: HttpRequest, slug: str, fmt: str) -> HttpResponseBas
     survey = access.survey_for(request.user, slug)
     plan.of(survey)  # a survey whose configuration cannot be read: refused before anything is prepared
     weighting.margins_of(survey)  # and one whose weight column would be raked to stale margins
-    variant = direct_columns.variant(request.GET)
+    variant = direct_columns.variant(request.GET) if fmt in REPORTS else ""  # synthetic rows: no such choice
     wanted = request.GET.get("export")
     export = prepared.find(survey, wanted, fmt) if wanted else prepared.request(survey, fmt, variant)
     file = prepared.opened(export) if export is not None and export.status == READY else None

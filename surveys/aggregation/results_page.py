@@ -11,13 +11,14 @@ from django.conf import settings
 
 from surveys.collection.models import Survey
 
-from . import charts, numeric_charts, params, prepared, progress, sequence_plan
+from . import charts, numeric_charts, params, prepared, progress, sequence_plan, synthetic
 from .params import ResultOptions
 from .results import SurveyResults
 
 
 def context(survey: Survey, options: ResultOptions, found: SurveyResults) -> dict[str, Any]:
     coming_along = progress.of(found)
+    states = prepared.states(survey)
     shown = sequence_plan.shown(survey, found.planned)
     return {
         # The form shows the options as resolved (the interval in use); links keep only what was asked for.
@@ -27,10 +28,10 @@ def context(survey: Survey, options: ResultOptions, found: SurveyResults) -> dic
         "questions": [(question, *numeric_charts.charts_of(question, options.pilot)) for question in found.questions],
         "confidence_choices": sorted({*params.CONFIDENCE_CHOICES, options.confidence}),
         "interval_choices": params.INTERVAL_CHOICES, "interval_label": params.INTERVAL_CHOICES[found.options.fixed],
-        "query": options.query(), "prepared": prepared.states(survey), "keep_hours": settings.EXPORT_KEEP_HOURS,
+        "query": options.query(), "prepared": states, "keep_hours": settings.EXPORT_KEEP_HOURS,
         "fixed_query": replace(options, interval=params.FIXED_DEFAULT).query(),
         "anytime_query": replace(options, interval=params.ANYTIME, weighted=False).query(),
-        "sequence_plan": shown,
+        "sequence_plan": shown, "synthetic_quality": synthetic.stated(states["syn"].ready),
         # The confidence box then leaves the sequences alone (their level was fixed at Open): said beside it.
         "sequence_level_fixed": shown is not None and shown.stored,
     }

@@ -1,6 +1,17 @@
 from django.urls import path
 
-from . import api, download_views, margin_api, margin_page, prepared_views, schema, statement_page, views, wave_views
+from . import (
+    api,
+    download_views,
+    margin_api,
+    margin_page,
+    prepared_views,
+    schema,
+    statement_page,
+    synthetic_api,
+    views,
+    wave_views,
+)
 
 app_name = "aggregation"
 
@@ -21,6 +32,12 @@ urlpatterns = [
          name="export-reports-dta"),
     path("results/<slug:slug>/export/reports.sav", prepared_views.export_reports, {"fmt": "sav"},
          name="export-reports-sav"),
+    path("results/<slug:slug>/export/synthetic.csv", prepared_views.export_reports, {"fmt": "syn"},
+         name="export-synthetic-csv"),
+    path("results/<slug:slug>/export/synthetic.dta", prepared_views.export_reports, {"fmt": "sdta"},
+         name="export-synthetic-dta"),
+    path("results/<slug:slug>/export/synthetic.sav", prepared_views.export_reports, {"fmt": "ssav"},
+         name="export-synthetic-sav"),
     path("results/<slug:slug>/export/reports.R", download_views.export_script, {"name": "reports.R"},
          name="export-reports-r"),
     path("results/<slug:slug>/export/analysis.R", download_views.export_script, {"name": "analysis.R"},
@@ -33,6 +50,7 @@ urlpatterns = [
     path("api/v1/surveys/<slug:slug>/estimates/", api.estimates, name="api-estimates"),
     path("api/v1/surveys/<slug:slug>/crosstab/", api.crosstab, name="api-crosstab"),
     path("api/v1/surveys/<slug:slug>/margins/", margin_api.survey_margins, name="api-margins"),
+    path("api/v1/surveys/<slug:slug>/synthetic/", synthetic_api.synthetic_data, name="api-synthetic"),
     path("api/v1/surveys/<slug:slug>/waves/", wave_views.series, name="api-waves"),
     path("api/v1/schema/", schema.schema_view, name="api-schema"),
 ]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('aggregation', '0002_population_margins'),
+        ('aggregation', '0003_synthetic_export'),
     ]
 
     operations = [
@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='preparedexport',
             name='format',
-            field=models.CharField(choices=[('csv', 'reports.csv'), ('json', 'reports.json'), ('dta', 'reports.dta'), ('sav', 'reports.sav'), ('rel', 'release.csv')], max_length=4),
+            field=models.CharField(choices=[('csv', 'reports.csv'), ('json', 'reports.json'), ('dta', 'reports.dta'), ('sav', 'reports.sav'), ('rel', 'release.csv'), ('syn', 'synthetic.csv'), ('sdta', 'synthetic.dta'), ('ssav', 'synthetic.sav')], max_length=4),
         ),
         migrations.AddConstraint(
             model_name='preparedexport',
