@@ -98,3 +98,5 @@ FORMATS = {
     "ssav": Format("synthetic.sav", "application/x-spss-sav", synthetic_files.write_sav),
 }
 REPORTS = ("csv", "json", "dta", "sav")  # the report exports the dashboard lists
+# ... and every file it lists: the synthetic respondents too (a release is chosen on the statement page)
+LISTED = (*REPORTS, "syn", "sdta", "ssav")

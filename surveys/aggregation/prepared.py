@@ -40,7 +40,7 @@ from surveys.collection import plan
 from surveys.collection.models import Response, Survey
 
 from . import export_store, exports, preparation
-from .export_formats import REPORTS
+from .export_formats import LISTED
 from .models import PreparedExport
 from .results import Unavailable
 
@@ -195,8 +195,8 @@ class State:
 
 def states(survey: Survey) -> dict[str, State]:
     """Per format: its newest ready export, its running preparation, and its newest export if that failed."""
-    found: dict[str, dict[str, Any]] = {fmt: {} for fmt in REPORTS}
-    for export in survey.prepared_exports.filter(format__in=REPORTS, variant="").exclude(_gone()) \
+    found: dict[str, dict[str, Any]] = {fmt: {} for fmt in LISTED}
+    for export in survey.prepared_exports.filter(format__in=LISTED, variant="").exclude(_gone()) \
             .order_by("-created_at"):
         by = found[export.format]
         by.setdefault("newest", export)

@@ -115,11 +115,11 @@ def test_the_surveys_researcher_and_a_superuser_get_it_others_get_404_and_strang
     assert login(client, superuser).get(url(answered)).status_code == 200
 
 
-def test_the_dashboard_lists_the_report_exports_only(client, owner, answered):
+def test_the_dashboard_lists_its_files_and_no_release(client, owner, answered):
     login(client, owner).get(url(answered))
     from surveys.aggregation import prepared
 
-    assert sorted(prepared.states(answered)) == ["csv", "dta", "json", "sav"]
+    assert sorted(prepared.states(answered)) == ["csv", "dta", "json", "sav", "sdta", "ssav", "syn"]
 
 
 def test_the_statement_offers_it_and_states_the_chosen_questions_central_epsilon(client, owner, answered):
