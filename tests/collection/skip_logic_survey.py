@@ -23,6 +23,7 @@ SPANISH = TranslationSpec(
 
 def make(slug: str = "family", **fields) -> Survey:
     """The survey, open, offered in English and Spanish."""
+    fields.setdefault("retention_days", 365)  # required to open
     survey = builder.create_survey(slug, "Family", QUESTIONS, status=Survey.Status.OPEN, epsilon_budget=6.0,
                                    **fields)
     builder.translate(survey, SPANISH)

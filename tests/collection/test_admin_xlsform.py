@@ -10,7 +10,7 @@ from surveys.collection.models import Survey
 from surveys.collection.xlsform import importing
 from surveys.history.models import ConfigurationChange
 from tests.collection.pages import parse
-from tests.collection.xlsforms import QUESTIONS, SETTINGS, SURVEY_HEADER, described, hand_form
+from tests.collection.xlsforms import KEPT, QUESTIONS, SURVEY_HEADER, described, hand_form
 
 pytestmark = pytest.mark.django_db
 IMPORT = reverse("admin:collection_survey_import_xlsform")
@@ -39,7 +39,7 @@ def test_an_imported_form_is_a_draft_the_importer_sees_recorded_in_the_history(a
 
 
 def test_it_opens_the_survey_under_the_slug_given_when_asked(admin_client):
-    kept = [[*SETTINGS[0], "retention_days"], [*SETTINGS[1], "90"]]  # required to open
+    kept = KEPT  # required to open
     admin_client.post(IMPORT, {"form": upload(hand_form(settings=kept)), "slug": "mine", "open_it": "on"})
 
     assert Survey.objects.get().slug == "mine" and Survey.objects.get().status == Survey.Status.OPEN

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.collection.xlsform import importing, writing
-from tests.collection.xlsforms import QUESTIONS, SURVEY_HEADER, described, hand_form
+from tests.collection.xlsforms import KEPT, QUESTIONS, SURVEY_HEADER, described, hand_form
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +37,7 @@ def test_anyone_else_gets_404_as_for_an_unknown_slug(client, survey, owner, who)
 def test_the_public_definition_names_each_question_by_its_key(client):
     rows = [SURVEY_HEADER, *QUESTIONS]
     rows[1] = [rows[1][0], "q1", *rows[1][2:]]  # its own default key: stored blank
-    survey = importing.import_form(hand_form(survey=rows), open_it=True).survey
+    survey = importing.import_form(hand_form(survey=rows, settings=KEPT), open_it=True).survey
 
     found = client.get(reverse("collection:api-survey", args=[survey.slug])).json()
 

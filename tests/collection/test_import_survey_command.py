@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from surveys.collection.models import Survey
 from surveys.collection.xlsform import writing
 from surveys.history.models import ConfigurationChange
-from tests.collection.xlsforms import QUESTIONS, SURVEY_HEADER, described, hand_form
+from tests.collection.xlsforms import KEPT, QUESTIONS, SURVEY_HEADER, described, hand_form
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,7 @@ def test_it_creates_a_draft_and_records_it(tmp_path):
 
 def test_it_opens_it_with_open_under_the_slug_given(tmp_path):
     path = tmp_path / "form.xlsx"
-    path.write_bytes(hand_form())
+    path.write_bytes(hand_form(settings=KEPT))
 
     run(path, "--slug", "other", "--open")
 

@@ -67,6 +67,7 @@ SETTINGS = [
     ["Health and safety", "Salud y seguridad", "health_safety", "English (en)", "I agree to take part.",
      "Acepto participar.", "Ten minutes.", "Diez minutos.", "12"],
 ]
+KEPT = [[*SETTINGS[0], "retention_days"], [*SETTINGS[1], "90"]]  # the settings with a retention period: it may open
 
 
 def hand_form(**changes: Any) -> bytes:

@@ -20,7 +20,7 @@ from tests.e2e.test_staff_pages import csp_violations
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
-MOST_INTERACTIONS = 28
+MOST_INTERACTIONS = 29  # 28, and the retention period an ethics board asks for (required before Open)
 CONSENT = ("Taking part is voluntary. Your answers are randomized on your device before they are sent.",
            "La participación es voluntaria. Sus respuestas se aleatorizan en su dispositivo antes de enviarse.")
 QUESTIONS = (("Have you ever cheated on an exam?", "¿Alguna vez ha copiado en un examen?"),
@@ -42,6 +42,7 @@ def test_an_admin_gets_a_translated_survey_with_a_covariate_and_consent_answered
     you.click("[type=submit]")
     you.fill("#id_title", "Campus life")
     you.fill("#id_consent", CONSENT[0])
+    you.fill("#id_retention_days", "365")  # required before it opens (the privacy statement gives the date)
     you.fill("[name=questions-0-text]", QUESTIONS[0][0])  # a q-RR with q = 0.5 unless changed
     you.add_question()
     you.fill("[name=questions-1-text]", QUESTIONS[1][0])
