@@ -48,7 +48,7 @@ def test_it_prints_each_questions_claim_bound_and_verdict_and_every_loaded_scrip
             assert claimed == pytest.approx(question.mechanism.effective_epsilon, abs=5e-5)
         else:  # a direct question: the identity channel, infinite epsilon, and it passes
             assert claimed == float("inf") and "(sent as given)" in " ".join(row[6:])
-        assert 0 < bound <= claimed and verdict == "pass"
+        assert 0 < bound <= claimed and verdict == "pass", done.stdout  # the whole table, should it fail
     assert f"script {honest}  {live_server.url}/static/js/randomizer.js" in done.stdout
     assert f"pass randomizer.js: {honest}" in done.stdout
     assert "static/js/respond.js" in done.stdout and "static/js/answers.js" in done.stdout
