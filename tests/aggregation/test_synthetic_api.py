@@ -4,33 +4,23 @@ progress while prepared (202), a failure (500), and the results' access."""
 import hashlib
 import json
 
-import pytest
 from django.urls import reverse
 
 from surveys.aggregation import preparation, synthetic
 from surveys.aggregation.models import PreparedExport
-from surveys.collection import builder, plan
-
-from .test_exports_of_ticks_and_numbers import TRUTH
+from surveys.collection import plan
 
 
 def ask(client, survey):
     return client.get(reverse("aggregation:api-synthetic", args=[survey.slug]))
 
 
-@pytest.fixture
-def answered(client, owner, kinds_survey):
-    builder.simulate_responses(kinds_survey, 250, TRUTH, seed=8)
-    client.force_login(owner)
-    return kinds_survey
-
-
-def test_it_answers_the_files_link_digest_and_the_services_quality(client, answered):
-    response = ask(client, answered)
+def test_it_answers_the_files_link_digest_and_the_services_quality(client, answered_kinds):
+    response = ask(client, answered_kinds)
     assert response.status_code == 200
     export = PreparedExport.objects.get(format="syn")
-    content = "".join(synthetic.csv_text(synthetic.synthetic_data(answered, plan.of(answered)))).encode()
-    quality = synthetic.summary(synthetic.synthetic_data(answered, plan.of(answered)).quality)
+    content = "".join(synthetic.csv_text(synthetic.synthetic_data(answered_kinds, plan.of(answered_kinds)))).encode()
+    quality = synthetic.summary(synthetic.synthetic_data(answered_kinds, plan.of(answered_kinds)).quality)
     assert response.json() == {
         "status": "ready", "url": f"/results/kinds/export/synthetic.csv?export={export.pk}", "rows": 250,
         "responses": 250, "sha256": hashlib.sha256(content).hexdigest(),
@@ -40,25 +30,25 @@ def test_it_answers_the_files_link_digest_and_the_services_quality(client, answe
     assert b"".join(file.streaming_content) == content
 
 
-def test_while_it_is_prepared_it_answers_202_with_the_progress(client, answered, settings, monkeypatch):
+def test_while_it_is_prepared_it_answers_202_with_the_progress(client, answered_kinds, settings, monkeypatch):
     monkeypatch.setattr(preparation, "start", lambda export: None)  # a preparation that has not finished
     settings.EXPORT_WAIT = 0
-    response = ask(client, answered)
+    response = ask(client, answered_kinds)
     export = PreparedExport.objects.get(format="syn")
     assert response.status_code == 202 and response["Retry-After"] == "2"
     assert response.json() == {"status": "preparing", "url": f"/results/kinds/export/synthetic.csv?export={export.pk}",
                                "rows": 0, "responses": None}
 
 
-def test_a_failed_preparation_answers_500_and_no_file(client, answered, monkeypatch):
+def test_a_failed_preparation_answers_500_and_no_file(client, answered_kinds, monkeypatch):
     monkeypatch.setattr(synthetic, "synthetic_data", lambda *a, **k: 1 / 0)
-    response = ask(client, answered)
+    response = ask(client, answered_kinds)
     assert response.status_code == 500 and response.json()["status"] == "failed" and "quality" not in response.json()
 
 
-def test_another_researcher_gets_404_and_anybody_signed_out_403(client, answered, other_researcher):
+def test_another_researcher_gets_404_and_anybody_signed_out_403(client, answered_kinds, other_researcher):
     client.force_login(other_researcher)
-    assert ask(client, answered).status_code == 404
+    assert ask(client, answered_kinds).status_code == 404
     client.logout()
-    assert ask(client, answered).status_code == 403
+    assert ask(client, answered_kinds).status_code == 403
     assert not PreparedExport.objects.exists()
