@@ -7,12 +7,12 @@ so nothing reaches the server and nothing is stored. Every request that is not a
 and one that is not the page's single post to its endpoint fails the audit. localStorage is cleared before
 each load: the page keeps an unacknowledged payload there and would otherwise offer to resend it instead of
 randomizing again. Round r gives question q its audited truth `audit_truths(sampler)[r % len]`, so every
-truth gets forms / len(truths) payloads; the payloads are tested with `ldp.audit` against the published
+truth gets forms / len(truths) payloads; the payloads are tested with `ldp.offline.audit` against the published
 probabilities, whatever code (respond.js, the randomizer, anything they import) produced them.
 
 A question that remembers its randomization across the waves of a series is audited against its two layers
 composed: every round's storage is fresh, so every form is a browser new to the series, whose report is a fresh
-randomization of a new permanent response (ldp.wave_agreement; `--next-wave` in bench/audit_waves.py tests what one
+randomization of a new permanent response (ldp.waves.agreement; `--next-wave` in bench/audit_waves.py tests what one
 browser sends in two waves).
 
 Power is small next to the module-draw mode's 10^5 draws per truth: each question's line says about how
@@ -33,8 +33,8 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from ldp.audit import AuditResult, audit, audit_truths, report_probabilities, tabulate
-from ldp.wave_agreement import composed_sampler
+from ldp.offline.audit import AuditResult, audit, audit_truths, report_probabilities, tabulate
+from ldp.waves.agreement import composed_sampler
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -235,7 +235,7 @@ def remembers(config: dict[str, Any], question: dict[str, Any]) -> bool:
 
 def audited_questions(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The page's questions, each with the sampler its reports follow for a browser new to the series: a remembered
-    question's two layers composed (ldp.wave_agreement), any other question's own sampler."""
+    question's two layers composed (ldp.waves.agreement), any other question's own sampler."""
     return [{**q, "sampler": composed_sampler(q["remembered"]["sampler"], q["sampler"])} if remembers(config, q)
             else q for q in config["questions"]]
 

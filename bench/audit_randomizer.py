@@ -17,12 +17,12 @@ each of the N rounds is a browser new to the series answering both waves with th
 each remembered question's two reports must agree as often as its two published layers say, each wave's reports
 must follow the layers composed; `--changed ID,...` gives those questions a different answer in the second wave.
 
-Either way the reports are tested against the published probabilities (`ldp.audit`: exact binomial tests,
+Either way the reports are tested against the published probabilities (`ldp.offline.audit`: exact binomial tests,
 family-wise false-alarm rate alpha, 10^-3 end to end and 10^-6 with --draws) and the empirical epsilon is
 bounded from below. A direct question (sampler kind "direct", not randomized) is audited as the identity
 channel: every report must be the answer given; its claimed epsilon is infinite and it is marked "(sent as
-given)". True answers are those `ldp.audit.audit_truths` names, reports are counted over the cells of
-`ldp.report_cells` (report values or ranges of them; for unary and multi-select reports joint bit patterns,
+given)". True answers are those `ldp.offline.audit.audit_truths` names, reports are counted over the cells of
+`ldp.offline.cells` (report values or ranges of them; for unary and multi-select reports joint bit patterns,
 or patterns of pairs of bits past 6 bits). Exits 1 if any question fails, 2 if the page cannot be audited.
 It prints the SHA-256 of every script the page loaded (end to end, on every load: a URL that served
 different bytes fails), and with `--expect NAME=SHA256` (repeatable) fails unless the page loaded NAME with
@@ -52,7 +52,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent))  # bench/, for `audit_f
 from audit_form import FormRun, audit_forms  # noqa: E402
 from audit_waves import SeriesAudit, audit_series  # noqa: E402
 
-from ldp.audit import AuditResult, audit, audit_truths, tabulate  # noqa: E402
+from ldp.offline.audit import AuditResult, audit, audit_truths, tabulate  # noqa: E402
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -11,7 +11,7 @@ Three tests, at family-wise false-alarm rate alpha over all their cells (Bonferr
 * each wave's reports against the channel a browser new to the series follows (bench/audit_form.py; a remembered
   question's two layers composed);
 * for each remembered question, how many rounds sent the same report in both waves, against the published two-layer
-  channel's agreement (`ldp.wave_agreement.remembered_agreement`: the same permanent response randomized afresh in each
+  channel's agreement (`ldp.waves.agreement.remembered_agreement`: the same permanent response randomized afresh in each
   wave), by an exact binomial test (the Clopper-Pearson interval at the family's level must hold it). A page that
   re-draws the permanent response every wave agrees as two independent reports do (`independent_agreement`), less
   often; one that sends the permanent response without the instantaneous layer agrees every time. Each line says
@@ -50,9 +50,9 @@ from audit_form import (
     report_value,
 )
 
-from ldp.audit import audit_truths
-from ldp.intervals import clopper_pearson
-from ldp.wave_agreement import composed_sampler, independent_agreement, remembered_agreement
+from ldp.offline.audit import audit_truths
+from ldp.stats.intervals import clopper_pearson
+from ldp.waves.agreement import composed_sampler, independent_agreement, remembered_agreement
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route

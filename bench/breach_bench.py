@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ldp  # noqa: E402
 from ldp.disclosure import breach, record_breach, subsets_prior  # noqa: E402
-from ldp.intervals import wilson  # noqa: E402
+from ldp.stats.intervals import wilson  # noqa: E402
 
 Array = npt.NDArray[np.float64]
 

@@ -52,8 +52,9 @@ from django.urls import reverse  # noqa: E402
 from results_bench import QUESTIONS, _client, _fill, _get, _median, _sizes, _survey  # noqa: E402
 from scratch import scratch_for  # noqa: E402
 
-from surveys.aggregation import crosstab, results  # noqa: E402
 from surveys.aggregation.params import ResultOptions  # noqa: E402
+from surveys.aggregation.relating import crosstab  # noqa: E402
+from surveys.aggregation.results import service as results  # noqa: E402
 from surveys.collection import pair_tallies, plan, submission, tallies  # noqa: E402
 from surveys.collection.models import PairTally, PairWatch, Survey  # noqa: E402
 

@@ -74,7 +74,8 @@ def run(folder: Path, arguments: argparse.Namespace, formats: list[str]) -> None
     from results_bench import _fill, _survey
     from scratch import scratch_for
 
-    from surveys.aggregation import exports, stata_spss
+    from surveys.aggregation.exports import reports as exports
+    from surveys.aggregation.exports import stata_spss
     from surveys.collection import plan
 
     scratch = scratch_for("sqlite")(str(data))

@@ -1,5 +1,5 @@
-"""Benchmark: what the weight column costs the report exports (surveys.aggregation.export_weights), and the
-dashboard's weights (surveys.aggregation.weighting.weights) beside it.
+"""Benchmark: what the weight column costs the report exports (surveys.aggregation.exports.weights), and the
+dashboard's weights (surveys.aggregation.weighting.weights.weights) beside it.
 
     python bench/export_weights_bench.py                      # 10^4 and 10^5 responses
     python bench/export_weights_bench.py --sizes 10000,1000000
@@ -38,8 +38,9 @@ from export_bench import _get  # noqa: E402
 from results_bench import _client, _fill, _sizes, questions  # noqa: E402
 from scratch import scratch_for  # noqa: E402
 
-from surveys.aggregation import export_weights, weighting  # noqa: E402
+from surveys.aggregation.exports import weights as export_weights  # noqa: E402
 from surveys.aggregation.models import MarginShare, PopulationMargin  # noqa: E402
+from surveys.aggregation.weighting import weights as weighting  # noqa: E402
 from surveys.collection import builder, plan  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
 from surveys.collection.models import Survey  # noqa: E402

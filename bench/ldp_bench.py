@@ -35,8 +35,8 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import ldp  # noqa: E402
-from ldp.mechanism_base import IntArray  # noqa: E402
-from ldp.registry import IndexMechanism, UnaryMechanism  # noqa: E402
+from ldp.mechanisms.base import IntArray  # noqa: E402
+from ldp.mechanisms.registry import IndexMechanism, UnaryMechanism  # noqa: E402
 
 EPSILON = 1.0
 TARGET_RATIO = 5.0

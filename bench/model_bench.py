@@ -3,7 +3,7 @@
     python bench/model_bench.py            # 10^6 rows, 10 covariates, median of 3 runs
     python bench/model_bench.py --quick    # 10^5 rows
 
-Prints, for each size, the time of `ldp.logistic.fit` (both starts, observed and OPG covariance, the
+Prints, for each size, the time of `ldp.regression.logistic.fit` (both starts, observed and OPG covariance, the
 likelihood-ratio test), of a raking to two margins with the linearization variance of one weighted
 fraction, and of one bare numpy pass of the same size in the same run (X' diag(w) X, the fit's unit of
 work), with the ratios. Target: the fit well under 5 s at 10^6 rows and 10 covariates. Not a test.
@@ -23,9 +23,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import ldp  # noqa: E402
-from ldp import logistic  # noqa: E402
-from ldp.raking import margin, rake  # noqa: E402
-from ldp.weighted import weighted_fractions  # noqa: E402
+from ldp.regression import logistic  # noqa: E402
+from ldp.weighting.estimates import weighted_fractions  # noqa: E402
+from ldp.weighting.raking import margin, rake  # noqa: E402
 
 
 def timed(run: Callable[[], object], repeats: int) -> float:

@@ -14,7 +14,8 @@ Per size it prints the medians (wall and this process's CPU) of the whole servic
 unweighted and weighted, and of its stages: reading the stored reports of the 10 questions (every response
 answers all ten, so as per-question columns grouped in numpy, `surveys.collection.report_columns`; the load
 writes no tallies, whose n are then all 0 and agree), the raking (the weighted fit's weights), and the fit
-alone (`ldp.logistic.fit` on the grouped rows); then the rows, the distinct groups the likelihood is summed over
+alone (`ldp.regression.logistic.fit` on the grouped rows); then the rows, the distinct groups the likelihood is summed
+over
 (what bounds the fit's cost: a numeric covariate with many values makes many) and the ratios between the sizes.
 Target (issue 26): under 5 s at 10^6 responses: measured 1.3 to 1.5 s on SQLite, 2.4 to 3.1 s on PostgreSQL
 (one run of three 4.6 to 5.2 s; docs/statistics.md). Not a test.
@@ -45,10 +46,13 @@ from django.db import connection  # noqa: E402
 from results_bench import BATCH, REPORT_COLUMNS, RESPONSE_COLUMNS, _median, _sizes  # noqa: E402
 from scratch import Scratch, scratch_for  # noqa: E402
 
-from ldp import logistic  # noqa: E402
-from surveys.aggregation import model_questions, model_rows, modelling, weighting  # noqa: E402
-from surveys.aggregation.model_params import ModelQuery  # noqa: E402
+from ldp.regression import logistic  # noqa: E402
 from surveys.aggregation.models import MarginShare, PopulationMargin  # noqa: E402
+from surveys.aggregation.regression import fitting as modelling  # noqa: E402
+from surveys.aggregation.regression import questions as model_questions  # noqa: E402
+from surveys.aggregation.regression import rows as model_rows  # noqa: E402
+from surveys.aggregation.regression.params import ModelQuery  # noqa: E402
+from surveys.aggregation.weighting import weights as weighting  # noqa: E402
 from surveys.collection import builder, plan  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
 from surveys.collection.models import Survey  # noqa: E402

@@ -56,8 +56,9 @@ from django.urls import reverse  # noqa: E402
 from scratch import Scratch, scratch_for  # noqa: E402
 
 from ldp import Mechanism  # noqa: E402
-from ldp.mechanism_base import IntArray  # noqa: E402
-from surveys.aggregation import results, versions  # noqa: E402
+from ldp.mechanisms.base import IntArray  # noqa: E402
+from surveys.aggregation.results import service as results  # noqa: E402
+from surveys.aggregation.results import versions  # noqa: E402
 from surveys.collection import answer_rows, arrival_order, builder, plan, tallies  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
 from surveys.collection.models import Survey  # noqa: E402

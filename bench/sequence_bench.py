@@ -9,7 +9,7 @@ Prints two tables:
    n = 10^3, 2,435, 10^4, 10^5: the sequence planned for n and planned for 2,435, the fixed-n Wilson
    interval, nprr 0.1.4's Hoeffding sequence (its closed form), and the ratios to the fixed-n width.
 2. CPU time of `ldp.stream_sequence` with a look after every report, per mechanism (all options), next to
-   the fixed-n Wilson interval of one option (`ldp.intervals.wilson`, one call per look), and the ratio.
+   the fixed-n Wilson interval of one option (`ldp.stats.intervals.wilson`, one call per look), and the ratio.
 
 Not a test: it prints figures. Only numpy and ldp are needed.
 """
@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ldp  # noqa: E402
-from ldp.intervals import wilson  # noqa: E402
+from ldp.stats.intervals import wilson  # noqa: E402
 
 QRR = ldp.make("qrr", q="0.6666666667")
 RATE = 831 / 2435

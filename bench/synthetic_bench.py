@@ -22,7 +22,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ldp import make  # noqa: E402
-from ldp.mechanism_base import Mechanism  # noqa: E402
+from ldp.mechanisms.base import Mechanism  # noqa: E402
 from ldp.synthetic import synthesize  # noqa: E402
 from ldp.synthetic.quality import quality  # noqa: E402
 

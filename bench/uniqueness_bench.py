@@ -1,4 +1,4 @@
-"""Benchmark: what singles a respondent out (surveys.aggregation.uniqueness) at 10^6 responses.
+"""Benchmark: what singles a respondent out (surveys.aggregation.privacy.uniqueness) at 10^6 responses.
 
     python bench/uniqueness_bench.py                         # 10^3 and 10^6 responses, SQLite
     DATABASE_URL=postgres://... python bench/uniqueness_bench.py --sizes 1000000
@@ -32,7 +32,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from scratch import Scratch, scratch_for  # noqa: E402
 
-from surveys.aggregation import uniqueness  # noqa: E402
+from surveys.aggregation.privacy import uniqueness  # noqa: E402
 from surveys.collection import answer_rows, builder, plan  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
 from surveys.collection.models import Survey  # noqa: E402

@@ -3,14 +3,11 @@
 Pure Python and numpy; this package never imports Django.
 """
 
-from .accounting import BudgetExceeded, best_guess, check_budget, deniability, odds_factor, survey_epsilon
-from .association import Independence, independence
 from .disclosure import Breach, breach, breach_given, epsilon_c, record_breach, subsets_prior
-from .estimates import Estimate, MeanEstimate, debias, project_to_simplex
-from .joint import Conditional, JointCounts, JointEstimate, estimate_conditional, estimate_joint
-from .ordinal import mean_score
-from .planning import advise, joint_respondents_needed, margin_at, mean_respondents_needed, respondents_needed
-from .registry import (
+from .joint.association import Independence, independence
+from .joint.tables import Conditional, JointCounts, JointEstimate, estimate_conditional, estimate_joint
+from .means.ordinal import mean_score
+from .mechanisms.registry import (
     EPSILON_MAX,
     EPSILON_MIN,
     K_MAX,
@@ -35,8 +32,11 @@ from .registry import (
     make,
     q_from_epsilon,
 )
-from .report_stream import stream_sequence
-from .sequences import Sequence, anytime_respondents_needed, fraction_sequence
+from .planning.budget import BudgetExceeded, best_guess, check_budget, deniability, odds_factor, survey_epsilon
+from .planning.sizes import advise, joint_respondents_needed, margin_at, mean_respondents_needed, respondents_needed
+from .sequences.fractions import Sequence, anytime_respondents_needed, fraction_sequence
+from .sequences.stream import stream_sequence
+from .stats.estimates import Estimate, MeanEstimate, debias, project_to_simplex
 
 __all__ = [
     "BitFlip", "Breach", "BudgetExceeded", "Conditional", "Direct", "DirectNumber", "DiscreteLaplace", "EPSILON_MAX",

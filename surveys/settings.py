@@ -96,7 +96,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # psycopg prepares nothing while this is None (Django's default). Django's own cursors bind
     # on the client and never prepare, so only the submission's cursor, which asks for it, does
-    # (surveys/collection/prepared.py).
+    # (surveys/collection/prepared_statements.py).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -133,11 +133,11 @@ STORAGES = {
 # pairs (a pair everybody answered counting a quarter), the pairs are counted in a background thread
 # of the web process instead, which the request waits for up to 5 s before answering "being
 # counted" (202 for programs), so it never outlasts the worker timeout
-# (surveys/aggregation/pair_counting.py).
+# (surveys/aggregation/relating/pair_counting.py).
 RELATE_NOW_RESPONSES = env.integer("DJANGO_RELATE_NOW_RESPONSES", 800_000, 0, 10**9)
 
 # Weighted figures read the answers of every response to the questions they need (and the margin questions)
-# within the request, once, as columns grouped in numpy (surveys/aggregation/weighting.py): about a second and
+# within the request, once, as columns grouped in numpy (surveys/aggregation/weighting/weights.py): about a second and
 # 8 bytes a value at 10^6 responses of 20 questions (docs/operations.md). A request that would read more than
 # DJANGO_WEIGHT_NOW_VALUES responses x questions is refused before anything is read (409 naming `weighted`).
 WEIGHT_NOW_VALUES = env.integer("DJANGO_WEIGHT_NOW_VALUES", 32_000_000, 0, 10**10)
@@ -145,7 +145,7 @@ WEIGHT_NOW_VALUES = env.integer("DJANGO_WEIGHT_NOW_VALUES", 32_000_000, 0, 10**1
 # The report exports (reports.csv, .json, .dta, .sav) are prepared whole in a background thread of
 # the web process, from one consistent read of the database, into DJANGO_EXPORT_DIR (private: 0700,
 # files 0600; every app server must see the same directory), then downloaded with their length and
-# SHA-256 (surveys/aggregation/prepared.py). A request waits up to DJANGO_EXPORT_WAIT seconds (keep it
+# SHA-256 (surveys/aggregation/exports/prepared.py). A request waits up to DJANGO_EXPORT_WAIT seconds (keep it
 # well under gunicorn's --timeout) before answering 202 "being prepared"; a file is removed
 # DJANGO_EXPORT_KEEP_HOURS after it is ready, or once new responses make it stale.
 # DJANGO_EXPORT_BACKGROUND=false prepares within the request instead (no progress page; a request

@@ -10,6 +10,6 @@ application = get_wsgi_application()
 # which gunicorn's --timeout counts: on a busy machine those imports alone took longer than a short timeout.
 import_module(settings.ROOT_URLCONF)
 # So are the Stata and SPSS files' writers: imported inside the first .dta's preparation they outlasted its wait.
-from surveys.aggregation import preparation  # noqa: E402
+from surveys.aggregation.exports import preparation  # noqa: E402
 
 preparation.load_writers()

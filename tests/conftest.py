@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.core.servers.basehttp import ThreadedWSGIServer
 from django.utils import translation
 
-from surveys.aggregation import preparation
+from surveys.aggregation.exports import preparation
 from surveys.collection import builder, store
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey

@@ -5,7 +5,7 @@ import uuid
 
 from django.contrib.auth import get_user_model
 
-from ldp.rounding import total_loss
+from ldp.planning.rounding import total_loss
 from surveys.collection import plan
 from surveys.collection.builder import QuestionSpec
 

@@ -32,16 +32,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from surveys.collection.models import Survey
 from tests.conftest import KINDS_QUESTIONS
 from tests.factories import make_user, valid_payload
-from tests.urls_under_test import (
-    ROLES,
-    World,
-    action_rows,
-    cases,
-    kept_rows,
-    label,
-    survey_with_a_question,
-    urls,
-)
+from tests.urls_under_test import ROLES, World, action_rows, cases, kept_rows, label, survey_with_a_question, urls
 
 LOGIN = "302 /accounts/login/?next={url}"  # researchers' login, back here afterwards
 ADMIN = "302 /admin/login/?next={url}"  # the admin's login (also for logged-in non-staff)

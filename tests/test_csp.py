@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.contrib import admin
 
-from surveys.aggregation import results
+from surveys.aggregation.results import service as results
 from surveys.collection import submission
 from surveys.collection.models import Survey
 from tests.factories import valid_payload

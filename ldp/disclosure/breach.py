@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..mechanism_base import Mechanism
-from ..multiselect import MultiSelect
+from ..mechanisms.base import Mechanism
+from ..mechanisms.multiselect import MultiSelect
 from . import channels, record, sums
 from .channels import Number, answers
 

@@ -22,13 +22,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from math import lcm
 
-from ..dlaplace import DiscreteLaplace
-from ..grid import GridMechanism
-from ..index import IndexMechanism
-from ..mechanism_base import Mechanism
-from ..multiselect import MultiSelect
-from ..onebit import OneBitMean
-from ..unary import UnaryMechanism
+from ..mechanisms.base import Mechanism
+from ..mechanisms.dlaplace import DiscreteLaplace
+from ..mechanisms.grid import GridMechanism
+from ..mechanisms.index import IndexMechanism
+from ..mechanisms.multiselect import MultiSelect
+from ..mechanisms.onebit import OneBitMean
+from ..mechanisms.unary import UnaryMechanism
 from .channels import Number, _enumerable, bit_channel
 
 

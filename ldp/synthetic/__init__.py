@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..grid import GridMechanism
-from ..mechanism_base import Mechanism
+from ..mechanisms.base import Mechanism
+from ..mechanisms.grid import GridMechanism
 from . import latent, questions
 from .questions import ReportCellError, Variable
 from .threads import one_blas_thread

@@ -1,7 +1,8 @@
 """The synthetic rows' quality, stated: for every 1- and 2-way marginal, the largest difference between the rows'
-share and the debiased estimate (`ldp.estimates.debias` for one variable, `ldp.joint` for a pair, both unbiased and
+share and the debiased estimate (`ldp.stats.estimates.debias` for one variable, `ldp.joint.tables` for a pair, both
+unbiased and
 through the exact channel), against that estimate's own standard error; and warnings where the rows cannot be
-trusted: too few responses for the planner's rule (`ldp.planning`, worst case, at `margin` and 95%), a pair never
+trusted: too few responses for the planner's rule (`ldp.planning.sizes`, worst case, at `margin` and 95%), a pair never
 answered together.
 
 The cells compared are the reports' counters: an option of a one-of-k question, an option's box of a multi-select
@@ -19,10 +20,10 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..estimates import debias
-from ..joint import rate_moments
-from ..mechanism_base import Mechanism
-from ..planning import joint_respondents_needed, respondents_needed
+from ..joint.tables import rate_moments
+from ..mechanisms.base import Mechanism
+from ..planning.sizes import joint_respondents_needed, respondents_needed
+from ..stats.estimates import debias
 from . import Synthetic, channels
 from .questions import Variable
 
@@ -81,7 +82,8 @@ def value_slots(variable: Variable) -> FloatArray:
 
 
 def debiased_pair(a: Variable, b: Variable, codes: FloatArray) -> tuple[FloatArray, FloatArray, int]:
-    """The unbiased table of a pair's counters (`ldp.joint`) from its code pairs' counts, its standard errors, and
+    """The unbiased table of a pair's counters (`ldp.joint.tables`) from its code pairs' counts, its standard errors,
+    and
     the responses answering both."""
     slots_a, slots_b = code_slots(a), code_slots(b)
     assert slots_a is not None and slots_b is not None
@@ -93,7 +95,7 @@ def debiased_pair(a: Variable, b: Variable, codes: FloatArray) -> tuple[FloatArr
 
 
 def debiased_one(variable: Variable) -> tuple[FloatArray, FloatArray, int]:
-    """The unbiased shares of a variable's counters (`ldp.estimates.debias`), their standard errors, and n."""
+    """The unbiased shares of a variable's counters (`ldp.stats.estimates.debias`), their standard errors, and n."""
     slots = code_slots(variable)
     assert slots is not None
     codes = np.bincount(variable.codes[variable.present], minlength=variable.channel.shape[0])

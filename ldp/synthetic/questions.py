@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..dlaplace import DiscreteLaplace
-from ..grid import GridMechanism
-from ..mechanism_base import Mechanism
-from ..multiselect import MultiSelect
+from ..mechanisms.base import Mechanism
+from ..mechanisms.dlaplace import DiscreteLaplace
+from ..mechanisms.grid import GridMechanism
+from ..mechanisms.multiselect import MultiSelect
 from . import channels
 
 FloatArray = npt.NDArray[np.float64]

@@ -1,6 +1,6 @@
 """The questions of `python -m ldp synthesize`: from a spec `COL=MECH:key=value:key=value;COL2=...` (the mechanism
 names and parameters of `python -m ldp simulate`: q, epsilon, k, at_most, lo, hi, step) or from the app's
-codebook (`ldp.codebook`), and their report cells read from a CSV.
+codebook (`ldp.offline.codebook`), and their report cells read from a CSV.
 
 A spec's errors raise SpecError and a CSV's CsvError, each message naming the column and, for a cell, its line
 (the header is line 1).
@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import exact_q
-from ..analyze_means import rebuilt
-from ..codebook import Design, ExportError, designs
-from ..grid import GridMechanism
-from ..mechanism_base import Mechanism
-from ..registry import MECHANISMS, YES_NO, make
+from ..mechanisms import exact_q
+from ..mechanisms.base import Mechanism
+from ..mechanisms.grid import GridMechanism
+from ..mechanisms.registry import MECHANISMS, YES_NO, make
+from ..offline.codebook import Design, ExportError, designs
+from ..offline.means import rebuilt
 
 KEYS = {"q": str, "epsilon": float, "k": int, "at_most": int, "lo": str, "hi": str, "step": str}
 

@@ -4,7 +4,7 @@
 // A sampler's loss is ln(num / den) + p / q with integers: ln(keep / other) for grr,
 // ln(a1 (M - a0) / (a0 (M - a1))) for unary bits, d ln(keep / (M - keep)) for multi-select
 // (d = the most bits two allowed answers differ in), ln(keep / (M - keep)) for the 1-bit mean,
-// steps * scale_den / scale_num for discrete Laplace (as ldp.registry.sampler_epsilon). A direct
+// steps * scale_den / scale_num for discrete Laplace (as ldp.mechanisms.registry.sampler_epsilon). A direct
 // question is not randomized: it has no loss to count and none is counted.
 // "loss <= m / 1000" is decided by comparing num / den with e^(m / 1000 - p / q), bracketed by
 // lower and upper bounds 2^-192 apart; a case inside the bracket counts as "above" (the side
@@ -16,7 +16,7 @@ const ONE = 1n << BITS;
 
 const big = (x) => BigInt(x);
 
-/** Most bits two multi-select answers differ in: k, or min(k, 2 at_most) (ldp.sampler_integers.hamming). */
+/** Most bits two multi-select answers differ in: k, or min(k, 2 at_most) (ldp.mechanisms.sampling.hamming). */
 export function hamming(k, atMost) {
   return atMost === null || atMost === undefined ? k : Math.min(k, 2 * atMost);
 }

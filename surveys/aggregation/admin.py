@@ -1,7 +1,7 @@
 """Population margins in the admin: for a direct question, each option's share of the population and where the
-shares come from. The survey's weighted figures rake to every margin it has (surveys.aggregation.weighting).
+shares come from. The survey's weighted figures rake to every margin it has (surveys.aggregation.weighting.weights).
 Researchers set them on the results page and through the API; both and this form check them with the same rules
-(surveys.aggregation.margins), and every save is recorded in the survey's configuration history."""
+(surveys.aggregation.weighting.margins), and every save is recorded in the survey's configuration history."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from django.utils.translation import gettext_lazy
 from surveys.collection.models import MAX_OPTIONS, Option, Question
 from surveys.history.hooks import RecordsConfigurationChanges
 
-from . import margins
 from .models import MarginShare, PopulationMargin
+from .weighting import margins
 
 
 class SharesFormSet(forms.BaseInlineFormSet):

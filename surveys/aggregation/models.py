@@ -1,7 +1,7 @@
-"""A report export prepared whole before it is downloaded (surveys.aggregation.prepared), and the population
-margins a survey's weights are raked to (surveys.aggregation.weighting).
+"""A report export prepared whole before it is downloaded (surveys.aggregation.exports.prepared), and the population
+margins a survey's weights are raked to (surveys.aggregation.weighting.weights).
 
-The file itself lives in the private export directory (surveys.aggregation.export_store); the row
+The file itself lives in the private export directory (surveys.aggregation.exports.store); the row
 says how far its preparation has got and, once it is ready, what the file holds: its rows, bytes and
 SHA-256, and the codebook that describes exactly those responses.
 """
@@ -25,8 +25,8 @@ class PreparedExport(models.Model):
         JSON = "json", "reports.json"
         STATA = "dta", "reports.dta"
         SPSS = "sav", "reports.sav"
-        RELEASE = "rel", "release.csv"  # chosen questions' reports, shuffled (surveys.aggregation.release)
-        SYNTHETIC = "syn", "synthetic.csv"  # synthetic respondents (surveys.aggregation.synthetic), not reports
+        RELEASE = "rel", "release.csv"  # chosen questions' reports, shuffled (surveys.aggregation.exports.release)
+        SYNTHETIC = "syn", "synthetic.csv"  # synthetic respondents (aggregation.synthetic), not reports
         SYNTHETIC_STATA = "sdta", "synthetic.dta"
         SYNTHETIC_SPSS = "ssav", "synthetic.sav"
 
@@ -71,7 +71,7 @@ class PreparedExport(models.Model):
 
 class PopulationMargin(models.Model):
     """The population's shares of one direct question's options, and where they come from (a census table):
-    what the survey's weights are raked to (surveys.aggregation.weighting). Only a question sent as given can
+    what the survey's weights are raked to (surveys.aggregation.weighting.weights). Only a question sent as given can
     have one: a randomized answer says nothing about one respondent's category."""
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="population_margin",

@@ -5,7 +5,7 @@ One parser for the dashboard's GET form, the estimates and cross-tab APIs and th
 so a query string means the same thing everywhere; each caller names the parameters it takes.
 Anything it does not understand is refused with the parameter's name and the reason, never
 silently replaced by a default. Whether a question id belongs to the survey is the cross-tab
-service's check (surveys.aggregation.crosstab), with the same 400.
+service's check (surveys.aggregation.relating.crosstab), with the same 400.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 from django.utils.translation import gettext_lazy as _
 
-from ldp.intervals import INTERVALS
+from ldp.stats.intervals import INTERVALS
 from surveys import refusals
 
 CONFIDENCE_MIN, CONFIDENCE_MAX = 0.5, 0.999
@@ -43,8 +43,8 @@ class ResultOptions:
     a: int | None = None  # question ids: a cross-tab of a and b, a break-down by `by`
     b: int | None = None
     by: int | None = None
-    weighted: bool = False  # to the survey's population margins (surveys.aggregation.weighting)
-    first: int | None = None  # wave numbers: the change from `first` to `second` (surveys.aggregation.waves)
+    weighted: bool = False  # to the survey's population margins (surveys.aggregation.weighting.weights)
+    first: int | None = None  # wave numbers: the change from `first` to `second` (surveys.aggregation.waves.series)
     second: int | None = None
     pilot: bool = False  # the dashboard also shows figures below the planner's size, each marked (`too_few`)
 

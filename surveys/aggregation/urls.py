@@ -1,17 +1,15 @@
 from django.urls import path
 
-from . import (
-    api,
-    download_views,
-    margin_api,
-    margin_page,
-    prepared_views,
-    schema,
-    statement_page,
-    synthetic_api,
-    views,
-    wave_views,
-)
+from .api import figures as api
+from .api import margins as margin_api
+from .api import schema
+from .api import synthetic as synthetic_api
+from .views import dashboard as views
+from .views import downloads as download_views
+from .views import margins as margin_page
+from .views import prepared as prepared_views
+from .views import statement as statement_page
+from .views import waves as wave_views
 
 app_name = "aggregation"
 

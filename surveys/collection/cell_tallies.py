@@ -3,7 +3,7 @@ figures: a response's weight depends only on its cell of the margin questions, s
 a sum over its (cell, stored value) counts, and of a break-down by B over its (cell x B, stored value) counts.
 
 Read from the reports, those counts cost reading every question's answers of every response (0.8 s at 10^6
-responses of 22 questions, surveys.aggregation.weighting); kept running, they cost a grouped read of
+responses of 22 questions, surveys.aggregation.weighting.weights); kept running, they cost a grouped read of
 cells x values x shards rows, whatever the responses. As the pairs' (`pair_tallies`):
 
 - The first time a set of keys is asked for, `watch` counts every question of the survey from the reports and

@@ -9,7 +9,7 @@ from functools import cached_property
 
 from django.db.models import Q
 
-from ldp.waves import instantaneous
+from ldp.mechanisms.remembered import instantaneous
 
 from . import integrity, kinds, languages, plan
 from .models import Option, Survey

@@ -9,7 +9,7 @@ Some figures only some mechanisms have (`particular`):
 - multi-select: each box's bit is flipped at a per-bit epsilon e_b; two answers differ in at most
   d boxes (d = k, or min(k, 2m) with at most m ticks), so the question costs d e_b. Both are shown.
 - a numeric mean: the worst-case variance of one report under each mechanism for a mean (the 1-bit
-  mean, discrete Laplace) at this epsilon and range (`ldp.numeric.per_report_variance`), saying which
+  mean, discrete Laplace) at this epsilon and range (`ldp.means.numeric.per_report_variance`), saying which
   is lower, and the respondents for a margin of 5% of the range on the mean.
 - one of k options: which randomized channel for one of k (k-RR, SUE, OUE) varies least (`lowest_variance`).
 """
@@ -26,10 +26,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
-import ldp.numeric
-import ldp.planning
-from ldp import exact_q
-from ldp.rounding import Loss, loss_of
+import ldp.means.numeric
+import ldp.planning.sizes
+from ldp.mechanisms import exact_q
+from ldp.planning.rounding import Loss, loss_of
 
 MARGIN = 0.05  # the planner's margin: ±5 points at 95% confidence
 CONFIDENCE = 0.95
@@ -50,7 +50,7 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
 
     A direct question (not randomized) has no epsilon, odds, best guess or strength (all None:
     JSON null, never Infinity) and is outside the survey's budget. A remembered question: `remembered`."""
-    if isinstance(mechanism, ldp.waves.Composed):
+    if isinstance(mechanism, ldp.mechanisms.remembered.Composed):
         return remembered(mechanism)
     if not mechanism.randomized:
         figures: dict[str, Any] = {
@@ -87,7 +87,7 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
     return figures
 
 
-def remembered(mechanism: ldp.waves.Composed) -> dict[str, Any]:
+def remembered(mechanism: ldp.mechanisms.remembered.Composed) -> dict[str, Any]:
     """A question that remembers its randomization across waves: its instantaneous layer's figures (what the browser
     draws each wave and the budget counts), but the respondents of its reports as every reader debiases them, through
     both layers composed (the estimates and the dashboard plan with the same), and both layers' losses beside."""
@@ -159,7 +159,7 @@ def scale_of(mechanism: ldp.Mechanism) -> tuple[Decimal, Decimal, Decimal]:
 def variances(mechanism: ldp.Mechanism) -> dict[str, float]:
     """Worst-case variance of one report under each numeric-mean mechanism, at this question's epsilon and range."""
     lo, hi, step = scale_of(mechanism)
-    found = ldp.numeric.per_report_variance(mechanism.to_dict()["epsilon"], lo, hi, step)
+    found = ldp.means.numeric.per_report_variance(mechanism.to_dict()["epsilon"], lo, hi, step)
     return {name: float(variance) for name, variance in found.items()}
 
 
@@ -193,7 +193,7 @@ def particular(mechanism: ldp.Mechanism, margin: float) -> dict[str, Any]:
         found = variances(mechanism)
         units = margin * float(hi - lo)
         return {"variances": found, "lower_variance": min(found, key=found.__getitem__), "mean_margin": units,
-                "mean_respondents": ldp.planning.mean_respondents_needed(mechanism, units, CONFIDENCE)}
+                "mean_respondents": ldp.planning.sizes.mean_respondents_needed(mechanism, units, CONFIDENCE)}
     return {}
 
 

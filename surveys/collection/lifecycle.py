@@ -54,7 +54,7 @@ def problems(survey: Survey) -> list[str]:
 def margin_problems(survey: Survey) -> list[str]:
     """Population margins its weights could not be raked to (a question no longer sent as given, an option
     without a share): refused at Open rather than found when the figures are read."""
-    from surveys.aggregation import margins  # results depend on collection, not the other way round
+    from surveys.aggregation.weighting import margins  # results depend on collection, not the other way round
 
     return margins.stale(margins.stored(survey))
 

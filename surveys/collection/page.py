@@ -14,7 +14,7 @@ from django.utils.formats import get_format
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 
-from ldp.rounding import total_loss
+from ldp.planning.rounding import total_loss
 
 from . import definition, kinds, languages, wave_history, wording
 from .models import Survey
@@ -183,7 +183,8 @@ def context(survey: Survey, preview: bool, language: str | None = None) -> tuple
         "features": features,
         "language": published["language"], "languages": picker(published["languages"], published["language"]),
         "direction": "rtl" if get_language_info(published["language"])["bidi"] else "ltr",
-        # Rounded up from the integers (ldp.rounding), never to nearest: the page never says less than the loss.
+        # Rounded up from the integers (ldp.planning.rounding), never to nearest: the page never says less than the
+        # loss.
         "total_odds": total.odds_up(2), "total_epsilon": total.epsilon_up(3),
         "unrandomized": unrandomized, "any_randomized": len(unrandomized) < len(questions),
         "unrandomized_numbers": ", ".join(str(q["order"]) for q in unrandomized),

@@ -17,11 +17,11 @@ from functools import lru_cache
 
 from django.db import connection
 
-import ldp
-import ldp.waves
+from ldp.mechanisms import remembered
 from surveys import refusals
 
-from . import kinds, prepared, relevance, scales, skip_logic
+from . import kinds, relevance, scales, skip_logic
+from . import prepared_statements as prepared
 from .models import Option, Question, Series, Survey
 
 # The plan's types live in `planned`; named here too, where every reader of a plan finds them.
@@ -192,7 +192,7 @@ def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, De
         mechanism = kind.build(name, q, epsilon, len(options), scale=scale, at_most=at_most)
         if permanent_q is not None or permanent_epsilon is not None:  # each report is read through both layers
             permanent = kind.build(name, permanent_q, permanent_epsilon, len(options), scale=scale, at_most=at_most)
-            mechanism = ldp.waves.Composed(ldp.waves.Remembered(permanent=permanent, instant=mechanism))
+            mechanism = remembered.Composed(remembered.Remembered(permanent=permanent, instant=mechanism))
     except (ValueError, TypeError) as error:
         raise Unavailable(f"question {order}: {error}") from None
     labels = tuple(label for label, *_ in options) if kind.has_options(name) else ()

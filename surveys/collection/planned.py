@@ -10,7 +10,7 @@ from decimal import Decimal
 from functools import cached_property
 
 import ldp
-import ldp.waves
+import ldp.mechanisms.remembered
 
 from . import kinds, relevance, scales, variable_names
 from .scales import Scale
@@ -22,7 +22,7 @@ class Remembering:
     question in every wave, from which the browser derives its permanent response)."""
 
     lineage: str
-    layers: ldp.waves.Remembered
+    layers: ldp.mechanisms.remembered.Remembered
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class PlannedQuestion:
     text: str
     kind: str
     options: tuple[str, ...]  # labels in report order; yes/no: No, Yes; a numeric mean: none
-    mechanism: ldp.Mechanism  # a remembered question's: both layers composed (`ldp.waves.Composed`)
+    mechanism: ldp.Mechanism  # a remembered question's: both layers composed (`ldp.mechanisms.remembered.Composed`)
     scale: Scale | None = None  # numeric questions: the grid of answers
     edges: tuple[Decimal, ...] = ()  # a numeric histogram: each bin's lower edge
     scores: tuple[Decimal | None, ...] = ()  # an ordinal question: each level's score (None: not in the mean)
@@ -118,7 +118,7 @@ class SurveyPlan:
         questions (direct questions, sent as given, are outside the budget). A remembered question counts its
         instantaneous layer, never less than one wave's composed loss: the total the browser checks its samplers'
         integers against and the budget is checked with."""
-        return ldp.survey_epsilon(ldp.waves.instantaneous(mechanism) for mechanism in self.mechanisms)
+        return ldp.survey_epsilon(ldp.mechanisms.remembered.instantaneous(mechanism) for mechanism in self.mechanisms)
 
     @property
     def direct(self) -> tuple[PlannedQuestion, ...]:

@@ -9,7 +9,7 @@ be edited again) and removes, in one transaction:
 - the survey's tally rows. Deleting reports does not update the running counters, and
   readers treat a missing row as 0, so removing the rows resets them; rows rather than
   zeros, because an editable survey may change its questions' options next;
-- its prepared exports and their files (surveys.aggregation.prepared), and once the
+- its prepared exports and their files (surveys.aggregation.exports.prepared), and once the
   transaction has committed any started meanwhile; a preparation still running finds its
   export gone and removes what it wrote.
 
@@ -40,7 +40,7 @@ class Purged:
     used_invitations: int  # included in `invitations`
     tally_rows: int
     closed: bool  # the survey was open and is (to be) closed first
-    prepared_exports: int = 0  # report files prepared for download (surveys.aggregation.prepared)
+    prepared_exports: int = 0  # report files prepared for download (surveys.aggregation.exports.prepared)
 
     def __str__(self) -> str:
         close = "closed it, then " if self.closed else ""
@@ -109,7 +109,7 @@ def purge(survey: Survey) -> Purged:
         # Pairs and cells stay watched, their counts back to none (a submission adds to them after its tallies).
         PairTally.objects.filter(question_a__survey=survey).delete()
         CellTally.objects.filter(watch__survey=survey).delete()
-        from surveys.aggregation import prepared  # results depend on collection, not the other way round
+        from surveys.aggregation.exports import prepared  # results depend on collection, not the other way round
         prepared_exports = prepared.remove_for(survey)
     survey.status = locked.status
     return Purged(survey=survey.slug, responses=responses, reports=reports, invitations=used + rest,

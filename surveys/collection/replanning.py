@@ -1,4 +1,4 @@
-"""The planned size and confidence of a survey's confidence sequences (surveys.aggregation.sequence_plan): set
+"""The planned size and confidence of a survey's confidence sequences (surveys.aggregation.results.sequence_plan): set
 when the survey opens, changed after the first report only with a reason, which is kept with the number of
 responses then.
 
@@ -18,7 +18,7 @@ from .models import Survey
 def plan_at_open(survey: Survey) -> None:
     """Fill a blank planned size with the planner's figure for the default margin at the planned confidence (95%
     if blank too); not saved (open_survey saves it with the status)."""
-    from surveys.aggregation import sequence_plan  # results depend on collection, not the other way round
+    from surveys.aggregation.results import sequence_plan  # results depend on collection, not the other way round
 
     if survey.planned_size is None:
         found = sequence_plan.of(survey, plan.of(survey))

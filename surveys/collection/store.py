@@ -23,7 +23,8 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from . import answer_rows, cell_tallies, pair_tallies, prepared, tallies
+from . import answer_rows, cell_tallies, pair_tallies, tallies
+from . import prepared_statements as prepared
 from .models import Invitation, Report, Response, Survey
 from .models.keys import random_key, report_keys
 from .plan import PlannedQuestion

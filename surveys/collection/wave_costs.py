@@ -3,7 +3,7 @@ afresh in every wave, and with remembered randomization (the permanent layer `wa
 or the question's own parameter). Per question, each way: one wave's privacy loss, what a respondent who keeps the
 same answer reveals over the waves (afresh: it adds up, each wave its own loss; remembered: at most the permanent
 layer's, however many waves), and the respondents for ±5 points at 95% as the estimates and the dashboard will plan
-them (remembered: through both layers composed, `ldp.waves.Composed`, which needs more of them).
+them (remembered: through both layers composed, `ldp.mechanisms.remembered.Composed`, which needs more of them).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import ldp
-from ldp.rounding import loss_of
+from ldp.planning.rounding import loss_of
 
 from . import figures, waves
 from .kinds import build_mechanism
@@ -53,9 +53,9 @@ def _remembered(question: Question, instant: ldp.Mechanism) -> Way | None:
     permanent = build_mechanism(question.mechanism_name, question.kind, permanent_q,  # type: ignore[arg-type]
                                 permanent_epsilon, len(question.ordered_options()),  # type: ignore[arg-type]
                                 scale=question.scale(), at_most=question.at_most)
-    layers = ldp.waves.Remembered(permanent=permanent, instant=instant)
+    layers = ldp.mechanisms.remembered.Remembered(permanent=permanent, instant=instant)
     return Way(_up(layers.wave_epsilon), loss_of(permanent.sampler()).epsilon_up(3),
-               ldp.respondents_needed(ldp.waves.Composed(layers), figures.MARGIN))
+               ldp.respondents_needed(ldp.mechanisms.remembered.Composed(layers), figures.MARGIN))
 
 
 def of(survey: Survey) -> list[Cost]:

@@ -24,7 +24,7 @@ def questions_of(survey_plan: plan.SurveyPlan, lineages: dict[int, str]) -> list
     found: list[dict[str, Any]] = []
     for question in survey_plan:
         mechanism = question.mechanism
-        if isinstance(mechanism, ldp.waves.Composed):
+        if isinstance(mechanism, ldp.mechanisms.remembered.Composed):
             found.append({"lineage": lineages[question.id], "sampler": mechanism.instant.sampler(),
                           "permanent": mechanism.permanent.sampler()})
         else:

@@ -17,9 +17,9 @@ from typing import Any
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from ldp import exact_q
-from ldp.registry import by_sampler
-from ldp.rounding import loss_of
+from ldp.mechanisms import exact_q
+from ldp.mechanisms.registry import by_sampler
+from ldp.planning.rounding import loss_of
 
 # Denominators a reader knows, smallest first: the first that says p closely enough wins.
 DENOMINATORS = (2, 3, 4, 5, 10, 20, 100, 1000, 10000)

@@ -15,7 +15,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.utils.translation import gettext as _
 
-from ldp import exact_q
+from ldp.mechanisms import exact_q
 from surveys.collection.models import Question, Survey
 
 SURVEY_FIELDS = ("title", "slug", "description", "language", "consent", "status", "opens_at", "closes_at", "access",
@@ -62,7 +62,8 @@ def of(survey_id: int) -> Snapshot | None:
 
 
 def _margin(question: Question, options: list[Any]) -> str:
-    """The population margin its weights are raked to (surveys.aggregation.margins): "source: label share | ...",
+    """The population margin its weights are raked to (surveys.aggregation.weighting.margins): "source: label share |
+    ...",
     read through the relation's name (the results app depends on this one, not the other way round)."""
     try:
         margin = question.population_margin

@@ -1,9 +1,9 @@
 """A report export held at a chosen line, so that a test, not the machine's speed, decides what happens
-while a preparation writes its file (surveys.aggregation.preparation in a background thread)."""
+while a preparation writes its file (surveys.aggregation.exports.preparation in a background thread)."""
 
 import threading
 
-from surveys.aggregation import exports
+from surveys.aggregation.exports import reports as exports
 
 
 class Gate:

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from ldp.waves import Remembered
-from ldp.waves_cli import panel
+from ldp.cli.waves import panel
+from ldp.mechanisms.remembered import Remembered
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Question, Response, Series, Survey

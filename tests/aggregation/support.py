@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from surveys.aggregation import exports
+from surveys.aggregation.exports import reports as exports
 from surveys.collection import builder
 from surveys.collection.models import Report
 

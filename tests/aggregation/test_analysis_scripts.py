@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from ldp import analyze
+from ldp.offline import analyze
 from tests.aggregation.conftest import TRICKY_TEXT
 from tests.aggregation.support import add_responses
 

@@ -1,5 +1,5 @@
 """The generated scripts' intervals valid however often you look (--interval anytime), run for real on the exports
-of an open survey of every kind: the same confidence sequences as the dashboard's (surveys.aggregation.anytime),
+of an open survey of every kind: the same confidence sequences as the dashboard's (surveys.aggregation.results.anytime),
 the same planning size and respondents needed, the same estimates and standard errors.
 
 Tolerance. ldp finds each end by regula falsi to about 1e-14 in ln(lambda0), with its own ln Gamma (absolute error

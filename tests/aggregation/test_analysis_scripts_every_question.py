@@ -9,7 +9,7 @@ each new kind's labels, and R's reader gives them too.
 import pytest
 from django.urls import reverse
 
-from ldp import analyze
+from ldp.offline import analyze
 from surveys.collection import builder
 from tests.aggregation.test_analysis_scripts import QUERIES, SCRIPT_COLUMNS, fetch, run_ldp, run_python, run_r
 

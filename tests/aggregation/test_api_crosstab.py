@@ -5,8 +5,8 @@ import math
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import crosstab
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.relating import crosstab
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from tests.aggregation.support import add_responses

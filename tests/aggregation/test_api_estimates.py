@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 
 import ldp
-from surveys.aggregation import results
+from surveys.aggregation.api.serializers import SurveyEstimatesSerializer
 from surveys.aggregation.params import ResultOptions
-from surveys.aggregation.serializers import SurveyEstimatesSerializer
+from surveys.aggregation.results import service as results
 from surveys.aggregation.templatetags.results_format import percent
 from tests.aggregation.support import add_responses, counts
 from tests.factories import INEXACT_BITFLIP_EPSILONS, assert_q_of_the_effective_epsilon

@@ -2,8 +2,9 @@
 
 import pytest
 
-from surveys.aggregation import charts, results
+from surveys.aggregation.charts import bars as charts
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.results import service as results
 from tests.aggregation.support import add_responses
 
 

@@ -6,7 +6,7 @@ import json
 
 from django.urls import reverse
 
-from surveys.aggregation import exports
+from surveys.aggregation.exports import reports as exports
 from surveys.collection import waves
 from tests.conftest import login
 

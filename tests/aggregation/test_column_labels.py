@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from surveys.aggregation import column_labels
-from surveys.aggregation.column_labels import RANDOMIZED, characters, fit, utf8_bytes, wrap
+from surveys.aggregation.exports import column_labels
+from surveys.aggregation.exports.column_labels import RANDOMIZED, characters, fit, utf8_bytes, wrap
 from surveys.collection import plan
 
 
@@ -34,7 +34,7 @@ def test_the_warning_survives_the_longest_question_and_option(every_kind_survey,
 
 
 def test_the_columns_are_the_reports_csvs(survey):
-    from surveys.aggregation import exports
+    from surveys.aggregation.exports import reports as exports
 
     current = plan.of(survey)
     assert [c.name for c in column_labels.columns(current)] == exports.codebook(survey, current)["reports_csv_columns"]
@@ -54,7 +54,7 @@ def test_a_bit_columns_label_keeps_its_option_before_the_questions_text(db):
     ]
     assert [c.label_is_whole(80, characters) for c in bits] == [False, False]
     assert [c.label_is_whole(256, utf8_bytes) for c in bits] == [True, True]
-    from surveys.aggregation.stata_spss import stata_notes
+    from surveys.aggregation.exports.stata_spss import stata_notes
 
     notes = stata_notes(survey, plan.of(survey), column_labels.columns(plan.of(survey)))
     cut = "Stata's 80-character variable label holds only part of this text; it is whole here"

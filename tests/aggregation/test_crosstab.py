@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import ldp
-from surveys.aggregation import crosstab
 from surveys.aggregation.params import BadParameter, ResultOptions
+from surveys.aggregation.relating import crosstab
 from surveys.collection import answer_rows, builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Report, Response, Survey

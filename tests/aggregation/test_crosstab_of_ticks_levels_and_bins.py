@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import crosstab
 from surveys.aggregation.params import BadParameter, ResultOptions
+from surveys.aggregation.relating import crosstab
 from surveys.collection import builder, plan
 from surveys.collection.models import Report
 

@@ -8,8 +8,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import crosstab, figure_tables
+from surveys.aggregation.exports import figure_tables
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.relating import crosstab
 from surveys.aggregation.templatetags.results_format import percent
 from tests.aggregation.support import add_responses
 

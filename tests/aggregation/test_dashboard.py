@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 import ldp
-from surveys.aggregation import results
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.results import service as results
 from surveys.aggregation.templatetags.results_format import percent
 from surveys.collection import plan
 from tests.aggregation.support import add_responses

@@ -7,8 +7,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import results
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.results import service as results
 from surveys.aggregation.templatetags.results_format import figures
 from surveys.collection import builder
 from tests.collection.pages import parse

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from ldp.intervals import t_value
+from ldp.stats.intervals import t_value
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey

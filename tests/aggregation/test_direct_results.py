@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from ldp.intervals import wilson
+from ldp.stats.intervals import wilson
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from ldp import disclosure as ldp_disclosure
-from surveys.aggregation import disclosure
+from surveys.aggregation.privacy import disclosure
 from surveys.collection import plan
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from surveys.aggregation import preparation
+from surveys.aggregation.exports import preparation
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTED = """

@@ -1,6 +1,7 @@
-"""The weight column of the report exports (surveys.aggregation.export_weights): a survey with population
+"""The weight column of the report exports (surveys.aggregation.exports.weights): a survey with population
 margins has, in reports.csv, reports.json, reports.dta and reports.sav, each response's raking weight, the very
-number the dashboard's weighted figures use (surveys.aggregation.weighting.weights, compared exactly, response by
+number the dashboard's weighted figures use (surveys.aggregation.weighting.weights.weights, compared exactly, response
+by
 response); a response without an answer to every margin question has none; and the codebook lists the margins
 and the rule. Every row is compared whole with the reports read back the straightforward way."""
 
@@ -12,8 +13,10 @@ import pyreadstat
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import export_weights, report_blocks, weighting
+from surveys.aggregation.exports import blocks as report_blocks
+from surveys.aggregation.exports import weights as export_weights
 from surveys.aggregation.models import MarginShare, PopulationMargin
+from surveys.aggregation.weighting import weights as weighting
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Report, Survey

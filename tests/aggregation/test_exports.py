@@ -15,8 +15,9 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 
 import ldp
-from ldp import sequences
-from surveys.aggregation import exports, figure_tables
+from ldp.sequences import fractions as sequences
+from surveys.aggregation.exports import figure_tables
+from surveys.aggregation.exports import reports as exports
 from surveys.collection import plan
 from tests.aggregation.support import add_responses
 from tests.factories import INEXACT_BITFLIP_EPSILONS, assert_q_of_the_effective_epsilon

@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 
 from django.urls import reverse
 
-from surveys.aggregation import column_labels, exports, stata_spss
+from surveys.aggregation.exports import column_labels, stata_spss
+from surveys.aggregation.exports import reports as exports
 from surveys.collection import plan
 from surveys.collection.models import Survey
 from tests.aggregation.series_support import monthly, store_waves

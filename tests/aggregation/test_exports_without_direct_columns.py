@@ -1,4 +1,4 @@
-"""Report exports without the direct columns, ?direct=omit (surveys.aggregation.direct_columns): the same export
+"""Report exports without the direct columns, ?direct=omit (surveys.aggregation.exports.direct_columns): the same export
 with every question sent as given left out, prepared whole as its own file; anything else refused naming `direct`;
 the statement says what such an export singles out."""
 
@@ -9,7 +9,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import exports
+from surveys.aggregation.exports import reports as exports
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import plan
 from tests.aggregation.support import add_responses

@@ -1,4 +1,5 @@
-"""The means of multi-select, numeric and ordinal questions (surveys.aggregation.means, through the results service): a
+"""The means of multi-select, numeric and ordinal questions (surveys.aggregation.results.means, through the results
+service): a
 numeric question's mean from the 1-bit mean's counters or from discrete Laplace's histogram of stored values (one GROUP
 BY on the (question, value) index), and an ordinal question's mean score, over its scored levels only when one is left
 out."""
@@ -11,8 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import ldp
-from surveys.aggregation import means, results
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.results import means
+from surveys.aggregation.results import service as results
 from surveys.collection import builder, plan
 from surveys.collection.models import Report
 from surveys.collection.plan import PlannedQuestion

@@ -1,4 +1,4 @@
-"""The forest plot's geometry (surveys.aggregation.model_charts), whole: where each dot, whisker and tick sits,
+"""The forest plot's geometry (surveys.aggregation.charts.coefficients), whole: where each dot, whisker and tick sits,
 computed here from the axis rule (odds ratios: a log axis from min(lows, 1/1.5) to max(highs, 1.5), within
 0.01..100; a linear model's coefficients: a plain axis over the ends and 0, 5% wider each side), ends beyond
 the axis clipped to it."""
@@ -6,9 +6,9 @@ the axis clipped to it."""
 import math
 from types import SimpleNamespace
 
-from surveys.aggregation.charts import LEFT, RIGHT
-from surveys.aggregation.model_charts import forest_chart
-from surveys.aggregation.model_questions import LINEAR, LOGISTIC
+from surveys.aggregation.charts.bars import LEFT, RIGHT
+from surveys.aggregation.charts.coefficients import forest_chart
+from surveys.aggregation.regression.questions import LINEAR, LOGISTIC
 
 
 def fitted(kind, values, lows, highs):

@@ -1,4 +1,4 @@
-"""Models written as formulas through the models API and its CSV (surveys.aggregation.model_formulas): the same
+"""Models written as formulas through the models API and its CSV (surveys.aggregation.regression.formulas): the same
 model as the covariates form gives identical numbers; interactions, powers and a chosen reference fit; anything a
 formula may not say is a 400 naming formula, with nothing fitted."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from ldp import logistic
+from ldp.regression import logistic
 from surveys.collection import plan
 from tests.aggregation.model_support import answer, make_survey
 
@@ -92,7 +92,8 @@ def test_collinear_terms_of_a_formula_are_a_409_naming_formula(owner_client, sur
 
 def test_a_monthly_income_with_its_square_fits_as_the_same_model_in_thousands(owner):
     """A direct number of 0 to 20,000 with its square (the form's square box, and a formula) fits, with the fitted
-    probabilities of the same model on income / 1000: the fit centres and scales its columns (ldp.scaling)."""
+    probabilities of the same model on income / 1000: the fit centres and scales its columns
+    (ldp.regression.scaling)."""
     from django.test import Client
 
     from surveys.collection import builder

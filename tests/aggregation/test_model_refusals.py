@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from ldp import logistic_maximum
-from surveys.aggregation import results
+from ldp.regression import logistic_maximum
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.results import service as results
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey

@@ -1,10 +1,10 @@
-"""surveys.aggregation.model_rows: the responses with a report for every question asked for, grouped by their
+"""surveys.aggregation.regression.rows: the responses with a report for every question asked for, grouped by their
 stored values in one query, compared whole with the same grouping done in numpy on the values written."""
 
 import numpy as np
 import pytest
 
-from surveys.aggregation import model_rows
+from surveys.aggregation.regression import rows as model_rows
 from surveys.collection import builder, plan
 from tests.aggregation.model_support import make_survey
 

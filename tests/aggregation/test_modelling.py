@@ -1,4 +1,4 @@
-"""Models (surveys.aggregation.modelling) through the models API, against ldp fitted directly on the arrays the
+"""Models (surveys.aggregation.regression.fitting) through the models API, against ldp fitted directly on the arrays the
 responses were written from: what the app must add is reading the right reports of the right responses,
 building the design matrix (indicators against the chosen reference, numbers, squares) and passing the
 mechanism's channel, weights and options along. Whole answers are compared, every field.
@@ -18,12 +18,13 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from ldp import linear_model, logistic
-from ldp.linear_model import per_report_values
-from ldp.logistic_power import respondents_for_odds_ratio
-from ldp.raking import margin, rake
-from surveys.aggregation import model_rows
+from ldp.regression import linear as linear_model
+from ldp.regression import logistic
+from ldp.regression.linear import per_report_values
+from ldp.regression.logistic_power import respondents_for_odds_ratio
+from ldp.weighting.raking import margin, rake
 from surveys.aggregation.models import MarginShare, PopulationMargin
+from surveys.aggregation.regression import rows as model_rows
 from surveys.collection import builder, plan
 from tests.aggregation.model_support import answer, make_survey
 

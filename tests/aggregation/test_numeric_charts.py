@@ -1,4 +1,4 @@
-"""The geometry of multi-select, numeric and ordinal questions' SVG charts (surveys.aggregation.numeric_charts): a
+"""The geometry of multi-select, numeric and ordinal questions' SVG charts (surveys.aggregation.charts.numeric): a
 mean's dot and whiskers placed on the question's own scale, a histogram's columns proportional to their estimates, and
 nothing drawn before there is something to draw."""
 
@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 import ldp
-from surveys.aggregation import numeric_charts, results
-from surveys.aggregation.charts import LEFT, RIGHT
+from surveys.aggregation.charts import numeric as numeric_charts
+from surveys.aggregation.charts.bars import LEFT, RIGHT
+from surveys.aggregation.results import service as results
 from surveys.collection import builder
 
 

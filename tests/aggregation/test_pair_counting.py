@@ -1,5 +1,5 @@
 """Pairs of questions counted in the background the first time they are related, when the survey is
-large (surveys.aggregation.pair_counting; the threshold set low here): the cross-tab API answers 202
+large (surveys.aggregation.relating.pair_counting; the threshold set low here): the cross-tab API answers 202
 {"status": "counting"} with Retry-After, the dashboard a notice in place of the table and a Refresh
 header, the cross-tab CSV 202 as the export pages; one count at a time per pair; a failure is logged
 and retried; small surveys are counted in the request as before. On committed data
@@ -18,9 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
-from surveys.aggregation import crosstab, figure_tables, pair_counting
-from surveys.aggregation.crosstab_serializers import CrossTabSerializer
+from surveys.aggregation.api.crosstab_serializers import CrossTabSerializer
+from surveys.aggregation.exports import figure_tables
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.relating import crosstab, pair_counting
 from surveys.collection import pair_tallies, plan, tallies
 from surveys.collection.models import PairCounting, PairWatch, Report, Response
 from tests.aggregation.support import add_responses
@@ -143,7 +144,7 @@ def test_a_second_ask_while_counting_starts_none(client, answered, held):
 def test_a_failure_is_logged_and_the_next_ask_retries(client, answered, held, caplog):
     q = questions(answered)
     held.fail = True
-    with caplog.at_level(logging.ERROR, logger="surveys.aggregation.pair_counting"):
+    with caplog.at_level(logging.ERROR, logger="surveys.aggregation.relating.pair_counting"):
         assert api(client, answered, q[1], q[4]).status_code == 202
         held.finish()
     assert [r.exc_info[1].args for r in caplog.records] == [("planted failure",)]

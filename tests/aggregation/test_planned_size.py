@@ -5,9 +5,9 @@ opened before sizes were stored takes the planner's figure at the defaults."""
 import pytest
 from django.urls import reverse
 
-from ldp.sequences import anytime_respondents_needed, fraction_sequence
-from surveys.aggregation import results
+from ldp.sequences.fractions import anytime_respondents_needed, fraction_sequence
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.results import service as results
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses, counts
 from tests.collection.pages import parse

@@ -1,4 +1,4 @@
-"""Prepared report exports (surveys.aggregation.prepared and prepared_views), prepared within the request
+"""Prepared report exports (surveys.aggregation.exports.prepared and prepared_views), prepared within the request
 as tests/conftest.py has it: a download is the whole in-process export with its length, digest and rows,
 or an explicit answer that it is being prepared (202), failed (500) or is no longer kept (410).
 The background thread is in test_prepared_exports_in_the_background.py; gunicorn in
@@ -16,7 +16,9 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
 
-from surveys.aggregation import export_store, exports, prepared, stata_spss
+from surveys.aggregation.exports import prepared, stata_spss
+from surveys.aggregation.exports import reports as exports
+from surveys.aggregation.exports import store as export_store
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import plan
 from surveys.collection.models import Survey

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from surveys.aggregation import exports
+from surveys.aggregation.exports import reports as exports
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import plan
 from surveys.collection.purge import purge

@@ -10,8 +10,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 import ldp
-from surveys.aggregation import charts, progress, results
+from surveys.aggregation.charts import bars as charts
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.results import progress
+from surveys.aggregation.results import service as results
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Response, Survey

@@ -11,7 +11,8 @@ from datetime import timedelta
 from django.core.management import call_command
 from django.utils import timezone
 
-from surveys.aggregation import export_store, prepared
+from surveys.aggregation.exports import prepared
+from surveys.aggregation.exports import store as export_store
 from surveys.aggregation.models import PreparedExport
 from tests.aggregation.support import add_responses
 

@@ -1,6 +1,7 @@
 """A wave whose questions remember their randomization, read as every reader reads it: each stored report is an
 instantaneous randomization of a permanent one, so the estimates API, its planner, the codebook, `ldp analyze`
-and the generated scripts all debias through the composed channel of both layers (`ldp.waves.Remembered`), never
+and the generated scripts all debias through the composed channel of both layers
+(`ldp.mechanisms.remembered.Remembered`), never
 through the instantaneous layer alone.
 
 The wave is `series_support.monthly`'s first (q1 yes/no by q-RR 0.5 over a permanent 0.8, q2 k-RR epsilon 1 over a
@@ -16,13 +17,13 @@ import pytest
 from django.urls import reverse
 
 import ldp
-from ldp import analyze
-from ldp.sequences import anytime_respondents_needed
-from ldp.waves import Composed
-from surveys.aggregation import crosstab
-from surveys.aggregation.column_labels import columns as columns_of
-from surveys.aggregation.exports import described
+from ldp.mechanisms.remembered import Composed
+from ldp.offline import analyze
+from ldp.sequences.fractions import anytime_respondents_needed
+from surveys.aggregation.exports.column_labels import columns as columns_of
+from surveys.aggregation.exports.reports import described
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.relating import crosstab
 from surveys.collection import plan
 from surveys.collection.models import Question
 from surveys.collection.serializers import MechanismSerializer

@@ -1,4 +1,4 @@
-"""The report exports read in blocks (surveys.aggregation.report_blocks) are byte for byte what a
+"""The report exports read in blocks (surveys.aggregation.exports.blocks) are byte for byte what a
 straightforward reading gives: one ORM query of every report with its response, grouped by response,
 each value decoded and written by csv.writer, json.dumps and the layouts' per-row encoding. A survey of
 every kind, with responses missing some questions' reports (and one with none), question ids in another
@@ -12,9 +12,11 @@ from datetime import date
 import numpy as np
 import pytest
 
-from surveys.aggregation import exports, report_blocks, stata_spss
-from surveys.aggregation.column_labels import columns as labelled_columns
-from surveys.aggregation.readstat_layout import SpssLayout, StataLayout
+from surveys.aggregation.exports import blocks as report_blocks
+from surveys.aggregation.exports import reports as exports
+from surveys.aggregation.exports import stata_spss
+from surveys.aggregation.exports.column_labels import columns as labelled_columns
+from surveys.aggregation.exports.readstat_layout import SpssLayout, StataLayout
 from surveys.collection import builder, plan
 from surveys.collection.models import Question, Response
 from tests.aggregation.support import reference_responses, reference_rows

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from surveys.aggregation import model_rows
+from surveys.aggregation.regression import rows as model_rows
 from surveys.collection import builder, pair_tallies, plan, report_columns
 from surveys.collection.models import Report, Response
 from tests.aggregation.model_support import make_survey

@@ -8,9 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import ldp
-from surveys.aggregation import results
+from surveys.aggregation.api.serializers import QuestionEstimatesSerializer
 from surveys.aggregation.params import ResultOptions
-from surveys.aggregation.serializers import QuestionEstimatesSerializer
+from surveys.aggregation.results import service as results
 from surveys.collection import plan, tallies
 from surveys.collection.models import Option, Question, Report, Survey, Tally
 from tests.aggregation.support import add_responses, counts, store

@@ -7,7 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from surveys.aggregation import results, versions
+from surveys.aggregation.results import service as results
+from surveys.aggregation.results import versions
 from surveys.collection import plan
 from surveys.collection.models import Question
 from tests.aggregation.support import add_responses

@@ -10,11 +10,12 @@ import json
 import pytest
 from django.urls import reverse
 
-from ldp.mean_sequences import laplace_sequence, onebit_sequence
-from ldp.sequences import anytime_respondents_needed, fraction_sequence, streams
-from surveys.aggregation import means, results
+from ldp.sequences.fractions import anytime_respondents_needed, fraction_sequence, streams
+from ldp.sequences.means import laplace_sequence, onebit_sequence
+from surveys.aggregation.api.serializers import SurveyEstimatesSerializer
 from surveys.aggregation.params import ResultOptions
-from surveys.aggregation.serializers import SurveyEstimatesSerializer
+from surveys.aggregation.results import means
+from surveys.aggregation.results import service as results
 from surveys.collection import builder, plan
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses, counts

@@ -1,4 +1,4 @@
-"""The shuffled release, .../export/release.csv (surveys.aggregation.release): the chosen questions' reports and
+"""The shuffled release, .../export/release.csv (surveys.aggregation.exports.release): the chosen questions' reports and
 nothing else, in an order nobody can reproduce, prepared whole; refused with a 400 naming `questions`."""
 
 import csv
@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import exports
+from surveys.aggregation.exports import reports as exports
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import builder, plan
 from tests.aggregation.support import add_responses
@@ -117,13 +117,13 @@ def test_the_surveys_researcher_and_a_superuser_get_it_others_get_404_and_strang
 
 def test_the_dashboard_lists_its_files_and_no_release(client, owner, answered):
     login(client, owner).get(url(answered))
-    from surveys.aggregation import prepared
+    from surveys.aggregation.exports import prepared
 
     assert sorted(prepared.states(answered)) == ["csv", "dta", "json", "sav", "sdta", "ssav", "syn"]
 
 
 def test_the_statement_offers_it_and_states_the_chosen_questions_central_epsilon(client, owner, answered):
-    from surveys.aggregation import statement
+    from surveys.aggregation.privacy import statement
     from tests.collection.pages import parse
 
     current = plan.of(answered)

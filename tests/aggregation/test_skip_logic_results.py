@@ -11,8 +11,8 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from ldp import analyze
-from ldp.codebook import designs
+from ldp.offline import analyze
+from ldp.offline.codebook import designs
 from surveys.aggregation.models import MarginShare, PopulationMargin
 from surveys.collection import plan, submission
 from tests.aggregation.test_exports import download

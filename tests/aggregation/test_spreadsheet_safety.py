@@ -3,7 +3,7 @@ formula (question texts and option labels are typed by staff) arrives as text; n
 
 from django.urls import reverse
 
-from surveys.aggregation import figure_tables
+from surveys.aggregation.exports import figure_tables
 from tests.aggregation.support import add_responses
 from tests.aggregation.test_exports import download, rows
 

@@ -13,7 +13,7 @@ import pytest
 from django.http import FileResponse
 from django.urls import reverse
 
-from surveys.aggregation import column_labels, readstat_layout, stata_spss
+from surveys.aggregation.exports import column_labels, readstat_layout, stata_spss
 from surveys.collection import builder, plan
 from tests.aggregation.conftest import LONG_TEXT, TRICKY_TEXT
 from tests.aggregation.support import add_responses, reference_rows

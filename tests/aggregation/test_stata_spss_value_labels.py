@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from surveys.aggregation import column_labels, readstat_layout, stata_spss
+from surveys.aggregation.exports import column_labels, readstat_layout, stata_spss
 from surveys.collection import builder, plan
 from tests.aggregation.support import reference_rows
 from tests.aggregation.test_analysis_scripts import fetch, rscript, run

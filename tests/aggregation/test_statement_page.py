@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ldp import disclosure as ldp_disclosure
-from surveys.aggregation import statement, uniqueness
-from surveys.aggregation.disclosure import epsilon_text
+from surveys.aggregation.privacy import statement, uniqueness
+from surveys.aggregation.privacy.disclosure import epsilon_text
 from surveys.collection import page, plan, submission
 from surveys.collection.admin.survey import SurveyAdmin
 from surveys.collection.models import Survey
@@ -73,7 +73,7 @@ def test_the_breach_before_any_report_takes_every_answer_as_equally_likely(owner
 def test_with_reports_the_breach_takes_the_estimated_shares_and_the_release_is_stated_for_n(owner_client, survey):
     add_responses(survey, 80, seed=3)
     found = statement.of(survey)
-    from surveys.aggregation.results import survey_results
+    from surveys.aggregation.results.service import survey_results
 
     shares = {r.question.id: list(r.estimate.simplex) for r in survey_results(survey).questions}
     n, delta = 80, ldp_disclosure.default_delta(80)
@@ -163,7 +163,7 @@ def test_a_remembered_wave_is_stated_with_its_remembered_questions_breach_not_co
     response = owner_client.get(url(surveys[1]))
     assert response.status_code == 200
     soup = parse(response.content)
-    from ldp.waves import Composed
+    from ldp.mechanisms.remembered import Composed
 
     remembered = [q.order for q in plan.of(surveys[1]) if isinstance(q.mechanism, Composed)]
     assert remembered and all("not computed for this mechanism" in soup.by_id(f"breach-{order}").text

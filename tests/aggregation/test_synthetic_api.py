@@ -6,8 +6,9 @@ import json
 
 from django.urls import reverse
 
-from surveys.aggregation import preparation, synthetic
+from surveys.aggregation.exports import preparation
 from surveys.aggregation.models import PreparedExport
+from surveys.aggregation.synthetic import respondents as synthetic
 from surveys.collection import plan
 
 

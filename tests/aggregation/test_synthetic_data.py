@@ -1,4 +1,5 @@
-"""The synthetic respondents of a survey (surveys.aggregation.synthetic): one column per question named by its key,
+"""The synthetic respondents of a survey (surveys.aggregation.synthetic.respondents): one column per question named by
+its key,
 answers as a respondent gives them (labels, numbers on the grid), N rows, and the quality report ldp.synthetic
 states for the same rows."""
 
@@ -10,7 +11,7 @@ import pytest
 from ldp.synthetic import synthesize
 from ldp.synthetic.quality import quality
 from ldp.synthetic.questions import stored_cells
-from surveys.aggregation import synthetic
+from surveys.aggregation.synthetic import respondents as synthetic
 from surveys.collection import builder, plan
 from surveys.collection.models import Question, Report, Response
 

@@ -1,4 +1,4 @@
-"""synthetic.csv through the prepared exports (surveys.aggregation.prepared): the service's rows whole, with its
+"""synthetic.csv through the prepared exports (surveys.aggregation.exports.prepared): the service's rows whole, with its
 quality report in the file's codebook, or an error; the results pages' access."""
 
 import hashlib
@@ -7,8 +7,9 @@ import json
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import prepared, synthetic
+from surveys.aggregation.exports import prepared
 from surveys.aggregation.models import PreparedExport
+from surveys.aggregation.synthetic import respondents as synthetic
 from surveys.collection import plan
 
 

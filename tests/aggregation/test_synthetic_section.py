@@ -5,7 +5,7 @@ import re
 
 from django.urls import reverse
 
-from surveys.aggregation import synthetic
+from surveys.aggregation.synthetic import respondents as synthetic
 from surveys.collection import plan
 
 

@@ -1,4 +1,4 @@
-"""The one rule for too few respondents (surveys.aggregation.too_few), wherever an estimate leaves the app:
+"""The one rule for too few respondents (surveys.aggregation.results.too_few), wherever an estimate leaves the app:
 the dashboard withholds a question's estimates below the planner's respondents; the estimates API and CSV,
 the cross-tab API and CSV, and the dashboard's cross-tab and break-down give the figures with the rule's
 flag and its reason. Never a figure below the planner without the warning.
@@ -15,7 +15,7 @@ import pytest
 from django.urls import reverse
 
 import ldp
-from surveys.aggregation import too_few
+from surveys.aggregation.results import too_few
 from surveys.aggregation.templatetags.results_format import level, points
 from surveys.collection import plan
 from tests.aggregation.support import add_responses

@@ -1,5 +1,5 @@
 """The generated R and Python scripts apply the dashboard's rule for too few respondents
-(surveys.aggregation.too_few) to the fixed-n intervals they compute: a question below the planner's
+(surveys.aggregation.results.too_few) to the fixed-n intervals they compute: a question below the planner's
 respondents for --margin prints a warning line right under its heading, before its figures, and its rows say
 too_few = true with the planner's number, as the estimates API says for the same intervals. Debian's R runs
 analysis.R (as in test_analysis_scripts); about 5 s for the two R and two Python runs."""

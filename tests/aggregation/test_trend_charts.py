@@ -1,14 +1,14 @@
-"""The trend chart's geometry (surveys.aggregation.trend_charts): one strip per option, a mark per wave with
+"""The trend chart's geometry (surveys.aggregation.charts.trends): one strip per option, a mark per wave with
 reports at its clipped estimate and a bar for its interval, hollow where the wave's randomization differed, and
 every figure in words."""
 
 from __future__ import annotations
 
 import ldp
-from ldp.wave_pairs import Design
-from surveys.aggregation.charts import Tick
-from surveys.aggregation.trend_charts import Level, Mark, Strip, TrendChart, trend_chart
-from surveys.aggregation.waves import Point, Trend
+from ldp.waves.pairs import Design
+from surveys.aggregation.charts.bars import Tick
+from surveys.aggregation.charts.trends import Level, Mark, Strip, TrendChart, trend_chart
+from surveys.aggregation.waves.series import Point, Trend
 from surveys.collection.plan import PlannedQuestion
 
 QRR = ldp.QRandomizedResponse("0.5")

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from surveys.aggregation import uniqueness
-from surveys.aggregation.uniqueness import Count, Group
+from surveys.aggregation.privacy import uniqueness
+from surveys.aggregation.privacy.uniqueness import Count, Group
 from surveys.collection import builder, plan, submission
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey

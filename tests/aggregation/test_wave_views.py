@@ -10,9 +10,10 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
-from ldp.wave_pairs import Design, between
-from surveys.aggregation import wave_views, waves
+from ldp.waves.pairs import Design, between
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.views import waves as wave_views
+from surveys.aggregation.waves import series as waves
 from surveys.collection.models import Question
 from tests.aggregation.series_support import layers, monthly, store_waves
 from tests.conftest import login

@@ -1,4 +1,4 @@
-"""Results across waves (surveys.aggregation.waves): each wave debiased through the channel its reports were
+"""Results across waves (surveys.aggregation.waves.series): each wave debiased through the channel its reports were
 made with, the change between two waves as ldp computes it, a wave's other mechanism marked, and only the waves
 the researcher may see."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from ldp.wave_pairs import FEWEST_CHANGES, Design, between
-from surveys.aggregation import waves
+from ldp.waves.pairs import FEWEST_CHANGES, Design, between
 from surveys.aggregation.params import BadParameter, ResultOptions
+from surveys.aggregation.waves import series as waves
 from surveys.collection.models import Question, Response
 from surveys.collection.plan import Unavailable
 from tests.aggregation.series_support import layers, monthly, store_waves

@@ -1,4 +1,5 @@
-"""waves.csv (surveys.aggregation.views.export_waves and wave_tables): the results across waves as a table, the
+"""waves.csv (surveys.aggregation.views.dashboard.export_waves and wave_tables): the results across waves as a table,
+the
 same numbers as GET /api/v1/surveys/<slug>/waves/ with the same parameters, row for row; the wave's identity and
 dates on each wave row; linked from the dashboard's waves section with the figures it shows."""
 
@@ -12,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import wave_tables
+from surveys.aggregation.waves import tables as wave_tables
 from surveys.collection.models import Response, Survey
 from tests.aggregation.series_support import monthly, store_waves
 from tests.aggregation.weighted_series_support import answer_waves, weighted_series

@@ -11,8 +11,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import wave_words, waves
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.waves import series as waves
+from surveys.aggregation.waves import words as wave_words
 from tests.aggregation.series_support import monthly, store_waves
 from tests.conftest import login
 

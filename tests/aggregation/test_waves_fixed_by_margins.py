@@ -11,8 +11,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import waves
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.waves import series as waves
 from tests.aggregation.weighted_series_support import answer_waves, weighted_series
 from tests.conftest import login
 

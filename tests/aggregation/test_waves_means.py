@@ -1,6 +1,6 @@
-"""A numeric question's mean across the waves of a series (surveys.aggregation.wave_means): each wave's mean as its
+"""A numeric question's mean across the waves of a series (surveys.aggregation.waves.means): each wave's mean as its
 own dashboard gives it at fixed n (weighted: raked to its own margins), and the change between the two waves
-compared with its interval and test (`ldp.wave_pairs.between_means`, whose coverage tests/ldp/test_wave_mean_changes
+compared with its interval and test (`ldp.waves.pairs.between_means`, whose coverage tests/ldp/test_wave_mean_changes
 simulates), on the dashboard, in the API and in waves.csv; no numeric mean is left "not compared" any more.
 
 The Spanish asserts need the catalog with this branch's translations (the waves branch's JSON merged)."""
@@ -12,10 +12,11 @@ import re
 
 from django.urls import reverse
 
-from ldp.wave_pairs import INDEPENDENT, UNKNOWN, between_means
-from surveys.aggregation import results, waves
+from ldp.waves.pairs import INDEPENDENT, UNKNOWN, between_means
 from surveys.aggregation.params import FIXED_DEFAULT, ResultOptions
+from surveys.aggregation.results import service as results
 from surveys.aggregation.templatetags.results_format import decimals_for, mean_figures
+from surveys.aggregation.waves import series as waves
 from surveys.collection.models import Survey
 from tests.aggregation.mean_series_support import MEANS, habits
 from tests.conftest import login

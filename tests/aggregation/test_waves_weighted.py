@@ -1,4 +1,4 @@
-"""Weighted results across waves (surveys.aggregation.waves with weighted=true): each wave raked to its own
+"""Weighted results across waves (surveys.aggregation.waves.series with weighted=true): each wave raked to its own
 margins exactly as its own dashboard weights it, the change between two waves of different respondents with the
 two weighted variances added (checked against R's survey package), and the weighted change of waves that share
 respondents with the largest variance any correlation allows, (se1 + se2)^2, said in the API, the CSV and the page.
@@ -18,11 +18,13 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from ldp.wave_pairs import INDEPENDENT, UNKNOWN, between
-from surveys.aggregation import results, wave_views, waves
+from ldp.waves.pairs import INDEPENDENT, UNKNOWN, between
+from surveys.aggregation.api.serializers import WeightsSerializer
 from surveys.aggregation.models import PopulationMargin
 from surveys.aggregation.params import BadParameter, ResultOptions
-from surveys.aggregation.serializers import WeightsSerializer
+from surveys.aggregation.results import service as results
+from surveys.aggregation.views import waves as wave_views
+from surveys.aggregation.waves import series as waves
 from surveys.collection.models import Response
 from tests.aggregation.weighted_series_support import MARGINS, answer_waves, weighted_series
 from tests.conftest import login

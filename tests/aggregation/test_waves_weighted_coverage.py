@@ -1,7 +1,8 @@
 """Seeded coverage of the weighted change between two waves of different respondents, computed as the waves
-service computes it (surveys.aggregation.waves with weighted=true): each wave raked to its own margins with the
-service's cap (`ldp.raking.rake`), its debiased weighted fractions (`ldp.weighted.weighted_fractions`, what
-`weighting.weigh` calls) and the change of independent waves (`ldp.wave_pairs.between`, shared = 0).
+service computes it (surveys.aggregation.waves.series with weighted=true): each wave raked to its own margins with the
+service's cap (`ldp.weighting.raking.rake`), its debiased weighted fractions
+(`ldp.weighting.estimates.weighted_fractions`, what
+`weighting.weigh` calls) and the change of independent waves (`ldp.waves.pairs.between`, shared = 0).
 
 The samples over-represent the young and the north, and the answers depend on both, so an unweighted wave misses
 the population's change: the same draws show that bug covering far less. (A wave raked to the other wave's
@@ -17,10 +18,10 @@ from dataclasses import replace
 import numpy as np
 
 import ldp
-from ldp.raking import margin, rake
-from ldp.wave_pairs import Design, between
-from ldp.weighted import weighted_fractions
-from surveys.aggregation.weighting import CAP
+from ldp.waves.pairs import Design, between
+from ldp.weighting.estimates import weighted_fractions
+from ldp.weighting.raking import margin, rake
+from surveys.aggregation.weighting.weights import CAP
 
 AGE = {1: [0.3, 0.4, 0.3], 2: [0.25, 0.35, 0.4]}  # each wave's population margins (independent age and region)
 NORTH = {1: 0.45, 2: 0.4}

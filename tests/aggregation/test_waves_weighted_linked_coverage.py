@@ -1,7 +1,7 @@
 """Seeded coverage of the weighted change between two waves that share respondents, computed as the waves service
-computes it (surveys.aggregation.waves with weighted=true): each wave raked to the population's margins with the
-service's cap, its debiased weighted fractions (`ldp.weighted.weighted_fractions`) and the change with the
-shared respondents' covariance not known (`ldp.wave_pairs.between(known=False)`): the largest variance any
+computes it (surveys.aggregation.waves.series with weighted=true): each wave raked to the population's margins with the
+service's cap, its debiased weighted fractions (`ldp.weighting.estimates.weighted_fractions`) and the change with the
+shared respondents' covariance not known (`ldp.waves.pairs.between(known=False)`): the largest variance any
 correlation allows, (se1 + se2)^2.
 
 A panel: wave 1 samples 600 respondents (too many young people and northerners, answers depending on both, as
@@ -21,11 +21,11 @@ from dataclasses import replace
 import numpy as np
 
 import ldp
-from ldp.raking import margin, rake
-from ldp.wave_pairs import Design, between
-from ldp.waves import Composed, Remembered
-from ldp.weighted import weighted_fractions
-from surveys.aggregation.weighting import CAP
+from ldp.mechanisms.remembered import Composed, Remembered
+from ldp.waves.pairs import Design, between
+from ldp.weighting.estimates import weighted_fractions
+from ldp.weighting.raking import margin, rake
+from surveys.aggregation.weighting.weights import CAP
 from tests.aggregation.test_waves_weighted_coverage import AGE, ANSWERS, NORTH, SAMPLE_AGE, SAMPLE_NORTH
 
 FIRST, SHARED = 600, 500  # wave 2: the first SHARED respondents of wave 1

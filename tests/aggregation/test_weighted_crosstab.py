@@ -1,8 +1,8 @@
-"""Weighted cross-tabs (surveys.aggregation.crosstab with weighted=on) through the cross-tab API: the responses
+"""Weighted cross-tabs (surveys.aggregation.relating.crosstab with weighted=on) through the cross-tab API: the responses
 raked to the survey's population margins, the joint and conditional fractions under those weights.
 
 The expected figures come from the very arrays the responses were written from (response i has report i of
-every question), raked and estimated by ldp (`ldp.raking`, `ldp.weighted_joint`; ldp's own tests check those
+every question), raked and estimated by ldp (`ldp.weighting.raking`, `ldp.weighting.joint`; ldp's own tests check those
 against R's survey package): what the app must add is reading each question's reports of the weighted
 responses, as the cross-tab reads them, in the weights' order."""
 
@@ -13,9 +13,9 @@ import pytest
 from django.urls import reverse
 
 from ldp import Direct, JointCounts
-from ldp.raking import margin, rake
-from ldp.weighted_association import weighted_independence
-from ldp.weighted_joint import weighted_conditional, weighted_joint
+from ldp.weighting.association import weighted_independence
+from ldp.weighting.joint import weighted_conditional, weighted_joint
+from ldp.weighting.raking import margin, rake
 from tests.aggregation.support import add_responses
 from tests.aggregation.weighting_support import AGE, REGION, N, answer, enter, ids, make_ages_survey, make_survey
 

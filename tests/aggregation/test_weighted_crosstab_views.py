@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import figure_tables
+from surveys.aggregation.exports import figure_tables
 from surveys.aggregation.templatetags.results_format import percent
 from tests.aggregation.support import add_responses
 from tests.aggregation.weighting_support import AGE, REGION, N, answer, enter, ids, make_survey

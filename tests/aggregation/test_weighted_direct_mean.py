@@ -10,7 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from ldp.intervals import t_value, z_value
+from ldp.stats.intervals import t_value, z_value
 from surveys.aggregation.templatetags.results_format import figures, mean_figures
 from tests.aggregation.support import add_responses
 from tests.aggregation.weighting_support import AGE, answer, enter, make_ages_survey, make_survey

@@ -1,4 +1,4 @@
-"""Weighted estimates (surveys.aggregation.weighting): the responses raked to the population margins entered
+"""Weighted estimates (surveys.aggregation.weighting.weights): the responses raked to the population margins entered
 for the survey's direct questions, and every question's figures under those weights, through the estimates API.
 
 The expected figures are computed here from the very arrays the responses were written from (response i has
@@ -13,10 +13,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from ldp.linear_model import per_report_values
-from ldp.raking import margin, rake
-from ldp.weighted import indicators, weighted_fractions, weighted_mean
-from surveys.aggregation import weighting
+from ldp.regression.linear import per_report_values
+from ldp.weighting.estimates import indicators, weighted_fractions, weighted_mean
+from ldp.weighting.raking import margin, rake
+from surveys.aggregation.weighting import weights as weighting
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
@@ -154,7 +154,7 @@ def test_the_weighted_dashboard_says_to_what_and_at_what_cost(owner_client, surv
 
 def test_a_number_asked_directly_is_weighted_as_the_answers_themselves(owner_client, owner):
     """A direct number's per-report value is its answer, lo + step * i (no noise to take out); its interval is
-    Student t on n - 1 degrees of freedom, as its unweighted one (surveys.aggregation.weighting._degrees)."""
+    Student t on n - 1 degrees of freedom, as its unweighted one (surveys.aggregation.weighting.weights._degrees)."""
     made = make_ages_survey(owner, "ages")
     answered = {q.order: values for q, values in add_responses(made, N, seed=4, truth={1: [0.5, 0.3, 0.2]}).items()}
     enter(made, 1, AGE)

@@ -271,7 +271,7 @@ def _what_it_means(mechanism):
         q = f" (q = {mechanism.to_dict()['q']}, p = {Fraction(mechanism.keep, mechanism.modulus)})"
     z = 1.959963984540054
     needed = math.ceil(z * z / (4 * 0.05**2 * (mechanism.p - mechanism.q_other) ** 2))
-    up = ldp.rounding.loss_of(mechanism.sampler())  # epsilon and the odds rounded up, never to nearest
+    up = ldp.planning.rounding.loss_of(mechanism.sampler())  # epsilon and the odds rounded up, never to nearest
     return (f"ε = {up.epsilon_up(4)}{q}; a report shifts the odds at most "
             f"{up.odds_up(2)}:1; {needed:,} respondents for ±5 points at 95%")
 

@@ -271,7 +271,7 @@ def test_the_figures_endpoint_answers_what_ldp_computes(admin_client, query, mec
     assert figures["best_guess"] == 100 * ldp.best_guess(eps)
     assert figures["respondents"] == ldp.respondents_needed(mechanism, 0.05)
     assert figures["k"] == mechanism.k
-    up = ldp.rounding.loss_of(mechanism.sampler())  # rounded up from the integers, never to nearest
+    up = ldp.planning.rounding.loss_of(mechanism.sampler())  # rounded up from the integers, never to nearest
     assert f"ε = {up.epsilon_up(4)}" in figures["summary"] and f"{up.odds_up(2)}:1" in figures["summary"]
     assert figures["shown"] == {"epsilon": str(up.epsilon_up(4)), "odds": str(up.odds_up(2)),
                                 "guess": str(up.guess_up(1))}
@@ -593,7 +593,7 @@ def test_the_figures_of_a_multi_select_say_the_per_box_and_the_total_epsilon(adm
 @pytest.mark.parametrize("epsilon, lower", [("0.1", "onebit"), ("8", "dlaplace")])
 def test_the_figures_of_a_numeric_mean_show_both_variances_and_which_is_lower(admin_client, epsilon, lower):
     figures = admin_client.get(f"{FIGURES}?mechanism=onebit&epsilon={epsilon}&lo=0&hi=10&step=1").json()
-    expected = ldp.numeric.per_report_variance(float(epsilon), "0", "10", "1")
+    expected = ldp.means.numeric.per_report_variance(float(epsilon), "0", "10", "1")
     assert figures["variances"] == pytest.approx(expected) and figures["lower_variance"] == lower
     words = {"onebit": "the 1-bit mean is lower", "dlaplace": "discrete Laplace is lower"}[lower]
     assert words in figures["summary"] and "±0.5 (5% of the range) on the mean" in figures["summary"]

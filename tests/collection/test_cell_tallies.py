@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 from django.db import connection, transaction
 
-from surveys.aggregation import crosstab, margins, results, weighting
 from surveys.aggregation.params import ResultOptions
+from surveys.aggregation.relating import crosstab
+from surveys.aggregation.results import service as results
+from surveys.aggregation.weighting import margins
+from surveys.aggregation.weighting import weights as weighting
 from surveys.collection import builder, cell_tallies, plan, purge, submission, tallies
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import CellTally, CellWatch, Report, Survey

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.db.models import Count
 
 import ldp
-import ldp.sequences
+import ldp.sequences.fractions
 from surveys.collection import demo, plan
 from surveys.collection.models import Question, Report, Response, Survey
 
@@ -124,5 +124,5 @@ def test_the_demo_mechanisms_are_the_documented_ones(db):
 def test_the_demo_survey_is_planned_as_open_would_plan_it(demo_output):
     """Made open, the demo survey gets the planned size Open sets: the planner's figure for ±5 points at 95%."""
     survey = Survey.objects.get(slug=demo.SLUG)
-    figure = max(ldp.sequences.anytime_respondents_needed(q.mechanism(), 0.05, 0.95) for q in survey.questions.all())
+    figure = max(ldp.anytime_respondents_needed(q.mechanism(), 0.05, 0.95) for q in survey.questions.all())
     assert (survey.planned_size, survey.planned_confidence, survey.replanned_at) == (figure, 0.95, None)

@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from surveys.aggregation import params, results
+from surveys.aggregation import params
+from surveys.aggregation.results import service as results
 from surveys.collection import demo, plan
 from surveys.collection.models import Survey
 

@@ -15,7 +15,7 @@ from django.db.migrations.exceptions import IrreversibleError
 from django.db.migrations.executor import MigrationExecutor
 
 import ldp
-from surveys.aggregation import versions
+from surveys.aggregation.results import versions
 from surveys.collection import plan
 from surveys.collection.models import Question, Survey
 

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 import ldp
-from surveys.aggregation import crosstab
+from surveys.aggregation.relating import crosstab
 from surveys.collection import answer_rows, builder, pair_tallies, plan, purge, report_columns, submission, tallies
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import PairTally, PairWatch, Report, Response, Survey

@@ -1,4 +1,4 @@
-"""surveys.collection.prepared: on PostgreSQL a submission's two statements (the survey and its
+"""surveys.collection.prepared_statements: on PostgreSQL a submission's two statements (the survey and its
 plan; the one-statement write) are prepared once per connection and then reused; the query log
 still shows them with their values; a refused write leaves the connection fit for the next
 submission. Elsewhere the cursor is the ordinary one."""
@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from surveys.collection import prepared
+from surveys.collection import prepared_statements as prepared
 from surveys.collection.models import Response
 from tests.collection.helpers import stored
 from tests.factories import valid_payload

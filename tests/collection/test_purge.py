@@ -7,16 +7,9 @@ import pytest
 from django.db import DatabaseError, connection
 from django.test.utils import CaptureQueriesContext
 
-from surveys.aggregation.results import survey_results
+from surveys.aggregation.results.service import survey_results
 from surveys.collection import invitations, submission, tallies
-from surveys.collection.models import (
-    Invitation,
-    Question,
-    Report,
-    Response,
-    Survey,
-    Tally,
-)
+from surveys.collection.models import Invitation, Question, Report, Response, Survey, Tally
 from surveys.collection.purge import Purged, preview, purge
 from tests.factories import valid_payload
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 
 import ldp
-from ldp.rounding import total_loss
-from ldp.waves import Remembered
+from ldp.mechanisms.remembered import Remembered
+from ldp.planning.rounding import total_loss
 from surveys.collection import waves
 from surveys.collection.models import Survey
 from surveys.collection.serializers import MechanismSerializer

@@ -1,5 +1,6 @@
 """The plan of a wave whose questions remember their randomization: every reader gets both layers composed
-(`ldp.waves.Composed`) from the same one query, the version adds the permanent layer (no other question's version
+(`ldp.mechanisms.remembered.Composed`) from the same one query, the version adds the permanent layer (no other
+question's version
 changes), and what the browser gets stays the instantaneous layer, its sampler and the total it checks."""
 
 import hashlib
@@ -10,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import ldp
-from ldp.waves import Composed
+from ldp.mechanisms.remembered import Composed
 from surveys.collection import plan
 from surveys.collection.models import Series, Survey
 from surveys.collection.serializers import MechanismSerializer

@@ -5,8 +5,8 @@ number of responses then; free before the first report; never made blank again."
 import pytest
 from django.core.exceptions import ValidationError
 
-from ldp.sequences import anytime_respondents_needed
-from surveys.aggregation import results
+from ldp.sequences.fractions import anytime_respondents_needed
+from surveys.aggregation.results import service as results
 from surveys.collection import lifecycle, replanning
 from surveys.collection.models import Survey
 from tests.aggregation.support import add_responses

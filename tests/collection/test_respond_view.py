@@ -380,6 +380,6 @@ def test_a_survey_whose_odds_pass_28_digits_still_shows_them_rounded_up(client, 
     assert response.status_code == 200
     shown = re.search(r"All questions of this survey together change those odds by at most ([\d,.]+)",
                       response.content.decode()).group(1)
-    loss = ldp.rounding.total_loss(q.mechanism().sampler() for q in survey.ordered_questions())
+    loss = ldp.planning.rounding.total_loss(q.mechanism().sampler() for q in survey.ordered_questions())
     odds = Fraction(loss.odds_upper())  # e^loss, or an upper bound within 1e-44 of it
     assert loss.epsilon_up(3) > 69 and odds <= Fraction(Decimal(shown.replace(",", ""))) < odds + Fraction(1, 100)

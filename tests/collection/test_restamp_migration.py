@@ -7,7 +7,7 @@ import importlib
 import pytest
 from django.apps import apps
 
-from surveys.aggregation import results
+from surveys.aggregation.results import service as results
 from surveys.collection import plan
 from surveys.collection.models import Response
 from tests.aggregation.support import add_responses

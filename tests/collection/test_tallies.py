@@ -13,14 +13,7 @@ from django.db.models import Sum
 from django.test.utils import CaptureQueriesContext
 
 from surveys.collection import builder, demo, plan, submission, tallies
-from surveys.collection.models import (
-    TALLY_N_SLOT,
-    TALLY_SHARDS,
-    Question,
-    Response,
-    Survey,
-    Tally,
-)
+from surveys.collection.models import TALLY_N_SLOT, TALLY_SHARDS, Question, Response, Survey, Tally
 from surveys.collection.submission import SubmissionError
 from surveys.errors import status_of
 from tests.collection.helpers import failing_insert, question, stored

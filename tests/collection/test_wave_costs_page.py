@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 import ldp
-from ldp.rounding import loss_of
-from ldp.waves import Composed, Remembered
+from ldp.mechanisms.remembered import Composed, Remembered
+from ldp.planning.rounding import loss_of
 from surveys.collection.admin.questions import describe
 from surveys.collection.models import Series, Survey
 

@@ -35,7 +35,7 @@ def test_the_odds_are_never_understated_and_at_most_a_hundredth_over(name, epsil
     extra = grid if name in ("onebit", "dlaplace") else {"k": 2 if name == "bitflip" else 3}
     mechanism = ldp.make(name, epsilon=epsilon, **extra)
     shown = wording.odds_at_most(mechanism.sampler())
-    true = Fraction(ldp.rounding.loss_of(mechanism.sampler()).odds_upper())
+    true = Fraction(ldp.planning.rounding.loss_of(mechanism.sampler()).odds_upper())
     assert true <= Fraction(shown) < true + Fraction(1, 100)
     assert shown.as_tuple().exponent == -2
 

@@ -10,15 +10,7 @@ from surveys.collection.models import Question, QuestionTranslation, Survey
 from surveys.collection.xlsform import importing
 from surveys.collection.xlsform.mapping import Problem
 from surveys.collection.xlsform.reading import Refused
-from tests.collection.xlsforms import (
-    CHOICES,
-    QUESTIONS,
-    SETTINGS,
-    SURVEY_HEADER,
-    described,
-    hand_form,
-    workbook,
-)
+from tests.collection.xlsforms import CHOICES, QUESTIONS, SETTINGS, SURVEY_HEADER, described, hand_form, workbook
 
 pytestmark = pytest.mark.django_db
 

@@ -16,10 +16,11 @@ import numpy as np
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "surveys.settings")
 django.setup()
 
-from ldp import BitFlip, logistic  # noqa: E402
-from ldp.raking import coded_margin, rake  # noqa: E402
-from ldp.weighted import weighted_fractions  # noqa: E402
-from surveys.aggregation import weighting  # noqa: E402
+from ldp import BitFlip  # noqa: E402
+from ldp.regression import logistic  # noqa: E402
+from ldp.weighting.estimates import weighted_fractions  # noqa: E402
+from ldp.weighting.raking import coded_margin, rake  # noqa: E402
+from surveys.aggregation.weighting import weights as weighting  # noqa: E402
 from tests.e2e import test_weighted_model_through_the_page as planted  # noqa: E402
 
 

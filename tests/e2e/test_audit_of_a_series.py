@@ -4,7 +4,7 @@ must agree as its two published layers say. The honest pages pass (and nothing i
 permanent response each wave, one that sends it without the instantaneous layer, and one that reuses it after the
 answer changed, fail.
 
-Power, from the integers (ldp.wave_agreement), sets the number of browsers: 8, so 16 page loads per audit, and two
+Power, from the integers (ldp.waves.agreement), sets the number of browsers: 8, so 16 page loads per audit, and two
 audits: the honest pages through the command, and one planted page wrong in all three ways, each on its own group of
 questions (each question's verdict depends on its own reports alone). Three groups of six 8-option questions make the
 wrong pages visible; the family is 2,322 cells at alpha 10^-3. Group A (a weak permanent layer, eps 0.5, under a
@@ -24,7 +24,7 @@ routed through Playwright).
 import pytest
 
 from bench.audit_waves import audit_series
-from ldp.wave_agreement import composed_sampler, independent_agreement, remembered_agreement
+from ldp.waves.agreement import composed_sampler, independent_agreement, remembered_agreement
 from surveys.collection import builder, waves
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Response, Series, Survey

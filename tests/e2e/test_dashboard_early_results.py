@@ -4,7 +4,7 @@ with the respondent link's copy button working."""
 
 import pytest
 
-from surveys.aggregation import results
+from surveys.aggregation.results import service as results
 from surveys.collection import builder, demo
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey

@@ -4,7 +4,8 @@ page shows fixed-n intervals, labelled so. Under the CSP, with axe-core finding 
 
 import pytest
 
-from surveys.aggregation import params, results
+from surveys.aggregation import params
+from surveys.aggregation.results import service as results
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 import ldp
-from ldp.intervals import t_value
+from ldp.stats.intervals import t_value
 from surveys.collection import plan
 from surveys.collection.models import Survey
 from tests.e2e.answering import COUNT_RANDOM_WORDS

@@ -1,6 +1,6 @@
 """Every kind of question end to end in a real browser: respondents answer one survey of them all through
 the page, in two groups with different true answers; their browsers randomize and post; the stored reports
-follow the published channel for each group's true answer (ldp.audit over ldp's report cells), and the
+follow the published channel for each group's true answer (ldp.offline.audit over ldp's report cells), and the
 estimates API holds the planted truth in its 99.9% interval.
 
 The randomizer alone is checked against every channel at 10^5 draws in the browser
@@ -12,7 +12,7 @@ stored as its neighbour moves a 3-option k-RR cell at epsilon 2 from 79% to 11%,
 
 import pytest
 
-from ldp.audit import audit, tabulate
+from ldp.offline.audit import audit, tabulate
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Report, Survey
@@ -39,7 +39,7 @@ def run(browser, live_server, survey, first, second):
 
 
 def assert_channel(survey, first_group, truths):
-    """The stored reports of each group follow the sampler for that group's truth (as ldp.audit counts it)."""
+    """The stored reports of each group follow the sampler for that group's truth (as ldp.offline.audit counts it)."""
     for question, (truth_a, truth_b) in zip(plan.of(survey), truths, strict=True):
         rows = {}
         for truth, inside in ((truth_a, True), (truth_b, False)):

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from surveys.aggregation import exports
+from surveys.aggregation.exports import reports as exports
 from surveys.aggregation.models import PreparedExport
 from surveys.collection import plan
 from tests.aggregation.held_export import Gate

@@ -10,10 +10,10 @@ each wave would not (about 13%); group B (yes/no, a strong permanent layer, a we
 60% of the time, which a page sending the permanent response alone would not (100%); group C (8 options, a strong
 permanent layer, a strong instantaneous one) changes its answer in the second wave: its report follows the new
 answer's permanent response (89%), and the old one shows through only as often as two independent draws agree (2.7%,
-ldp.wave_agreement), where a page reusing the old permanent response would show it 89% of the time. Tolerances: 4
+ldp.waves.agreement), where a page reusing the old permanent response would show it 89% of the time. Tolerances: 4
 standard errors of a binomial count (group A, B); for the changed answers, whose rates are near 0 and 1 with 8
 questions, exact binomial tails of 10^-5 each side instead of the normal approximation. The page's figures, the
-server's and the browser's, are those of ldp.waves for the layers, rounded up.
+server's and the browser's, are those of ldp.mechanisms.remembered for the layers, rounded up.
 """
 
 import json
@@ -23,8 +23,8 @@ from decimal import Decimal
 
 import pytest
 
-from ldp.wave_agreement import composed_sampler, independent_agreement
-from ldp.waves import channel
+from ldp.mechanisms.remembered import channel
+from ldp.waves.agreement import composed_sampler, independent_agreement
 from surveys.collection import builder, waves
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Report, Response, Series, Survey
@@ -116,13 +116,14 @@ def matches(reports, permanent, chosen):
 
 def independent(question, old, new):
     """P(a report of answer `new` equals an independent permanent response to `old`): what the old layer shows
-    through a new permanent response (a changed answer, or cleared storage), ldp.wave_agreement."""
+    through a new permanent response (a changed answer, or cleared storage), ldp.waves.agreement."""
     permanent, instant = (layer.sampler() for layer in (question.remembered().permanent, question.remembered().instant))
     return float(independent_agreement(permanent, composed_sampler(permanent, instant), old, new))
 
 
 def stated_figures(survey):
-    """(one wave, all waves with the same answers): the layers' losses summed (ldp.waves), rounded up to 0.001."""
+    """(one wave, all waves with the same answers): the layers' losses summed
+    (ldp.mechanisms.remembered), rounded up to 0.001."""
     layers = [q.remembered() for q in survey.ordered_questions()]
     return tuple(f"{math.ceil(1000 * sum(figure(layer) for layer in layers)) / 1000:.3f}"
                  for figure in (lambda layer: layer.wave_epsilon, lambda layer: layer.all_waves_epsilon))

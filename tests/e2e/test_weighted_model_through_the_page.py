@@ -44,9 +44,9 @@ from urllib.parse import quote, urlencode
 import numpy as np
 import pytest
 
-from ldp.raking import coded_margin, rake
-from surveys.aggregation import weighting
+from ldp.weighting.raking import coded_margin, rake
 from surveys.aggregation.models import MarginShare, PopulationMargin
+from surveys.aggregation.weighting import weights as weighting
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey

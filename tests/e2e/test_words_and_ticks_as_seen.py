@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 
-from surveys.aggregation.model_charts import forest_chart
-from surveys.aggregation.model_questions import LOGISTIC
+from surveys.aggregation.charts.coefficients import forest_chart
+from surveys.aggregation.regression.questions import LOGISTIC
 from surveys.collection import demo
 from tests.aggregation.test_model_charts import fitted
 from tests.e2e.test_accessibility import log_in

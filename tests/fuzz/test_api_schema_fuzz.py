@@ -26,14 +26,7 @@ from schemathesis.checks import (
 
 from tests.factories import valid_payload
 
-from .checks import (
-    CSRF_TOKEN,
-    api_route,
-    assert_error_shape,
-    assert_stored_only_if_accepted,
-    rolled_back,
-    stored,
-)
+from .checks import CSRF_TOKEN, api_route, assert_error_shape, assert_stored_only_if_accepted, rolled_back, stored
 
 EXAMPLES = 600  # per generation mode (8 operations): with fewer, some outcomes it must reach are missed by chance
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from surveys.aggregation.script_literals import python_string, r_string
+from surveys.aggregation.scripts.literals import python_string, r_string
 
 SETTINGS = hypothesis_settings(deadline=None, derandomize=True, database=None, print_blob=False,
                                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

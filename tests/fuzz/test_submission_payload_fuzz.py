@@ -16,13 +16,7 @@ from surveys.collection import invitations, plan
 from surveys.collection.models import Survey
 from tests.factories import valid_payload
 
-from .checks import (
-    CSRF_TOKEN,
-    assert_error_shape,
-    assert_stored_only_if_accepted,
-    rolled_back,
-    stored,
-)
+from .checks import CSRF_TOKEN, assert_error_shape, assert_stored_only_if_accepted, rolled_back, stored
 
 BASE_SETTINGS = hypothesis_settings(
     deadline=None, derandomize=True, database=None, print_blob=False,

@@ -2,7 +2,7 @@ import functools
 
 import pytest
 
-import ldp.intervals
+import ldp.stats.intervals
 
 
 @pytest.fixture
@@ -15,6 +15,6 @@ def memoized_intervals(monkeypatch):
     through the real debias -> interval -> affine map -> clip path; only repeated
     evaluations of the same arguments are served from the cache.
     """
-    for name, function in list(ldp.intervals.INTERVALS.items()):
-        monkeypatch.setitem(ldp.intervals.INTERVALS, name, functools.lru_cache(maxsize=None)(function))
-    return ldp.intervals.INTERVALS
+    for name, function in list(ldp.stats.intervals.INTERVALS.items()):
+        monkeypatch.setitem(ldp.stats.intervals.INTERVALS, name, functools.lru_cache(maxsize=None)(function))
+    return ldp.stats.intervals.INTERVALS

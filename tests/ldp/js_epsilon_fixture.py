@@ -1,5 +1,5 @@
 """The fixture the JavaScript tests check static/js/epsilon.js against: samplers of every randomized
-kind over many epsilons, each with `ldp.registry.sampler_epsilon` and `ldp.rounding` rounded up to
+kind over many epsilons, each with `ldp.mechanisms.registry.sampler_epsilon` and `ldp.planning.rounding` rounded up to
 thousandths (what the browser must compute from the integers), plus samplers with forged integers.
 
     python -m tests.ldp.js_epsilon_fixture        # rewrite tests/js/fixtures/epsilon.json
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import ldp
-from ldp.rounding import loss_of
+from ldp.planning.rounding import loss_of
 
 PATH = Path(__file__).resolve().parents[1] / "js" / "fixtures" / "epsilon.json"
 EPSILONS = (0.05, 0.1, 0.3, 0.5, math.log(2), 1.0, 1.1, math.log(3), 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.5, 10.0)
@@ -43,7 +43,7 @@ def samplers() -> list[tuple[str, dict[str, Any]]]:
 
 
 def build() -> dict[str, Any]:
-    cases = [{"name": name, "sampler": sampler, "epsilon": ldp.registry.sampler_epsilon(sampler),
+    cases = [{"name": name, "sampler": sampler, "epsilon": ldp.mechanisms.registry.sampler_epsilon(sampler),
               "millis_up": int(loss_of(sampler).epsilon_up(3) * 1000)} for name, sampler in samplers()]
     return {"generated_by": "python -m tests.ldp.js_epsilon_fixture", "cases": cases}
 

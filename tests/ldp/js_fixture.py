@@ -1,5 +1,5 @@
 """The fixture the JavaScript tests check static/js/randomizer.js against: ldp's own samplers and the
-report distribution ldp publishes for them (`ldp.report_cells`), cut into cells for a G-test.
+report distribution ldp publishes for them (`ldp.offline.cells`), cut into cells for a G-test.
 
     python -m tests.ldp.js_fixture        # rewrite tests/js/fixtures/samplers.json
 
@@ -16,7 +16,7 @@ from typing import Any
 from scipy import stats
 
 import ldp
-from ldp.report_cells import JOINT_BITS_MAX_K, report_edges, report_probabilities
+from ldp.offline.cells import JOINT_BITS_MAX_K, report_edges, report_probabilities
 
 PATH = Path(__file__).resolve().parents[1] / "js" / "fixtures" / "samplers.json"
 ALPHA = 1e-4  # family-wise: the chance a faithful sampler fails any case, for a random word stream
@@ -24,7 +24,7 @@ MIN_EXPECTED = 5.0
 
 
 def cases() -> list[tuple[str, dict[str, Any], int, int]]:
-    """(name, sampler, truth as ldp.report_cells takes it, draws)."""
+    """(name, sampler, truth as ldp.offline.cells takes it, draws)."""
     laplace = ldp.DiscreteLaplace(1.0, "0", "10", "1").sampler()
     return [
         ("multiselect k=4 eps=2", ldp.MultiSelect(2.0, 4).sampler(), 0b0101, 100_000),
@@ -69,7 +69,7 @@ def build() -> dict[str, Any]:
     family = len(cases())
     for name, sampler, truth, draws in cases():
         case: dict[str, Any] = {"name": name, "sampler": sampler, "truth": js_truth(sampler, truth), "draws": draws}
-        # Past JOINT_BITS_MAX_K bits, the JavaScript tests count each bit (the joint test is ldp.audit's)
+        # Past JOINT_BITS_MAX_K bits, the JavaScript tests count each bit (the joint test is ldp.offline.audit's)
         bits = sampler["kind"] == "multiselect" and sampler["k"] > JOINT_BITS_MAX_K
         probabilities = report_probabilities(sampler, truth, bits=bits)
         if bits:

@@ -1,7 +1,7 @@
 """The fixture the JavaScript tests check static/js/remember.js against, computed here independently with the
 standard library's hmac and hashlib: HMAC-DRBG (NIST SP 800-90A, HMAC-SHA-256) known answers, the permanent
 responses they drive through the exact integer samplers (rejection sampling, as randomizer.js), and the composed
-channel's loss of both layers (ldp.waves) for history.js's composedLoss.
+channel's loss of both layers (ldp.mechanisms.remembered) for history.js's composedLoss.
 
     python -m tests.ldp.js_waves_fixture        # rewrite tests/js/fixtures/waves.json
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import ldp
-from ldp.waves import Remembered
+from ldp.mechanisms.remembered import Remembered
 
 PATH = Path(__file__).resolve().parents[1] / "js" / "fixtures" / "waves.json"
 TWO_32 = 2**32

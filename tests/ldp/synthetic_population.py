@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ldp import make
-from ldp.mechanism_base import Mechanism
+from ldp.mechanisms.base import Mechanism
 
 SLOPES = {"b": 1.5, "region": -1.0}
 INTERCEPT = -0.5

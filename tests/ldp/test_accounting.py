@@ -1,4 +1,4 @@
-"""ldp.accounting: sequential composition, the budget check and the respondent's explanation."""
+"""ldp.planning.budget: sequential composition, the budget check and the respondent's explanation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ldp.analyze: estimates from an exported reports file and its codebook, without the app.
+"""ldp.offline.analyze: estimates from an exported reports file and its codebook, without the app.
 
 The files here are made by hand in the app's format (the app's own exports are analyzed in
 tests/aggregation/test_analysis_scripts.py), from reports ldp randomized itself.
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp import analyze
+from ldp.offline import analyze
 
 MECHANISMS = {
     "q1": ldp.QRandomizedResponse("0.3"),

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from ldp import analyze
+from ldp.offline import analyze
 from tests.ldp.test_analyze import MECHANISMS, codebook, csv_text, expected, reports
 from tests.ldp.test_cli import run
 

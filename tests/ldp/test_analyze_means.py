@@ -1,4 +1,4 @@
-"""ldp.analyze (and ldp.analyze_means) on numeric means and ordinal mean scores, from files made by hand in
+"""ldp.offline.analyze (and ldp.offline.means) on numeric means and ordinal mean scores, from files made by hand in
 the app's format: a numeric mean and an ordinal mean score equal the mechanisms' own estimators, out-of-range
 reports and a codebook whose integers are not those of its parameters are refused. (The app's own exports:
 tests/aggregation/test_analysis_scripts_every_question.py.)"""
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp import analyze
-from ldp.ordinal import scored_mean
+from ldp.means.ordinal import scored_mean
+from ldp.offline import analyze
 
 LAPLACE = ldp.DiscreteLaplace(1.0, "0", "10", "0.5")
 ONEBIT = ldp.OneBitMean(1.0, "0", "4", "1")

@@ -1,4 +1,4 @@
-"""ldp.audit: conformity of observed reports to a published sampler, and the epsilon lower bound."""
+"""ldp.offline.audit: conformity of observed reports to a published sampler, and the epsilon lower bound."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.audit import audit, cell_probabilities, sampler_epsilon, tabulate
+from ldp.offline.audit import audit, cell_probabilities, sampler_epsilon, tabulate
 
 MECHANISMS = [ldp.QRandomizedResponse("0.5"), ldp.BitFlip(2.0), ldp.KaryRR(1.0, 4),
               ldp.SymmetricUnary(1.5, 3), ldp.OptimizedUnary(1.0, 5)]
@@ -68,8 +68,8 @@ def test_the_bound_comes_from_clopper_pearson_limits():
     sampler = ldp.QRandomizedResponse("0.5").sampler()
     result = audit(sampler, [[750, 250], [250, 750]], 1000, alpha=0.01)
     level = 1 - 0.01 / 4
-    low = ldp.intervals.clopper_pearson(750, 1000, level)[0]
-    high = ldp.intervals.clopper_pearson(250, 1000, level)[1]
+    low = ldp.stats.intervals.clopper_pearson(750, 1000, level)[0]
+    high = ldp.stats.intervals.clopper_pearson(250, 1000, level)[1]
     assert result.epsilon_lower_bound == pytest.approx(math.log(low / high))
 
 

@@ -1,4 +1,4 @@
-"""ldp.audit on joint bit patterns: a unary or multi-select randomizer whose bits are each right but
+"""ldp.offline.audit on joint bit patterns: a unary or multi-select randomizer whose bits are each right but
 correlated passes the bitwise (marginal) test and fails the joint one, all 2^k patterns for small k,
 the patterns of every pair of bits for larger k; the cells' probabilities are the exact products."""
 
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.audit import audit, audit_truths, report_probabilities, tabulate
-from ldp.report_cells import JOINT_BITS_MAX_K, bit_pairs, layout
+from ldp.offline.audit import audit, audit_truths, report_probabilities, tabulate
+from ldp.offline.cells import JOINT_BITS_MAX_K, bit_pairs, layout
 
 DRAWS = 20_000
 MECHANISMS = [ldp.OptimizedUnary(1.0, 4), ldp.SymmetricUnary(2.0, 9), ldp.MultiSelect(2.0, 5),

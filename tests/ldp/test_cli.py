@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp import cli
+from ldp.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 

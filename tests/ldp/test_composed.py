@@ -1,4 +1,4 @@
-"""One wave of a question that remembers its randomization, as one mechanism (ldp.waves.Composed): the
+"""One wave of a question that remembers its randomization, as one mechanism (ldp.mechanisms.remembered.Composed): the
 instantaneous layer's reports and sampler, read through the composed channel of both layers, one wave's loss,
 and a description and dict that give both layers back."""
 
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.analyze_means import mean_of, rebuilt
-from ldp.codebook import Design
-from ldp.ordinal import scored_mean
-from ldp.waves import Composed, Remembered, instantaneous
+from ldp.means.ordinal import scored_mean
+from ldp.mechanisms.remembered import Composed, Remembered, instantaneous
+from ldp.offline.codebook import Design
+from ldp.offline.means import mean_of, rebuilt
 from tests.ldp.test_waves import LAYERS
 
 

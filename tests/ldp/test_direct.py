@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.audit import audit
+from ldp.offline.audit import audit
 from tests.ldp.support import wilson_cc_by_root_finding
 
 
@@ -83,7 +83,7 @@ def test_estimates_are_the_observed_fractions_with_the_continuity_corrected_wils
     for j, c in enumerate(counts):
         if 0 < c < n:
             assert est.std_error[j] == pytest.approx(math.sqrt(c / n * (1 - c / n) / n), rel=1e-12)
-        else:  # where the plug-in is 0: the Wilson-centred standard error (ldp.estimates)
+        else:  # where the plug-in is 0: the Wilson-centred standard error (ldp.stats.estimates)
             z2 = NormalDist().inv_cdf(0.975) ** 2
             centre = (c + z2 / 2) / (n + z2)
             assert est.std_error[j] == pytest.approx(math.sqrt(centre * (1 - centre) / (n + z2)), rel=1e-12)

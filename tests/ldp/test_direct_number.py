@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import ldp
-import ldp.numeric
-from ldp.direct_number import DirectNumber
+import ldp.means.numeric
+from ldp.mechanisms.direct_number import DirectNumber
 
 
 def test_it_is_the_identity_channel_on_the_grid_outside_the_budget():
@@ -67,7 +67,7 @@ def test_its_mean_is_exact_with_a_t_interval_on_n_minus_1_degrees_of_freedom():
     values, counts = np.unique([m.index(str(a)) for a in ages], return_counts=True)
     e = m.estimate_mean(values, counts, confidence=0.9)
     se = stdev(ages) / math.sqrt(len(ages))
-    t = ldp.intervals.t_value(0.9, len(ages) - 1)  # checked against R below and in ldp's own tests
+    t = ldp.stats.intervals.t_value(0.9, len(ages) - 1)  # checked against R below and in ldp's own tests
     assert (e.mean, e.n, e.confidence) == (mean(ages), 10, 0.9)
     assert e.std_error == pytest.approx(se, rel=1e-12)
     assert (e.ci_low, e.ci_high) == pytest.approx((mean(ages) - t * se, mean(ages) + t * se), rel=1e-12)
@@ -109,5 +109,6 @@ def test_its_mean_does_not_lose_digits_on_a_wide_fine_grid():
 
 def test_its_planner_counts_the_spread_of_the_values_only():
     m = DirectNumber("0", "10", "1")
-    assert ldp.numeric.worst_mean_variance(m) == 25.0
-    assert ldp.planning.mean_respondents_needed(m, 0.5) == math.ceil(ldp.intervals.z_value(0.95) ** 2 * 25 / 0.25)
+    assert ldp.means.numeric.worst_mean_variance(m) == 25.0
+    z = ldp.stats.intervals.z_value(0.95)
+    assert ldp.mean_respondents_needed(m, 0.5) == math.ceil(z**2 * 25 / 0.25)

@@ -19,11 +19,11 @@ def test_the_examples_in_its_docstrings_hold(name):
 
 def test_the_mechanisms_carry_runnable_examples():
     counted = [doctest.testmod(importlib.import_module(name)).attempted for name in MODULES]
-    assert counted[MODULES.index("ldp.index")] >= 3 and counted[MODULES.index("ldp.mechanism_base")] >= 2
+    assert counted[MODULES.index("ldp.mechanisms.index")] >= 3 and counted[MODULES.index("ldp.mechanisms.base")] >= 2
 
 
 def test_the_new_question_types_carry_runnable_examples():
-    for name in ("ldp.multiselect", "ldp.onebit", "ldp.dlaplace", "ldp.grid", "ldp.numeric", "ldp.ordinal",
-                 "ldp.report_cells"):
+    for name in ("ldp.mechanisms.multiselect", "ldp.mechanisms.onebit", "ldp.mechanisms.dlaplace",
+                 "ldp.mechanisms.grid", "ldp.means.numeric", "ldp.means.ordinal", "ldp.offline.cells"):
         assert name in MODULES
         assert doctest.testmod(importlib.import_module(name)).attempted >= 3, name

@@ -1,4 +1,4 @@
-"""ldp.estimates: debiasing, standard errors, mapped intervals, post-processing, validation."""
+"""ldp.stats.estimates: debiasing, standard errors, mapped intervals, post-processing, validation."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 from scipy import optimize
 
 import ldp
-from ldp.estimates import Estimate, debias, project_to_simplex
+from ldp.stats.estimates import Estimate, debias, project_to_simplex
 from tests.ldp.support import clopper_pearson_by_scipy, wilson_cc_by_root_finding
 
 P, Q = 0.7, 0.2  # a generic channel: gap 0.5

@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 
 import ldp
-from ldp import exact_q
-from ldp.sampler_integers import WORD
+from ldp.mechanisms import exact_q
+from ldp.mechanisms.sampling import WORD
 
 
 def browser_report_counts(sampler, truth):

@@ -1,4 +1,4 @@
-"""Models written as formulas (ldp.formula, `python -m ldp regress --formula`): the same model written with
+"""Models written as formulas (ldp.regression.formula, `python -m ldp regress --formula`): the same model written with
 --covariates gives identical numbers; a formula with powers, a category against a chosen reference and an
 interaction agrees with base R's model.matrix of the same model fitted by optim (tests/ldp/r/rr_logistic.R) to
 1e-6, p-values included; anything beyond the safe set is refused naming --formula."""
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp import formula, logistic
+from ldp.regression import formula, logistic
 from tests.ldp.test_cli import run
 from tests.ldp.test_logistic_r import SCRIPT, TOLERANCE, rscript
 

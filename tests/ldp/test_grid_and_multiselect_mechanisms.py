@@ -187,6 +187,6 @@ def test_samplers_hold_exactly_the_published_integers():
     assert set(ldp.DiscreteLaplace(1.0, "0", "1", "1").sampler()) == {
         "kind", "steps", "scale_num", "scale_den", "bound", "lo", "hi", "step"}
     for m in CASES:
-        assert ldp.registry.sampler_epsilon(m.sampler()) == pytest.approx(m.effective_epsilon, rel=1e-12)
+        assert ldp.mechanisms.registry.sampler_epsilon(m.sampler()) == pytest.approx(m.effective_epsilon, rel=1e-12)
     with pytest.raises(ValueError, match="no p and q_other"):
-        ldp.registry.sampler_channel(CASES[-1].sampler())
+        ldp.mechanisms.registry.sampler_channel(CASES[-1].sampler())

@@ -1,4 +1,5 @@
-"""Grouped rows (`counts`) in ldp.logistic, ldp.linear_model and ldp.raking: a row standing for m identical
+"""Grouped rows (`counts`) in ldp.regression.logistic, ldp.regression.linear and ldp.weighting.raking: a row standing
+for m identical
 respondents gives the fit, the weights and the variances of the rows written out, whole.
 
 Sums are added in another order, and Newton's method stops at another point within its tolerance (its
@@ -12,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp import linear_model, logistic
-from ldp.raking import RakingError, coded_margin, median_of, rake
+from ldp.regression import linear as linear_model
+from ldp.regression import logistic
+from ldp.weighting.raking import RakingError, coded_margin, median_of, rake
 
 N = 6000
 REL = 1e-6

@@ -1,4 +1,4 @@
-"""ldp.intervals against scipy and against the definitions, computed independently."""
+"""ldp.stats.intervals against scipy and against the definitions, computed independently."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from ldp import intervals
+from ldp.stats import intervals
 from tests.ldp.support import clopper_pearson_by_scipy, wilson_cc_by_root_finding
 
 CONFIDENCES = [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]

@@ -120,5 +120,6 @@ def test_the_probe_notices_third_party_imports(tmp_path):
 
 def test_the_package_lists_the_submodules_the_design_names():
     names = set(submodules())
-    assert {"ldp.sampler_integers", "ldp.intervals", "ldp.estimates", "ldp.registry", "ldp.accounting",
-            "ldp.planning", "ldp.cli"} <= names
+    assert {"ldp.mechanisms.sampling", "ldp.stats.intervals", "ldp.stats.estimates", "ldp.mechanisms.registry",
+            "ldp.planning.budget",
+            "ldp.planning.sizes", "ldp.cli.main"} <= names

@@ -1,4 +1,4 @@
-"""ldp.joint, ldp.association and the joint planner: exact properties, checked against the
+"""ldp.joint.tables, ldp.joint.association and the joint planner: exact properties, checked against the
 design's definitions (score products, the Kronecker formula), scipy and plain counting."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp.association import chi2_sf, pearson
-from ldp.joint import cell_variance, covariance
+from ldp.joint.association import chi2_sf, pearson
+from ldp.joint.tables import cell_variance, covariance
 from tests.ldp.support import joint_answers, qrr_near, scores, wilson_cc_by_root_finding
 
 PAIRS = [

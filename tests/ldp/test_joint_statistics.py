@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp.joint import cell_variance
+from ldp.joint.tables import cell_variance
 from tests.ldp.support import mechanism_named, simulate_joint
 
 # Seeded simulations over a grid of mechanisms and tables: seconds per case.

@@ -8,7 +8,7 @@ import math
 from fractions import Fraction
 
 import ldp
-from ldp.waves import Remembered
+from ldp.mechanisms.remembered import Remembered
 from tests.ldp.js_history_fixture import PATH, afresh, build, histories, largest_ratio, remembered
 
 

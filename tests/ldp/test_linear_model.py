@@ -1,4 +1,4 @@
-"""ldp.linear_model: least squares of a numeric question's unbiased per-report values on covariates, with
+"""ldp.regression.linear: least squares of a numeric question's unbiased per-report values on covariates, with
 HC1 standard errors; unbiased and covering in simulation for the 1-bit mean and discrete Laplace."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp import linear_model
-from ldp.raking import Design
+from ldp.regression import linear as linear_model
+from ldp.weighting.raking import Design
 
 
 def test_hc1_is_the_textbook_sandwich_with_n_over_n_minus_k():

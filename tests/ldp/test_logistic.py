@@ -1,4 +1,4 @@
-"""ldp.logistic in simulation (seeded; tolerances from the standard errors): the coefficients are unbiased
+"""ldp.regression.logistic in simulation (seeded; tolerances from the standard errors): the coefficients are unbiased
 and their intervals cover at 95% for n >= 2,000 across mechanisms and epsilons, the likelihood-ratio test
 has its size under a null model, weighted fits' sandwich intervals cover, the power calculation gives the
 power it promises, and fits without a finite maximum say so. About 15 s on one core (1,500 fits: coverage
@@ -15,8 +15,9 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp import channel_likelihood, logistic, logistic_maximum, logistic_power
-from ldp.raking import Design
+from ldp.regression import likelihood as channel_likelihood
+from ldp.regression import logistic, logistic_maximum, logistic_power
+from ldp.weighting.raking import Design
 
 BETA = np.array([-0.5, 0.8, -0.6])
 

@@ -1,4 +1,4 @@
-"""ldp.logistic against an independent fit of the same likelihood in base R (tests/ldp/r/rr_logistic.R:
+"""ldp.regression.logistic against an independent fit of the same likelihood in base R (tests/ldp/r/rr_logistic.R:
 optim's BFGS, the observed information written out in R and by optimHess's finite differences, the
 outer product of scores), on surveys of 20,000 respondents with five covariates (continuous and binary).
 The bar is 1e-6 in coefficients and in both kinds of standard error; they agree to about 1e-7 (the
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp import logistic
+from ldp.regression import logistic
 
 SCRIPT = Path(__file__).resolve().parent / "r" / "rr_logistic.R"
 TOLERANCE = 1e-6

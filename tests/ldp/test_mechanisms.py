@@ -1,4 +1,4 @@
-"""ldp.registry: channel formulas, construction errors, serialization, randomize()."""
+"""ldp.mechanisms.registry: channel formulas, construction errors, serialization, randomize()."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ldp.numeric and planning for numeric questions: which mechanism is less noisy, and how many respondents."""
+"""ldp.means.numeric and planning for numeric questions: which mechanism is less noisy, and how many respondents."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp.numeric import per_report_variance, worst_mean_variance, worst_report_variance
+from ldp.means.numeric import per_report_variance, worst_mean_variance, worst_report_variance
 
 
 def closed_forms(epsilon: float, width: float, steps: int) -> tuple[float, float]:

@@ -2,7 +2,7 @@
 
 Seeded simulations with i.i.d. answers (so the report slots have exactly the covariance the variance
 formula assumes), through randomize() -> counts() -> mean_score(); the expected covariance is built
-here from first principles (enumerating each answer's channel), not from ldp.ordinal.
+here from first principles (enumerating each answer's channel), not from ldp.means.ordinal.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.ordinal import mean_score_variance
+from ldp.means.ordinal import mean_score_variance
 from tests.ldp.support import simulate_counts
 
 SCORES = np.array([1.0, 2.0, 3.0, 4.0, 5.0])

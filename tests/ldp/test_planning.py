@@ -1,4 +1,4 @@
-"""ldp.planning: respondents needed, margins, and the k-RR vs OUE advice."""
+"""ldp.planning.sizes: respondents needed, margins, and the k-RR vs OUE advice."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ For small k and small grids every pair of allowed true answers and every report 
 probability of each report is computed exactly (Fractions) by following the sampler rule on its
 integers, never from ldp's formulas. The largest ratio must stay within e^(claimed epsilon), equal it
 (the claim is the true loss, not more), and the claim must not exceed the configured epsilon (decided
-with 200-digit decimals, independently of ldp.sampler_integers).
+with 200-digit decimals, independently of ldp.mechanisms.sampling).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ldp
-from ldp import registry
-from ldp.report_cells import report_probabilities
+from ldp.mechanisms import registry
+from ldp.offline.cells import report_probabilities
 
 EPSILONS = [ldp.EPSILON_MIN, 0.3, math.log(3), 2.0, 5.0, ldp.EPSILON_MAX]
 SETTINGS = settings(max_examples=150, deadline=None, database=None, derandomize=True)
@@ -161,7 +161,7 @@ def test_dlaplace_published_pmf_ratios_stay_within_the_claim(steps, epsilon):
 
 @SETTINGS
 @given(epsilon=st.floats(min_value=ldp.EPSILON_MIN, max_value=ldp.EPSILON_MAX),
-       steps=st.integers(1, ldp.grid.STEPS_MAX))
+       steps=st.integers(1, ldp.mechanisms.grid.STEPS_MAX))
 def test_dlaplace_scale_is_exact_and_as_close_to_epsilon_as_32_bit_integers_allow(epsilon, steps):
     m = ldp.DiscreteLaplace(epsilon, "0", str(steps), "1")
     t, s = m.scale_num, m.scale_den

@@ -1,4 +1,5 @@
-"""ldp.raking and ldp.weighted: weights to population margins, the cap, and the raked estimate's variance.
+"""ldp.weighting.raking and ldp.weighting.estimates: weights to population margins, the cap, and the raked estimate's
+variance.
 
 R's survey package (Debian's r-cran-survey) is the independent check: its rake() gives the same weights,
 and calibrate(calfun = "raking") from them the same linearization standard error (the residuals of the
@@ -18,8 +19,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.raking import Design, RakingError, coded_margin, margin, rake
-from ldp.weighted import weighted_fractions, weighted_mean
+from ldp.weighting.estimates import weighted_fractions, weighted_mean
+from ldp.weighting.raking import Design, RakingError, coded_margin, margin, rake
 
 SCRIPT = Path(__file__).resolve().parent / "r" / "rake_survey.R"
 MARGINS = {"sex": {"f": 0.5, "m": 0.5}, "region": {"north": 0.4, "south": 0.35, "east": 0.25}}

@@ -1,4 +1,4 @@
-"""ldp.registry: each mechanism declares what it is, and the registry only collects it.
+"""ldp.mechanisms.registry: each mechanism declares what it is, and the registry only collects it.
 
 A published sampler finds the class whose privacy map reads it by its kind; the sets of names the app
 uses (yes/no, one of k, numeric means) follow from the classes' own declarations; `from_dict` takes
@@ -12,7 +12,7 @@ from fractions import Fraction as F
 import pytest
 
 import ldp
-from ldp import registry
+from ldp.mechanisms import registry
 
 EXAMPLES = [ldp.QRandomizedResponse("0.5"), ldp.BitFlip(1.0), ldp.KaryRR(1.0, 4), ldp.SymmetricUnary(1.0, 3),
             ldp.OptimizedUnary(2.0, 5), ldp.Direct(3), ldp.MultiSelect(2.0, 5, at_most=2),

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp import logistic
-from ldp.raking import Design, margin, rake
-from ldp.weighted import weighted_fractions
+from ldp.regression import logistic
+from ldp.weighting.estimates import weighted_fractions
+from ldp.weighting.raking import Design, margin, rake
 from tests.ldp.test_cli import run
 
 REGRESS_KEYS = ["terms", "estimate", "std_error", "z", "p_value", "ci_low", "ci_high", "n", "dropped",

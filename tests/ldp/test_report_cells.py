@@ -1,4 +1,4 @@
-"""ldp.audit and ldp.report_cells for the multi-select, 1-bit mean and discrete Laplace samplers."""
+"""ldp.offline.audit and ldp.offline.cells for the multi-select, 1-bit mean and discrete Laplace samplers."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.audit import audit, audit_truths, report_edges, report_probabilities, tabulate
-from ldp.report_cells import bit_pairs, layout
+from ldp.offline.audit import audit, audit_truths, report_edges, report_probabilities, tabulate
+from ldp.offline.cells import bit_pairs, layout
 
 MECHANISMS = [ldp.MultiSelect(2.0, 4), ldp.MultiSelect(3.0, 6, at_most=2), ldp.MultiSelect(3.0, 12),
               ldp.OneBitMean(1.5, "0", "10", "1"), ldp.DiscreteLaplace(1.0, "0", "10", "1"),
@@ -66,7 +66,7 @@ def test_joint_patterns_catch_correlated_bits_that_per_bit_counts_miss():
         values, counts = np.unique(m.encode_many(reports), return_counts=True)
         rows[x] = tabulate(sampler, dict(zip(values.tolist(), counts.tolist(), strict=True)))
         ones = [sum(c for v, c in zip(values, counts, strict=True) if (v >> j) & 1) for j in range(4)]
-        rates = [ldp.intervals.clopper_pearson(o, DRAWS, 1 - 1e-6 / 16) for o in ones]
+        rates = [ldp.stats.intervals.clopper_pearson(o, DRAWS, 1 - 1e-6 / 16) for o in ones]
         expected = [m.p if bit else m.q_other for bit in truth]
         assert all(low <= e <= high for (low, high), e in zip(rates, expected, strict=True))  # marginals pass
     assert not audit(sampler, rows, DRAWS).passed

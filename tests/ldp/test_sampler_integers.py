@@ -1,4 +1,4 @@
-"""ldp.sampler_integers and the sampler integers: exact, at most 2**32, never more epsilon than configured.
+"""ldp.mechanisms.sampling and the sampler integers: exact, at most 2**32, never more epsilon than configured.
 
 Every check recomputes the epsilon of a sampler from its integers with exact rational
 and 60-digit decimal arithmetic, independently of the floats ldp uses.
@@ -15,7 +15,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import ldp
-from ldp import sampler_integers
+from ldp.mechanisms import sampling as sampler_integers
 from tests.ldp.support import exact_exp, exact_log, fraction_le_exp, sampler_odds_ratio
 
 WORD = 2**32

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.report_stream import stream_sequence
+from ldp.sequences.stream import stream_sequence
 from tests.ldp.test_cli import records, run
 
 KEYS = {"n", "estimate", "ci_low", "ci_high"}

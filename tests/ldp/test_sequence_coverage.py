@@ -1,4 +1,4 @@
-"""Confidence sequences cover the truth at every look at once (`ldp.sequences`, `ldp.mean_sequences`).
+"""Confidence sequences cover the truth at every look at once (`ldp.sequences.fractions`, `ldp.sequences.means`).
 
 Seeded simulations: STREAMS independent report streams per case, each watched at LOOKS (after each of the first
 10 reports, then 30 looks spaced geometrically up to 1,000 reports), and a stream counts as covered only
@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.mean_sequences import laplace_sequence, onebit_sequence
-from ldp.sequences import fraction_sequence
+from ldp.sequences.fractions import fraction_sequence
+from ldp.sequences.means import laplace_sequence, onebit_sequence
 
 ALPHA = 0.05
 STREAMS = 1000

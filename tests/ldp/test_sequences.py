@@ -1,4 +1,5 @@
-"""The confidence sequences' construction (`ldp.sequences`, `ldp.mean_sequences`, `ldp.report_stream`): the
+"""The confidence sequences' construction (`ldp.sequences.fractions`, `ldp.sequences.means`, `ldp.sequences.stream`):
+the
 interval is the set the martingale accepts, mapped like the fixed-n one, and its width against the references.
 
 Expectations come from scipy (betaln, gammaln), the closed forms, or the reference numbers of issue 27 on the
@@ -14,15 +15,15 @@ import pytest
 from scipy import special
 
 import ldp
-from ldp.mean_sequences import laplace_sequence, mixture, onebit_sequence
-from ldp.report_stream import check_looks, stream_sequence
-from ldp.sequences import (
+from ldp.sequences.fractions import (
     anytime_respondents_needed,
     binary_sequence,
     fraction_sequence,
     lgamma,
     mixture_strength,
 )
+from ldp.sequences.means import laplace_sequence, mixture, onebit_sequence
+from ldp.sequences.stream import check_looks, stream_sequence
 
 QRR = ldp.QRandomizedResponse("0.6666666667")  # q = 2/3 to 10 digits, as a researcher types it
 N, YES = 2435, 831

@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 
 from ldp import make
-from ldp.joint import JointCounts, estimate_joint
+from ldp.joint.tables import JointCounts, estimate_joint
 from ldp.synthetic import synthesize
 from ldp.synthetic.quality import quality
 from tests.ldp.synthetic_population import planted

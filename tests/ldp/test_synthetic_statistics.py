@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from ldp import make
-from ldp.estimates import debias, project_to_simplex
+from ldp.stats.estimates import debias, project_to_simplex
 from ldp.synthetic import synthesize
 from ldp.synthetic.quality import code_slots, debiased_pair, value_slots
 from ldp.synthetic.questions import stored_cells

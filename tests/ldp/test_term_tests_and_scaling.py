@@ -1,4 +1,5 @@
-"""Each term's Wald test (ldp.logistic, ldp.linear_model) and the fits' centring and scaling (ldp.scaling).
+"""Each term's Wald test (ldp.regression.logistic, ldp.regression.linear) and the fits' centring and scaling
+(ldp.regression.scaling).
 
 The size: under a null term the two-sided test at 5% rejects 5% of seeded surveys, within 2 standard errors of a
 proportion (sqrt(0.05 0.95 / R)), over mechanisms. The scale: an income of 0 to 20,000 and its square (X'X over
@@ -15,8 +16,9 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp import linear_model, logistic
-from ldp.scaling import scaled
+from ldp.regression import linear as linear_model
+from ldp.regression import logistic
+from ldp.regression.scaling import scaled
 from tests.ldp.test_logistic import reports
 
 SURVEYS = 600

@@ -1,5 +1,6 @@
-"""ldp.wave_agreement against exact enumeration: every permanent response B' (an option, or every pattern of k bits)
-and every report, with the samplers' integers as fractions; the composed sampler against ldp.waves.Composed."""
+"""ldp.waves.agreement against exact enumeration: every permanent response B' (an option, or every pattern of k bits)
+and every report, with the samplers' integers as fractions; the composed sampler against
+ldp.mechanisms.remembered.Composed."""
 
 import itertools
 from fractions import Fraction
@@ -7,8 +8,8 @@ from fractions import Fraction
 import pytest
 
 import ldp
-from ldp.wave_agreement import composed_sampler, independent_agreement, remembered_agreement
-from ldp.waves import Composed, Remembered
+from ldp.mechanisms.remembered import Composed, Remembered
+from ldp.waves.agreement import composed_sampler, independent_agreement, remembered_agreement
 
 LAYERS = [  # (permanent, first wave's instantaneous layer, second wave's)
     (ldp.KaryRR(0.5, 3), ldp.KaryRR(4.0, 3), ldp.KaryRR(4.0, 3)),

@@ -1,4 +1,4 @@
-"""The change of a numeric mean between two waves (`ldp.wave_pairs.between_means`), tested by seeded simulation
+"""The change of a numeric mean between two waves (`ldp.waves.pairs.between_means`), tested by seeded simulation
 for each mechanism a mean is asked with (1-bit mean, discrete Laplace, a number sent as given): the change is
 unbiased (its average over the draws within 4 standard errors of the true change) and its interval covers the true
 change at its level (within 3 binomial standard errors) for waves of different respondents; with respondents in
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.estimates import MeanEstimate
-from ldp.wave_pairs import INDEPENDENT, UNKNOWN, between_means
+from ldp.stats.estimates import MeanEstimate
+from ldp.waves.pairs import INDEPENDENT, UNKNOWN, between_means
 
 REPS, LEVEL = 1500, 0.9
 SIZES = (500, 400)

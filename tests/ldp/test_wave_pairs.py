@@ -1,5 +1,6 @@
 """The difference between two waves of different sizes, partly the same respondents, perhaps different
-mechanisms (ldp.wave_pairs): equal to ldp.waves where both apply, and tested statistically where only it does.
+mechanisms (ldp.waves.pairs): equal to ldp.mechanisms.remembered where both apply, and tested statistically where only
+it does.
 
 The statistics simulate the respondents one by one (their answers, their remembered permanent responses and
 each wave's instantaneous randomization), independently of the module's formulas; tolerances come from the
@@ -14,9 +15,9 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.wave_pairs import FEWEST_CHANGES, INDEPENDENT, UNKNOWN, Design, between
-from ldp.waves import Remembered, channel, difference
-from ldp.waves_cli import panel
+from ldp.cli.waves import panel
+from ldp.mechanisms.remembered import Remembered, channel, difference
+from ldp.waves.pairs import FEWEST_CHANGES, INDEPENDENT, UNKNOWN, Design, between
 
 KRR = Remembered(ldp.KaryRR(3.0, 3), ldp.KaryRR(1.0, 3))
 SUE = Remembered(ldp.SymmetricUnary(3.0, 3), ldp.SymmetricUnary(1.5, 3))

@@ -1,4 +1,5 @@
-"""Waves with remembered randomization (ldp.waves): the composed channel and its privacy from the integers,
+"""Waves with remembered randomization (ldp.mechanisms.remembered): the composed channel and its privacy from the
+integers,
 the remembered layer, and per-wave estimates and the difference of two waves, tested statistically.
 
 The expectations are built independently: the composed channel by enumerating every permanent response and
@@ -15,8 +16,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.waves import Remembered, channel, difference
-from ldp.waves_cli import panel
+from ldp.cli.waves import panel
+from ldp.mechanisms.remembered import Remembered, channel, difference
 
 LAYERS = {
     "qrr": (ldp.QRandomizedResponse("0.8"), ldp.QRandomizedResponse("0.5")),

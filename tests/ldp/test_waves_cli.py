@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import ldp
-from ldp.waves import Remembered
+from ldp.mechanisms.remembered import Remembered
 
 from .test_cli import records, run
 

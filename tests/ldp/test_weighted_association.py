@@ -1,4 +1,4 @@
-"""ldp.weighted_association: the independence test of a weighted cross-tab (Rao and Scott's F).
+"""ldp.weighting.association: the independence test of a weighted cross-tab (Rao and Scott's F).
 
 R's survey package is the independent check: svychisq(statistic = "F") on the same raked design
 (tests/ldp/r/weighted_independence.R), for a 2 x 3 table of randomized reports and for each bit of a unary
@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 
 import ldp
-from ldp.association import pearson
-from ldp.raking import Design, coded_margin, rake
-from ldp.weighted import indicators
-from ldp.weighted_association import rao_scott, weighted_independence
+from ldp.joint.association import pearson
+from ldp.weighting.association import rao_scott, weighted_independence
+from ldp.weighting.estimates import indicators
+from ldp.weighting.raking import Design, coded_margin, rake
 from tests.ldp.test_weighted_joint import MARGINS, A, B, draw, names, raked, rscript
 
 SCRIPT = Path(__file__).resolve().parent / "r" / "weighted_independence.R"

@@ -1,6 +1,6 @@
-"""Weighted estimates from grouped rows (`ldp.raking.Design.counts`): every estimator gives, from the distinct
+"""Weighted estimates from grouped rows (`ldp.weighting.raking.Design.counts`): every estimator gives, from the distinct
 (cell, report) rows and their counts, the figures of the rows written out, one per respondent. This is what lets
-the app weight a million responses at the cost of their distinct rows (surveys.aggregation.weighting).
+the app weight a million responses at the cost of their distinct rows (surveys.aggregation.weighting.weights).
 
 The written-out side is raked per respondent from the respondents' own categories, the grouped side over the
 cells with their counts: two rakings, compared whole (every field of every result), to rounding.
@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from ldp import Direct, KaryRR, OneBitMean, QRandomizedResponse, SymmetricUnary
-from ldp.joint_counts import JointCounts
-from ldp.linear_model import per_report_values
-from ldp.raking import coded_margin, rake
-from ldp.weighted import weighted_fractions, weighted_mean
-from ldp.weighted_association import weighted_independence
-from ldp.weighted_joint import weighted_conditional, weighted_joint
+from ldp.joint.counts import JointCounts
+from ldp.regression.linear import per_report_values
+from ldp.weighting.association import weighted_independence
+from ldp.weighting.estimates import weighted_fractions, weighted_mean
+from ldp.weighting.joint import weighted_conditional, weighted_joint
+from ldp.weighting.raking import coded_margin, rake
 
 N = 3_000
 REGION, SEX = {"N": 0.2, "S": 0.3, "E": 0.5}, {"F": 0.52, "M": 0.48}

@@ -1,4 +1,4 @@
-"""ldp.weighted_joint: a cross-tab's joint and conditional fractions under raked weights.
+"""ldp.weighting.joint: a cross-tab's joint and conditional fractions under raked weights.
 
 R's survey package is the independent check: from the same raked weights, calibrate(calfun = "raking") and
 svymean of the score products (joint cells), svyratio of the products over one question's scores (conditional
@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.raking import Design, coded_margin, rake
-from ldp.weighted import weighted_fractions
-from ldp.weighted_joint import weighted_conditional, weighted_joint
+from ldp.weighting.estimates import weighted_fractions
+from ldp.weighting.joint import weighted_conditional, weighted_joint
+from ldp.weighting.raking import Design, coded_margin, rake
 
 SCRIPT = Path(__file__).resolve().parent / "r" / "weighted_crosstab.R"
 MARGINS = {"sex": {"f": 0.5, "m": 0.5}, "region": {"north": 0.4, "south": 0.35, "east": 0.25}}

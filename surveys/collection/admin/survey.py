@@ -27,8 +27,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
-from ldp import exact_q
-from ldp.rounding import total_loss
+from ldp.mechanisms import exact_q
+from ldp.planning.rounding import total_loss
 from surveys.history import recorder
 from surveys.history.display import changes_table
 from surveys.history.hooks import RecordsConfigurationChanges

@@ -21,6 +21,7 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.exceptions import PermissionDenied as DRFPermissionDenied
 
 import ldp
+from ldp.mechanisms import remembered
 from surveys import refusals
 from surveys.errors import body
 from surveys.history import recorder
@@ -92,7 +93,7 @@ class FiguresQuery(forms.Form):
         try:
             permanent = kind.build(data["mechanism"], data["permanent_q"], data["permanent_epsilon"], data["k"] or 2,
                                    scale=scale, at_most=data["at_most"])
-            return ldp.waves.Composed(ldp.waves.Remembered(permanent=permanent, instant=instant))
+            return remembered.Composed(remembered.Remembered(permanent=permanent, instant=instant))
         except (ValueError, TypeError) as error:
             return field, str(error)
 

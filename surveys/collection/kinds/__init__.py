@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import ldp
-from ldp.exact_q import QValue
+from ldp.mechanisms.exact_q import QValue
 
 from ..scales import Scale
 from . import multi_select, numeric, ordinal, single_choice, yes_no

@@ -17,8 +17,8 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 
 import ldp
-from ldp import exact_q
-from ldp.exact_q import QValue
+from ldp.mechanisms import exact_q
+from ldp.mechanisms.exact_q import QValue
 
 from .. import scales
 from ..scales import Scale

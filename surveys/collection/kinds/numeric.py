@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import ldp
-from ldp.exact_q import QValue
+from ldp.mechanisms.exact_q import QValue
 
 from .. import scales
 from ..scales import Scale

@@ -3,7 +3,7 @@ hold 2/3 (forced response's P(yes | yes) came out 0.8333335, not 5/6).
 
 An existing q keeps its value: the decimal column's value becomes text (PostgreSQL casts 0.500000 to
 '0.500000', SQLite copies 0.5 as '0.5'), then every q is rewritten as the shortest exact text
-(`ldp.exact_q.text`: 0.500000 -> "0.5"), the text the mechanism was already built from and the version
+(`ldp.mechanisms.exact_q.text`: 0.500000 -> "0.5"), the text the mechanism was already built from and the version
 digest already wrote (`to_dict`). So every survey's mechanism, the integers its browsers sample and its
 version stay what they were, and its stored responses keep counting.
 
@@ -18,7 +18,7 @@ from django.db import migrations
 from django.db.migrations.exceptions import IrreversibleError
 
 import surveys.collection.models.exact_q
-from ldp import exact_q
+from ldp.mechanisms import exact_q
 
 FIELDS = ("q", "permanent_q")
 

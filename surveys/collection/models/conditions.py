@@ -36,7 +36,8 @@ def configured_by(parameter: str | None, **rest: Any) -> models.Q:
     return models.Q(**({"mechanism_name": names[0]} if len(names) == 1 else {"mechanism_name__in": names}), **rest)
 
 
-# The mechanisms that can remember a permanent layer across waves (`ldp.waves`: one randomized answer of k),
+# The mechanisms that can remember a permanent layer across waves (`ldp.mechanisms.remembered`: one randomized answer
+# of k),
 # by the parameter that sets it.
 REMEMBERED_BY = {parameter: [name for name, mechanism in ldp.MECHANISMS.items()
                              if mechanism.one_of_k and mechanism.randomized and mechanism.parameter == parameter]

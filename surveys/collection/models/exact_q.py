@@ -1,7 +1,8 @@
 """q stored exactly: typed as a decimal ("0.5") or a fraction ("2/3"), kept as that text, a Fraction in Python.
 
 A decimal column cannot hold 2/3 (six places made forced response's P(yes | yes) 0.8333335, not 5/6); the
-text `ldp.exact_q.text` writes is the q the mechanism is built from and the version digest covers, so a q that
+text `ldp.mechanisms.exact_q.text` writes is the q the mechanism is built from and the version digest covers, so a q
+that
 was a decimal keeps its mechanism, its sampler's integers and its version (migration 0020).
 """
 
@@ -16,7 +17,7 @@ from django.db import models
 from django.db.models.query_utils import DeferredAttribute
 from django.utils.translation import gettext as _
 
-from ldp import exact_q
+from ldp.mechanisms import exact_q
 
 MAX_LENGTH = 40  # every q the sampler carries fits: "n/d" with d <= 2^32, or a decimal of at most 28 digits
 

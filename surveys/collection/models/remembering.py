@@ -1,4 +1,5 @@
-"""A question's permanent layer (waves of a series that remember randomization, `ldp.waves`): the same mechanism
+"""A question's permanent layer (waves of a series that remember randomization, `ldp.mechanisms.remembered`): the same
+mechanism
 with the permanent parameter, and what keeps one from being saved."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 import ldp
-from ldp.waves import Remembered
+from ldp.mechanisms.remembered import Remembered
 
 from ..kinds import build_mechanism
 from .conditions import REMEMBERED_BY

@@ -46,9 +46,9 @@ class Response(models.Model):
             models.UniqueConstraint(fields=["survey", "submission_key"], name="response_key_unique"),
         ]
         # Results check that no response has another mechanism version than the current one with two
-        # seeks on this index (surveys.aggregation.versions), whatever the number of responses. The
+        # seeks on this index (surveys.aggregation.results.versions), whatever the number of responses. The
         # day rides along so that the dashboard's responses per day read this index alone, in order
-        # (surveys.aggregation.progress), never the rows: as many B-trees to write per submission.
+        # (surveys.aggregation.results.progress), never the rows: as many B-trees to write per submission.
         indexes = [models.Index(fields=["survey", "mechanism_version", "submitted_on"],
                                 name="response_survey_version_day")]
 
@@ -140,7 +140,7 @@ class PairWatch(models.Model):
 
 class PairCounting(models.Model):
     """A pair of questions being counted in the background, not yet watched: the claim that keeps a
-    second request from starting a second count (`surveys.aggregation.pair_counting`). `claim` tells
+    second request from starting a second count (`surveys.aggregation.relating.pair_counting`). `claim` tells
     whose it is; `touched_at` is renewed as the count goes on, so a claim left by a worker that died
     goes stale and the next request takes it over."""
 

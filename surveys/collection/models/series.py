@@ -2,7 +2,7 @@
 
 A series may remember each respondent's randomization across its waves (`remembered`, on by default): the
 respondent's browser keeps a permanent randomized response per question and true answer and sends a fresh
-randomization of it in every wave (`ldp.waves`), so repeating an unchanged answer reveals no more.
+randomization of it in every wave (`ldp.mechanisms.remembered`), so repeating an unchanged answer reveals no more.
 
 A series has one stable link, /w/<slug>/, that opens its current wave (`surveys.collection.waves.current`).
 A new wave's series takes its slug from the first wave's slug (as guessable as the waves' own links, which are made

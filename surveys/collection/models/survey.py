@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 import ldp
-from ldp.waves import Remembered
+from ldp.mechanisms.remembered import Remembered
 
 from .. import kinds, relevance, scales, variable_names
 from ..kinds import KINDS, build_mechanism, yes_no
@@ -84,7 +84,8 @@ class Survey(models.Model):
     series = models.ForeignKey(Series, on_delete=models.PROTECT, null=True, blank=True, related_name="waves",
                                help_text=_("Optional: the series this survey is a wave of."))
     wave = models.PositiveIntegerField(null=True, blank=True, help_text=_("Its number in the series: 1, 2, ..."))
-    # The confidence sequences' planned size, fixed before anyone looks (ldp.sequences: the guarantee holds for a
+    # The confidence sequences' planned size, fixed before anyone looks (ldp.sequences.fractions: the guarantee holds
+    # for a
     # size chosen in advance); blank until Open sets the planner's figure. Changed after the first report only with
     # a reason (surveys/collection/replanning.py), kept with the number of responses then.
     planned_size = models.PositiveIntegerField(

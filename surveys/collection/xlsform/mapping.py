@@ -24,7 +24,7 @@ from django.core.exceptions import ValidationError
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from ldp import exact_q
+from ldp.mechanisms import exact_q
 
 from .. import kinds, scales, variable_names
 from ..builder import QuestionSpec

@@ -12,7 +12,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
 
-from ldp import exact_q
+from ldp.mechanisms import exact_q
 
 from .. import kinds, scales, skip_logic, variable_names
 from ..kinds import yes_no

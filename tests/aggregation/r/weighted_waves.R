@@ -1,6 +1,6 @@
 # Each wave raked to its own margins by R's survey package, its debiased fractions with their standard errors,
 # and the change between two waves of different respondents: the independent check of the waves' weighted figures
-# (surveys.aggregation.waves with weighted=true).
+# (surveys.aggregation.waves.series with weighted=true).
 # Usage: Rscript weighted_waves.R data.csv margins.csv channels.csv out.csv
 # data.csv: wave, the raking columns, and y_<question>_<option>: 1 when that response's report is (or has the bit
 # of) that option. margins.csv: wave, column, value, share. channels.csv: question, wave, p, q (the channel the

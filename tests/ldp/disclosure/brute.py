@@ -8,7 +8,7 @@ from fractions import Fraction
 from itertools import product
 
 import ldp
-from ldp.dlaplace import DiscreteLaplace
+from ldp.mechanisms.dlaplace import DiscreteLaplace
 
 
 def channel(mechanism) -> dict[object, list]:

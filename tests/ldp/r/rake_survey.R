@@ -1,4 +1,4 @@
-# Raking and the raked mean's standard error by R's survey package, the independent check of ldp.raking.
+# Raking and the raked mean's standard error by R's survey package, the independent check of ldp.weighting.raking.
 # Usage: Rscript rake_survey.R data.csv margins.csv out.csv weights.csv
 # data.csv: column y (numeric) and the raking columns; margins.csv: column, value, share.
 # out.csv: the raked mean of y with its standard error two ways: svymean on rake()'s design (survey's

@@ -1,4 +1,4 @@
-# A weighted cross-tab by R's survey package, the independent check of ldp.weighted_joint.
+# A weighted cross-tab by R's survey package, the independent check of ldp.weighting.joint.
 # Usage: Rscript weighted_crosstab.R data.csv margins.csv channels.csv out.csv
 # data.csv: ra, rb (the reports of A and B, option indexes), w (raked weights) and the raking columns;
 # margins.csv: column, value, share; channels.csv: question (a or b), k, p, q (the channel).

@@ -1,4 +1,4 @@
-# Rao and Scott's test of independence by R's survey package, the independent check of ldp.weighted_association.
+# Rao and Scott's test of independence by R's survey package, the independent check of ldp.weighting.association.
 # Usage: Rscript weighted_independence.R data.csv margins.csv out.csv
 # data.csv: ra, one or more columns rb... (the tables' sides, as labels), w (raked weights) and the raking columns;
 # margins.csv: column, value, share. The design is calibrate(calfun = "raking") to the margins from the raked

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from surveys.aggregation import prepared
+from surveys.aggregation.exports import prepared
 
 
 class Command(BaseCommand):

@@ -1,0 +1,1 @@
+"""`python -m ldp`: the command line, one module per command."""

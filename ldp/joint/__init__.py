@@ -1,0 +1,1 @@
+"""Two questions together: their joint table, its counts and the test of independence."""

@@ -1,0 +1,1 @@
+"""Models of a randomized answer: logistic and linear fits, formulas, their power."""

@@ -1,0 +1,1 @@
+"""Confidence sequences: intervals valid at every look, for fractions and means."""

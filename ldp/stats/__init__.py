@@ -1,0 +1,1 @@
+"""Statistics every estimate shares: intervals, debiased frequencies, grouped rows."""

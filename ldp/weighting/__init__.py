@@ -1,0 +1,1 @@
+"""Weights to population margins (raking) and the weighted estimates under them."""

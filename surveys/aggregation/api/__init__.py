@@ -1,0 +1,1 @@
+"""The results API: its views, serializers and schema."""

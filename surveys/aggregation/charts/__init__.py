@@ -1,0 +1,1 @@
+"""Server-rendered SVG charts of the dashboard's figures."""

@@ -1,0 +1,1 @@
+"""Exports: report files prepared whole, their codebook, formats and the figures' tables."""

@@ -1,0 +1,1 @@
+"""Models of a survey's answers, fitted with ldp from the stored reports."""

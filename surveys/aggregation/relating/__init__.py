@@ -1,0 +1,1 @@
+"""Relating answers: cross-tabs, break-downs and the pair counts behind them."""

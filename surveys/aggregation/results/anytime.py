@@ -1,0 +1,80 @@
+"""Intervals valid however often you look: `ldp`'s confidence sequences, from the counts the results
+service already has, for a survey that is still open.
+
+A fixed-n interval holds at one sample size chosen in advance; a researcher who looks at an open survey every
+day needs intervals that hold at every look at once (see `ldp.sequences.fractions`). The sequence at n depends only on
+the counts at n and the planning size, so no history of reports is needed. The planning size is the survey's
+planned size, fixed when it opened (sequence_plan.py): never the margin asked for now, nor the reports, and the
+sequence is narrowest there.
+
+- Options of a single-choice question, bits of a multi-select or unary encoding, the 1-bit mean's bit:
+  `ldp.sequences.fractions.fraction_sequence`; all of a question's intervals hold together (a union bound over its k
+  streams, one for a yes/no question), so the Bonferroni option changes nothing here.
+- Discrete Laplace mean: `ldp.sequences.means.laplace_sequence` from the sum of the reports.
+- Where `ldp` has no sequence (an ordinal question's mean score, the cross-tab) the fixed-n interval stays,
+  and the page says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+import ldp
+from ldp.mechanisms.dlaplace import DiscreteLaplace
+from ldp.sequences.fractions import anytime_respondents_needed, at_last_look, binary_sequence, streams
+from ldp.sequences.means import has_sequence as has_mean_sequence
+from ldp.sequences.means import mean_at_last_look
+
+__all__ = ["fractions", "has_mean_sequence", "level", "margin_at", "mean", "needed"]
+_REMEMBERED = 4096  # planner answers kept per process (a few hundred bytes each)
+_NEEDED: dict[tuple[object, ...], int] = {}
+
+
+def level(mechanism: ldp.Mechanism, confidence: float) -> float:
+    """Each of a question's intervals' own level: its share of 1 - confidence (all hold together)."""
+    return 1.0 - (1.0 - confidence) / streams(mechanism)
+
+
+def needed(mechanism: ldp.Mechanism, margin: float, confidence: float) -> int:
+    """Respondents for a half-width of `margin` that holds at every look (worst case). A bisection over
+    sequences (about a second of CPU under load), depending only on the channel, the margin and the confidence:
+    remembered per process, so a dashboard pays it once per design and margin."""
+    key = (type(mechanism).__name__, mechanism.encoding, mechanism.k, mechanism.p, mechanism.q_other, margin,
+           confidence)
+    if key not in _NEEDED:
+        if len(_NEEDED) >= _REMEMBERED:
+            _NEEDED.clear()
+        _NEEDED[key] = anytime_respondents_needed(mechanism, margin, confidence)
+    return _NEEDED[key]
+
+
+def margin_at(mechanism: ldp.Mechanism, n: int, confidence: float, planned: int) -> float:
+    """The worst-case half-width (report rate 1/2) of the sequence at n reports; inf at n = 0."""
+    if n <= 0:
+        return math.inf
+    alpha = (1.0 - confidence) / streams(mechanism)
+    low, high = binary_sequence([n / 2.0], [n], alpha, planned)
+    return float(high[0] - low[0]) / (2.0 * (mechanism.p - mechanism.q_other))
+
+
+def fractions(mechanism: ldp.Mechanism, estimate: ldp.Estimate, confidence: float, planned: int) -> ldp.Estimate:
+    """A question's fixed-n estimate with the sequence's intervals at its n, at the sequence's `confidence`."""
+    return replace(at_last_look(mechanism, estimate, confidence, planned), confidence=confidence)
+
+
+def mean(mechanism: ldp.Mechanism, estimate: ldp.MeanEstimate, counts: np.ndarray,
+         histogram: tuple[np.ndarray, np.ndarray] | None, confidence: float, planned: int) -> ldp.MeanEstimate:
+    """A numeric mean's estimate with the sequence's interval at its n, from the sum of its reports as sent
+    (1-bit mean: the count of 1s; discrete Laplace: the sum of r, stored as r + R)."""
+    if not isinstance(mechanism, DiscreteLaplace):
+        report_sum = float(counts[1])
+    elif histogram is None:  # no reports: the interval is the range, as the fixed-n one
+        return replace(estimate, confidence=confidence)
+    else:
+        values, tally = histogram
+        report_sum = float(tally @ (values - mechanism.bound))
+    found = mean_at_last_look(mechanism, estimate, report_sum, confidence=confidence, planned=planned)
+    return replace(found, confidence=confidence)  # the sequence's level, not the fixed-n one it started from

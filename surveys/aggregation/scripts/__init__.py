@@ -1,0 +1,1 @@
+"""The analysis scripts generated per survey, for R and Python."""

@@ -1,0 +1,1 @@
+"""Synthetic respondents drawn from a model fitted to the stored reports."""

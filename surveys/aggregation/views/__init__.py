@@ -1,0 +1,1 @@
+"""The researcher pages: check access, read the parameters, call a service, render."""

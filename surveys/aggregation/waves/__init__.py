@@ -1,0 +1,1 @@
+"""Results across the waves of a series."""

@@ -1,0 +1,1 @@
+"""Weights to population margins: the margins and the weighted figures."""
