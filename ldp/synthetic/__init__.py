@@ -1,5 +1,5 @@
 """Synthetic respondents: rows of true-looking answers drawn from one distribution fitted to what the stored
-reports say about the population (issue 43). Built from the reports alone, it is post-processing: it costs no
+reports say about the population. Built from the reports alone, it is post-processing: it costs no
 privacy beyond what respondents were told. No row is a respondent; a figure computed from the rows is an
 estimate without its interval.
 

@@ -1,4 +1,5 @@
-"""Pinned client code (issue 14, item 2): the respondent page's ES modules are served with subresource
+"""Pinned client code, so that a respondent can check what randomizes their answers: the respondent page's ES modules
+are served with subresource
 integrity, and their hashes are published (survey definition API, codebook) so that anyone can compare
 what a server sends with what was reviewed (`bench/audit_randomizer.py --expect`).
 

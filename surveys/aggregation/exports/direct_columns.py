@@ -1,4 +1,5 @@
-"""Report exports without the direct columns (issue 44): `?direct=omit` on reports.csv, .json, .dta and .sav leaves
+"""Report exports without the direct columns, which single respondents out: `?direct=omit` on reports.csv, .json, .dta
+and .sav leaves
 out every question sent as given (its answers are stored as given and can single a respondent out:
 surveys.aggregation.privacy.uniqueness), and the weight column with them (a weight is a function of the direct answers
 it

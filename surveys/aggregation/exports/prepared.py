@@ -1,5 +1,6 @@
 """Prepared exports: the randomized reports as CSV, JSON, Stata and SPSS files, each written whole
-before anybody downloads it (issue 23: an export is whole or it is an error).
+before anybody downloads it (an export is whole or it is an error: a file cut by a worker's timeout would pass for a
+whole one).
 
 Streamed, a large survey's export outlived gunicorn's worker timeout (a CSV of 3 x 10^5 responses
 took 27 s, the timeout is 15 s): the worker was killed after the 200 had gone out, and the

@@ -1,4 +1,5 @@
-"""The shuffled release (issue 44): the randomized reports of chosen questions, one column per question as
+"""The shuffled release, whose central privacy cost is far below the local one: the randomized reports of chosen
+questions, one column per question as
 reports.csv names it, the rows in an order drawn from the operating system's randomness, and nothing else: no
 response id, day, version, weight or direct answer. So released, the reports are the output of n shuffled local
 randomizers, and the statement's central epsilon (`statement`, Feldman, McMillan & Talwar's bound) holds for it;

@@ -1,4 +1,5 @@
-"""Results trust the mechanism version (issue 14, item 6): every counted report must have been made
+"""Results trust the mechanism version, so that no report is read through a channel it was not made with: every counted
+report must have been made
 with the survey's current mechanisms.
 
 Freezing a question's mechanism is enforced in `Model.save`; a `QuerySet.update`, a raw edit or a

@@ -1,4 +1,5 @@
-"""Synthetic respondents of a survey (issue 43): rows of true-looking answers drawn from `ldp.synthetic`'s model,
+"""Synthetic respondents of a survey, microdata any tool can analyse: rows of true-looking answers drawn from
+`ldp.synthetic`'s model,
 fitted to the survey's stored reports, with the quality report that says how far the rows are from the debiased
 estimates. Built from the reports alone, it is post-processing: it costs no privacy beyond what respondents were
 told. No row is a respondent; a figure computed from the rows is an estimate without its interval.

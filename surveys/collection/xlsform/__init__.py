@@ -1,3 +1,4 @@
-"""XLSForm import and export (issue 42): a form read with pyxform, the reference implementation of XLSForm
+"""XLSForm import and export, the field's own questionnaire format: a form read with pyxform, the reference
+implementation of XLSForm
 (`reading`), its `privacy` column (`privacy`), the survey it makes (`importing`), and a survey written back as
 an XLSForm workbook or its JSON (`writing`). See docs/xlsform.md."""
