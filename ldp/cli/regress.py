@@ -38,7 +38,7 @@ import numpy.typing as npt
 from ..mechanisms.registry import MECHANISMS, ONE_OF_K, YES_NO, Mechanism
 from ..regression import formula, logistic
 from ..weighting.estimates import weighted_fractions
-from ..weighting.raking import Design, RakingError, margin, rake
+from ..weighting.raking import Raked, RakingError, margin, rake
 from . import args as cli_args
 from .args import number_in, positive_int
 
@@ -261,14 +261,14 @@ def _spec(parser: argparse.ArgumentParser, text: str) -> list[tuple[str, dict[st
     return margins
 
 
-def _design(parser: argparse.ArgumentParser, args: argparse.Namespace, table: dict[str, list[str]]) -> Design | None:
+def _design(parser: argparse.ArgumentParser, args: argparse.Namespace, table: dict[str, list[str]]) -> Raked | None:
     if args.cap is not None and args.rake is None:
         parser.error("argument --cap: only with --rake")
     if args.weights is not None:
         weights = _numbers(parser, "--weights", args.weights, table[args.weights])
         if weights.size == 0 or np.any(weights <= 0):
             parser.error("argument --weights: weights must be positive")
-        return Design.fixed(weights)
+        return Raked.fixed(weights)
     if args.rake is None:
         return None
     cap = _cap(parser, args.cap)

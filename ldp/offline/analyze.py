@@ -42,14 +42,14 @@ from ..sequences.fractions import ANYTIME, at_last_look, streams
 from ..sequences.means import has_sequence, mean_at_last_look
 from ..stats.estimates import Estimate, MeanEstimate, debias
 from . import means as analyze_means
-from .codebook import Design, ExportError, designs
+from .codebook import CodebookQuestion, ExportError, designs
 
-__all__ = ["ROW_COLUMNS", "Design", "ExportError", "QuestionEstimate", "Tally", "count_csv", "count_json",
+__all__ = ["ROW_COLUMNS", "CodebookQuestion", "ExportError", "QuestionEstimate", "Tally", "count_csv", "count_json",
            "designs", "estimate", "read", "rows", "sibling_codebook"]
 
 @dataclass(frozen=True)
 class QuestionEstimate:
-    design: Design
+    design: CodebookQuestion
     estimate: Estimate | None  # per-option fractions; None for a numeric mean
     level: float  # each interval's own level: the confidence, or its Bonferroni share
     mean: MeanEstimate | None = None  # a numeric mean, or an ordinal mean score
@@ -61,13 +61,13 @@ class Tally:
     """Running counts per question: c_j (reports of option j, or 1-bits of option j) and n; for discrete
     Laplace, how often each report r occurred."""
 
-    def __init__(self, questions: list[Design]):
+    def __init__(self, questions: list[CodebookQuestion]):
         self.questions = questions
         self.counts = {q.key: [0] * q.k for q in questions}
         self.values: dict[str, dict[int, int]] = {q.key: {} for q in questions}
         self.n = dict.fromkeys((q.key for q in questions), 0)
 
-    def add(self, question: Design, report: int | list[int] | None, where: str) -> None:
+    def add(self, question: CodebookQuestion, report: int | list[int] | None, where: str) -> None:
         """One report: an option index, k bits, or an integer r; None is a missing report."""
         if report is None:
             return
@@ -90,7 +90,7 @@ class Tally:
         self.n[question.key] += 1
 
 
-def count_csv(lines: Iterable[str], questions: list[Design]) -> Tally:
+def count_csv(lines: Iterable[str], questions: list[CodebookQuestion]) -> Tally:
     """Counts from the lines of a reports.csv whose columns the codebook names."""
     rows = csv.reader(lines)
     header = next(rows, None)
@@ -110,7 +110,7 @@ def count_csv(lines: Iterable[str], questions: list[Design]) -> Tally:
     return tally
 
 
-def _given(question: Design, value: Any, where: str) -> Any:
+def _given(question: CodebookQuestion, value: Any, where: str) -> Any:
     """A number sent as given, as an export carries it (its value lo + step * i), read back as its grid index i
     (what its estimate counts); anything else as it is. A value off the grid is refused."""
     if question.randomized or question.encoding != "integer" or value is None or isinstance(value, bool):
@@ -125,7 +125,7 @@ def _given(question: Design, value: Any, where: str) -> Any:
     return int(index)
 
 
-def _cells(cells: list[str], question: Design, line: int) -> int | list[int] | None:
+def _cells(cells: list[str], question: CodebookQuestion, line: int) -> int | list[int] | None:
     if all(cell == "" for cell in cells):
         return None
     if not question.randomized and question.encoding == "integer":  # a number sent as given: its value
@@ -137,7 +137,7 @@ def _cells(cells: list[str], question: Design, line: int) -> int | list[int] | N
     return values if question.encoding == "bits" else values[0]
 
 
-def count_json(document: Any, questions: list[Design]) -> Tally:
+def count_json(document: Any, questions: list[CodebookQuestion]) -> Tally:
     """Counts from a parsed reports.json."""
     tally = Tally(questions)
     for i, response in enumerate(document.get("responses", [])):

@@ -1,4 +1,4 @@
-"""One question as an export's codebook describes it (`Design`), read and checked from a parsed
+"""One question as an export's codebook describes it (`CodebookQuestion`), read and checked from a parsed
 codebook.json; `ldp.offline.analyze` counts the reports and `ldp.offline.means` estimates the means with it."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class ExportError(ValueError):
 
 
 @dataclass(frozen=True)
-class Design:
+class CodebookQuestion:
     """One question as the codebook describes it: what its reports mean and the channel that made them."""
 
     key: str
@@ -75,7 +75,7 @@ class Design:
         return (cls.mean_interval if cls is not None else None) or "t"
 
 
-def designs(codebook: Any) -> list[Design]:
+def designs(codebook: Any) -> list[CodebookQuestion]:
     """The questions of a codebook (a parsed codebook.json), checked."""
     if not isinstance(codebook, dict) or codebook.get("format") != CODEBOOK_FORMAT:
         raise ExportError(f"not a codebook: its format must be {CODEBOOK_FORMAT!r}")
@@ -83,7 +83,7 @@ def designs(codebook: Any) -> list[Design]:
     for entry in codebook.get("questions", []):
         try:
             mechanism, report = entry["mechanism"], entry["report"]
-            design = Design(key=entry["key"], text=entry["text"], options=tuple(entry["options"]),
+            design = CodebookQuestion(key=entry["key"], text=entry["text"], options=tuple(entry["options"]),
                             mechanism=mechanism["name"], randomized=bool(entry.get("randomized", True)),
                             encoding=report["encoding"], columns=tuple(report["csv_columns"]),
                             p_exact=mechanism["p_exact"], q_other_exact=mechanism["q_other_exact"],

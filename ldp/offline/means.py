@@ -22,10 +22,10 @@ from ..mechanisms.base import Mechanism
 from ..mechanisms.grid import GridMechanism
 from ..mechanisms.registry import from_dict
 from ..stats.estimates import MeanEstimate
-from .codebook import Design, ExportError
+from .codebook import CodebookQuestion, ExportError
 
 
-def rebuilt(design: Design) -> Mechanism:
+def rebuilt(design: CodebookQuestion) -> Mechanism:
     """The mechanism the codebook describes, checked against its sampler's integers."""
     try:
         mechanism = from_dict(design.described["parameters"])
@@ -36,7 +36,7 @@ def rebuilt(design: Design) -> Mechanism:
     return mechanism
 
 
-def mean_of(design: Design, counts: list[int], values: Mapping[int, int], n: int,
+def mean_of(design: CodebookQuestion, counts: list[int], values: Mapping[int, int], n: int,
             confidence: float) -> MeanEstimate | None:
     """The question's mean or mean score; None for a kind without one."""
     if design.estimates_mean:
@@ -55,10 +55,10 @@ def mean_of(design: Design, counts: list[int], values: Mapping[int, int], n: int
     return scored_mean(rebuilt(design), counts, n, scores, confidence)
 
 
-def mean_label(design: Design) -> str:
+def mean_label(design: CodebookQuestion) -> str:
     """The row name of a question's mean: "mean" (a numeric mean) or "mean_score" (an ordinal question)."""
     return "mean" if design.estimates_mean else "mean_score"
 
 
-def interval_name(design: Design) -> str:
+def interval_name(design: CodebookQuestion) -> str:
     return design.mean_interval

@@ -13,7 +13,7 @@ t = b / SE with its two-sided p-value from the same law (so p < 1 - confidence e
 out 0). The fit works on the columns centred and scaled (`ldp.regression.scaling`), the figures mapped back. A weighted
 fit solves
 the weighted least squares and takes the sandwich (X'WX)^-1 B (X'WX)^-1 with B = n / (n - 1)
-sum w_i^2 r_i r_i', r_i the residuals of e_i x_i on the design's margins (`Design.residuals`).
+sum w_i^2 r_i r_i', r_i the residuals of e_i x_i on the design's margins (`Raked.residuals`).
 
 Grouped rows (`counts`, as in `ldp.regression.logistic`): a row stands for that many respondents with the same
 covariates and the same value; every sum above is over respondents, so the fit is that of the rows
@@ -36,7 +36,7 @@ from ..mechanisms.dlaplace import DiscreteLaplace
 from ..mechanisms.onebit import OneBitMean
 from ..stats.intervals import check_confidence, regularized_beta, t_value
 from ..stats.row_counts import row_counts, same_counts
-from ..weighting.raking import Design
+from ..weighting.raking import Raked
 from .scaling import scaled
 
 FloatArray = npt.NDArray[np.float64]
@@ -84,7 +84,7 @@ def per_report_values(mechanism: Mechanism, reports: npt.ArrayLike) -> FloatArra
 
 
 def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None = None,
-        design: Design | None = None, confidence: float = 0.95, counts: npt.ArrayLike | None = None) -> LinearFit:
+        design: Raked | None = None, confidence: float = 0.95, counts: npt.ArrayLike | None = None) -> LinearFit:
     """OLS (or WLS under a design) of the per-report values on x (which includes the intercept column);
     `counts`: the respondents each row stands for (a design's own `counts` must be the same).
 

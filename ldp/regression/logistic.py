@@ -16,7 +16,7 @@ dP = (p - q) s' and d2P = (p - q) s' (1 - 2s):
 -d2l at the maximum; `opg` inverts the outer product of scores sum g_i^2 x_i x_i' (what R's rr
 prints). A weighted fit maximizes the pseudo-likelihood sum w_i l_i and takes the sandwich
 A^-1 B A^-1, A the weighted observed information and B = n / (n - 1) sum w_i^2 r_i r_i', r_i the
-residuals of the scores g_i x_i on the design's margins (`Design.residuals`: the raking is accounted for).
+residuals of the scores g_i x_i on the design's margins (`Raked.residuals`: the raking is accounted for).
 
 The fit: Newton's method from b = 0 (the Fisher information where the observed one is not positive
 definite: the likelihood is not concave in general), halving the step until the likelihood rises;
@@ -38,7 +38,7 @@ LR = 2 (l - l0) ~ chi-square(covariates) (unweighted fits only: a pseudo-likelih
 chi-square law; weighted fits give the Wald test b' V^-1 b on the slopes instead).
 
 **Grouped rows** (`counts`): a row may stand for several respondents with the same covariates and the
-same report (and, weighted, the same weight and margin categories: `Design.counts`). The likelihood,
+same report (and, weighted, the same weight and margin categories: `Raked.counts`). The likelihood,
 its derivatives, the outer product of scores and the sandwich are sums over respondents, so each is the
 sum over rows of count times the row's term: the same fit as the rows written out, exactly (up to the
 order the sums are added in), at the cost of the distinct rows. A survey's single-choice covariates
@@ -62,7 +62,7 @@ import numpy.typing as npt
 from ..joint.association import chi2_sf
 from ..stats.intervals import check_confidence, z_value
 from ..stats.row_counts import row_counts, same_counts
-from ..weighting.raking import Design
+from ..weighting.raking import Raked
 from .likelihood import Model, Point, gram
 from .logistic_maximum import DIVERGED, newton, starts
 from .scaling import Scaled, scaled
@@ -111,7 +111,7 @@ class LogisticFit:
 
 
 def fit(y: npt.ArrayLike, x: npt.ArrayLike, p: float, q: float, *, terms: Sequence[str] | None = None,
-        design: Design | None = None, se: str = "observed", confidence: float = 0.95,
+        design: Raked | None = None, se: str = "observed", confidence: float = 0.95,
         counts: npt.ArrayLike | None = None) -> LogisticFit:
     """Maximum likelihood for P(y = 1 | x) = q + (p - q) s(x'b); `x` includes the intercept column; `counts`:
     the respondents each row stands for (a design's own `counts` must be the same).
@@ -155,7 +155,7 @@ def fit(y: npt.ArrayLike, x: npt.ArrayLike, p: float, q: float, *, terms: Sequen
 
 
 def _result(model: Model, found: tuple[Point, int, bool], start: str, names: tuple[str, ...],
-            design: Design | None, se: str, confidence: float, counts: FloatArray | None,
+            design: Raked | None, se: str, confidence: float, counts: FloatArray | None,
             scale: Scaled) -> LogisticFit:
     """The fit's figures on the original scale: the coefficients and covariances of the scaled columns mapped
     back (the likelihood and the fitted values are the same either way)."""

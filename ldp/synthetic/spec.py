@@ -22,7 +22,7 @@ from ..mechanisms import exact_q
 from ..mechanisms.base import Mechanism
 from ..mechanisms.grid import GridMechanism
 from ..mechanisms.registry import MECHANISMS, YES_NO, make
-from ..offline.codebook import Design, ExportError, designs
+from ..offline.codebook import CodebookQuestion, ExportError, designs
 from ..offline.means import rebuilt
 
 KEYS = {"q": str, "epsilon": float, "k": int, "at_most": int, "lo": str, "hi": str, "step": str}
@@ -113,7 +113,7 @@ def from_codebook(path: Path) -> list[Question]:
         raise SpecError(str(error)) from None
 
 
-def _designed(design: Design) -> Question:
+def _designed(design: CodebookQuestion) -> Question:
     mechanism = rebuilt(design)
     given = not design.randomized and design.encoding == "integer"
     return Question(design.key, mechanism, design.columns, design.columns, given_values=given)

@@ -3,7 +3,7 @@ some respondents in both, and perhaps different mechanisms (ldp.mechanisms.remem
 under one
 design, and this module reduces to it there).
 
-A wave's `Design` says how its reports were made: its channel (p, q_other), the composed one under remembered
+A wave's `WaveChannel` says how its reports were made: its channel (p, q_other), the composed one under remembered
 randomization, and then its two layers. For two waves of n1 and n2 reports of which `shared` come from the same
 respondents, per option (or bit) j,
     Cov(pi_hat_1j, pi_hat_2j) = shared c_j / (n1 n2 gap1 gap2),
@@ -41,7 +41,7 @@ UNKNOWN = "unknown"  # different permanent layers, or no formula (weighted): the
 
 
 @dataclass(frozen=True)
-class Design:
+class WaveChannel:
     """How one wave's reports were made: its channel, and its layers when it remembers a permanent one."""
 
     channel: tuple[Fraction, Fraction]
@@ -49,7 +49,7 @@ class Design:
     instant: tuple[Fraction, Fraction] | None = None
 
     @classmethod
-    def of(cls, mechanism: Mechanism, remembered: Remembered | None = None) -> Design:
+    def of(cls, mechanism: Mechanism, remembered: Remembered | None = None) -> WaveChannel:
         if remembered is None:
             return cls(channel(mechanism))
         return cls(remembered.exact_channel(), channel(remembered.permanent), channel(remembered.instant))
@@ -80,7 +80,7 @@ class Change:
     correlation: str  # INDEPENDENT, FEWEST_CHANGES or UNKNOWN
 
 
-def between(first: Estimate, second: Estimate, first_design: Design, second_design: Design, shared: int,
+def between(first: Estimate, second: Estimate, first_design: WaveChannel, second_design: WaveChannel, shared: int,
             confidence: float = 0.95, known: bool = True) -> Change:
     """The change from `first` to `second` (module docstring); `shared` is clipped to the smaller wave.
     `known`: whether the shared respondents' covariance is the formula's (False: the largest variance)."""
@@ -128,7 +128,7 @@ def _normal(change: np.ndarray, se: np.ndarray, confidence: float, shared: int, 
                   _floats(p_value), confidence, shared, correlation)
 
 
-def _correlation(first: Design, second: Design, shared: int, known: bool) -> str:
+def _correlation(first: WaveChannel, second: WaveChannel, shared: int, known: bool) -> str:
     if shared == 0:
         return INDEPENDENT
     if not known:
@@ -138,7 +138,7 @@ def _correlation(first: Design, second: Design, shared: int, known: bool) -> str
     return FEWEST_CHANGES
 
 
-def _shared_moment(one: np.ndarray, two: np.ndarray, first: Design, second: Design) -> np.ndarray:
+def _shared_moment(one: np.ndarray, two: np.ndarray, first: WaveChannel, second: WaveChannel) -> np.ndarray:
     """c_j: one shared respondent's covariance of the two waves' indicators of option j (module docstring)."""
     fit_one, fit_two = project_to_simplex(one), project_to_simplex(two)  # one answer each, unary or not
     kept = np.minimum(fit_one, fit_two)

@@ -8,7 +8,7 @@ replaces the multinomial one, by Rao and Scott's second-order correction (Rao & 
 `survey::svychisq`, statistic "F", computes it):
 
 - p_hat: the weighted means of the r x c cell indicators (one per report pair), V their linearization covariance
-  through the raking (`Design.residuals`, the same variance as `Design.mean`'s, with the covariances);
+  through the raking (`Raked.residuals`, the same variance as `Raked.mean`'s, with the covariances);
 - X^2 = Pearson's statistic on the weighted table scaled to n respondents;
 - C: the interaction contrasts, the r c columns of the saturated model's interaction terms less their projection
   on the main effects; Delta = (C' D^-1 C / n)^-1 (C' D^-1 V D^-1 C), D = diag(p_hat): the generalized design
@@ -36,13 +36,13 @@ from ..joint.tables import JointCounts
 from ..mechanisms.base import Mechanism
 from ..stats.intervals import regularized_beta
 from .estimates import indicators
-from .raking import Design
+from .raking import Raked
 
 FloatArray = npt.NDArray[np.float64]
 
 
 def weighted_independence(a: Mechanism, reports_a: npt.ArrayLike, b: Mechanism, reports_b: npt.ArrayLike,
-                          design: Design, counts: JointCounts) -> Independence:
+                          design: Raked, counts: JointCounts) -> Independence:
     """Rao and Scott's F test of independence on the weighted reports (module docstring); the effect size from
     `counts`, the same reports' unweighted pairs.
 
@@ -50,7 +50,7 @@ def weighted_independence(a: Mechanism, reports_a: npt.ArrayLike, b: Mechanism, 
     >>> d = Direct(2)
     >>> ra, rb = [0, 0, 1, 1, 1] * 20, [0, 1, 0, 1, 1] * 20
     >>> c = JointCounts.from_values(d, d, ra, rb)
-    >>> r = weighted_independence(d, ra, d, rb, Design.fixed([1.0, 2.0] * 50), c)
+    >>> r = weighted_independence(d, ra, d, rb, Raked.fixed([1.0, 2.0] * 50), c)
     >>> r.method, r.tables, round(r.statistic, 4), round(r.df, 4), round(r.denominator_df, 4)  # R: svychisq
     ('rao_scott', 1, 2.475, 1.0, 99.0)
     >>> round(r.p_value, 10)
@@ -76,7 +76,7 @@ def _sides(x: FloatArray, unary: bool) -> list[FloatArray]:
     return [np.stack([x[:, j], 1.0 - x[:, j]], axis=1) for j in range(x.shape[1])]
 
 
-def rao_scott(design: Design, rows: FloatArray, columns: FloatArray) -> tuple[float, float, float]:
+def rao_scott(design: Raked, rows: FloatArray, columns: FloatArray) -> tuple[float, float, float]:
     """(F, d0, n - 1) for the table of `rows` (n, r) by `columns` (n, c) indicators (module docstring);
     (0, 1, n - 1) when fewer than two rows or columns are present."""
     n = design.n
@@ -101,8 +101,8 @@ def rao_scott(design: Design, rows: FloatArray, columns: FloatArray) -> tuple[fl
     return x2 / trace, trace**2 / float(np.trace(delta @ delta)), float(n - 1)
 
 
-def _mean_and_covariance(design: Design, values: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Weighted means of the columns and their linearization covariance: `Design.mean`'s variance, off the diagonal
+def _mean_and_covariance(design: Raked, values: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Weighted means of the columns and their linearization covariance: `Raked.mean`'s variance, off the diagonal
     too."""
     mass, n = design.mass, design.n
     total = mass.sum()

@@ -1,11 +1,11 @@
-"""Weighted estimates: fractions and means from reports under weights (`ldp.weighting.raking.Design`).
+"""Weighted estimates: fractions and means from reports under weights (`ldp.weighting.raking.Raked`).
 
 A fraction. Report j (or bit j of a unary report) has E[y_ij] = q + pi_j (p - q), so with the weighted
 report fraction lambda_w = sum w_i y_ij / sum w_i,
 
     pi_w = (lambda_w - q) / (p - q),   SE(pi_w) = sqrt(Var(lambda_w)) / (p - q),
 
-Var(lambda_w) the linearization variance of `Design.mean` (it accounts for the weights and for the
+Var(lambda_w) the linearization variance of `Raked.mean` (it accounts for the weights and for the
 raking). The interval is the Wilson score interval with continuity correction, as for unweighted
 counts, at the option's effective sample size n*_j = lambda_w (1 - lambda_w) / Var(lambda_w) (the n
 whose binomial variance equals the weighted one; Kish's (sum w)^2 / sum w^2 where lambda_w is 0 or 1),
@@ -17,7 +17,7 @@ are 0, so its variance is 0 but for rounding (about 1e-33, or exactly 0, as the 
 ROUNDING x lambda_w (1 - lambda_w) the variance is taken as 0, its interval as the estimate alone, the
 same every time: the margin's share is known, not estimated.
 
-Grouped rows (`Design.counts`): one report per row, standing for the row's count of respondents; the figures
+Grouped rows (`Raked.counts`): one report per row, standing for the row's count of respondents; the figures
 are those of the rows written out.
 
 A mean (1-bit mean, discrete Laplace): the weighted mean of the per-report unbiased values
@@ -37,7 +37,7 @@ import numpy.typing as npt
 from ..mechanisms.base import Mechanism
 from ..stats.estimates import MeanEstimate
 from ..stats.intervals import check_confidence, t_value, wilson, z_value
-from .raking import Design
+from .raking import Raked
 
 ROUNDING = 1e-20  # a variance this small a part of lambda_w (1 - lambda_w) is rounding (a genuine one: > 1e-8)
 
@@ -78,7 +78,7 @@ def indicators(mechanism: Mechanism, reports: npt.ArrayLike) -> npt.NDArray[np.f
     return np.asarray(array[:, None] == np.arange(mechanism.k), dtype=float)
 
 
-def weighted_fractions(mechanism: Mechanism, reports: npt.ArrayLike, design: Design,
+def weighted_fractions(mechanism: Mechanism, reports: npt.ArrayLike, design: Raked,
                        confidence: float = 0.95) -> WeightedEstimate:
     """Debiased per-option fractions under the design's weights (module docstring).
 
@@ -118,12 +118,12 @@ def weighted_fractions(mechanism: Mechanism, reports: npt.ArrayLike, design: Des
         design_effect=tuple(float(x) for x in deff), confidence=confidence)
 
 
-def weighted_mean(values: npt.ArrayLike, design: Design, lo: float, hi: float,
+def weighted_mean(values: npt.ArrayLike, design: Raked, lo: float, hi: float,
                   confidence: float = 0.95, df: int | None = None) -> MeanEstimate:
     """The weighted mean of per-report unbiased values, its linearization SE and an interval in [lo, hi]: normal,
     or Student t on `df` degrees of freedom when given (a number sent as given: see `surveys` weighting.weigh).
 
-    >>> e = weighted_mean([1.0, 3.0, 5.0, 7.0], Design.unweighted(4), 0.0, 10.0)
+    >>> e = weighted_mean([1.0, 3.0, 5.0, 7.0], Raked.unweighted(4), 0.0, 10.0)
     >>> e.mean, round(e.std_error, 6)
     (4.0, 1.290994)
     """

@@ -69,10 +69,10 @@ class Margin:
 
 
 @dataclass(frozen=True)
-class Design:
+class Raked:
     """Weights and the margins they were raked to (none for fixed weights or none at all).
 
-    >>> d = Design.fixed([1.0, 1.0, 2.0, 4.0])
+    >>> d = Raked.fixed([1.0, 1.0, 2.0, 4.0])
     >>> d.n, d.effective_n, round(d.design_effect, 4)
     (4, 2.909090909090909, 1.375)
     """
@@ -88,14 +88,14 @@ class Design:
     counts: FloatArray | None = None  # how many respondents each row stands for (None: one each)
 
     @classmethod
-    def fixed(cls, weights: npt.ArrayLike) -> Design:
+    def fixed(cls, weights: npt.ArrayLike) -> Raked:
         w = np.asarray(weights, dtype=float).reshape(-1)
         if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise ValueError("weights must be positive finite numbers, at least one")
         return cls(weights=w)
 
     @classmethod
-    def unweighted(cls, n: int) -> Design:
+    def unweighted(cls, n: int) -> Raked:
         return cls(weights=np.ones(n))
 
     @property
@@ -158,7 +158,7 @@ class Design:
     def mean(self, values: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
         """The weighted mean of each column and its linearization variance (see the module docstring).
 
-        >>> mean, variance = Design.unweighted(4).mean([0.0, 1.0, 1.0, 0.0])
+        >>> mean, variance = Raked.unweighted(4).mean([0.0, 1.0, 1.0, 0.0])
         >>> float(mean), round(float(variance), 6)
         (0.5, 0.083333)
         """
@@ -232,7 +232,7 @@ def _checked(name: str, codes: IntArray, labels: tuple[str, ...], values: FloatA
 
 def rake(margins: Sequence[Margin], base: npt.ArrayLike | None = None, *, cap: float | None = 5.0,
          tolerance: float = TOLERANCE, max_iterations: int = MAX_ITERATIONS,
-         counts: npt.ArrayLike | None = None) -> Design:
+         counts: npt.ArrayLike | None = None) -> Raked:
     """Weights whose weighted sample shares equal every margin's population shares (module docstring);
     `counts`: the respondents each row stands for (grouped rows).
 
@@ -274,7 +274,7 @@ def rake(margins: Sequence[Margin], base: npt.ArrayLike | None = None, *, cap: f
         if not cap_met:
             messages.append(f"the weights could not be capped at {cap:g} times their median while meeting the "
                             f"margins (largest: {w.max() / median_of(w, m):.3g} times the median)")
-    return Design(weights=w, margins=tuple(margins), iterations=iterations, converged=converged, cap=cap,
+    return Raked(weights=w, margins=tuple(margins), iterations=iterations, converged=converged, cap=cap,
                   cap_met=cap_met, cap_rounds=rounds, messages=tuple(messages), counts=m)
 
 

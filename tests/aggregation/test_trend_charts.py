@@ -5,7 +5,7 @@ every figure in words."""
 from __future__ import annotations
 
 import ldp
-from ldp.waves.pairs import Design
+from ldp.waves.pairs import WaveChannel
 from surveys.aggregation.charts.bars import Tick
 from surveys.aggregation.charts.trends import Level, Mark, Strip, TrendChart, trend_chart
 from surveys.aggregation.waves.series import Point, Trend
@@ -16,7 +16,7 @@ QUESTION = PlannedQuestion(id=7, order=2, text="Smoked?", kind="yes_no", options
 
 
 def point(wave, counts, n, same=True):
-    return Point(wave, QRR.estimate(counts, n), QRR, None, Design.of(QRR), same)
+    return Point(wave, QRR.estimate(counts, n), QRR, None, WaveChannel.of(QRR), same)
 
 
 def test_it_draws_a_strip_per_option_and_a_mark_per_wave_with_reports():

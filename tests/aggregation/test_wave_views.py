@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
-from ldp.waves.pairs import Design, between
+from ldp.waves.pairs import WaveChannel, between
 from surveys.aggregation.params import ResultOptions
 from surveys.aggregation.views import waves as wave_views
 from surveys.aggregation.waves import series as waves
@@ -113,8 +113,8 @@ def test_the_api_gives_each_waves_estimates_and_the_change_as_ldp_computes_them(
                 list(getattr(estimates[wave], f)) for f in ("estimate", "std_error", "ci_low", "ci_high")]
             assert point["epsilon"] == pytest.approx(layer.wave_epsilon, rel=1e-15)
         one, two = (layers(surveys[w])[question["order"]] for w in (0, 1))
-        expected = between(estimates[1], estimates[2], Design.of(one.instant, one), Design.of(two.instant, two),
-                           shared=200, confidence=0.9)
+        expected = between(estimates[1], estimates[2], WaveChannel.of(one.instant, one),
+                           WaveChannel.of(two.instant, two), shared=200, confidence=0.9)
         change = question["change"]
         assert {k: change[k] for k in ("estimate", "std_error", "ci_low", "ci_high", "z", "p_value")} == {
             k: list(getattr(expected, k)) for k in ("estimate", "std_error", "ci_low", "ci_high", "z", "p_value")}

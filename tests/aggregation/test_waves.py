@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ldp.waves.pairs import FEWEST_CHANGES, Design, between
+from ldp.waves.pairs import FEWEST_CHANGES, WaveChannel, between
 from surveys.aggregation.params import BadParameter, ResultOptions
 from surveys.aggregation.waves import series as waves
 from surveys.collection.models import Question, Response
@@ -47,7 +47,7 @@ def test_the_change_from_first_to_last_is_ldps_with_the_flagged_respondents_shar
     for order in (1, 2):
         expected = expected_estimates(surveys, values, order, 0.95)
         one, three = (layers(surveys[w])[order] for w in (0, 2))
-        design = [Design.of(layer.instant, layer) for layer in (one, three)]
+        design = [WaveChannel.of(layer.instant, layer) for layer in (one, three)]
         trend = trend_of(found, order)
         assert (trend.first, trend.second) == (1, 3)
         assert trend.change == between(expected[1], expected[3], *design, shared=300, confidence=0.95)

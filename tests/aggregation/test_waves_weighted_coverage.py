@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 import ldp
-from ldp.waves.pairs import Design, between
+from ldp.waves.pairs import WaveChannel, between
 from ldp.weighting.estimates import weighted_fractions
 from ldp.weighting.raking import margin, rake
 from surveys.aggregation.weighting.weights import CAP
@@ -67,7 +67,7 @@ def coverage(variant: dict[int, int | None], seed: int, reps: int = REPS) -> np.
     """Per answer: the share of `reps` seeded draws whose change interval covers the population's change."""
     rng = np.random.default_rng(seed)
     truth = population(2) - population(1)
-    design = Design.of(MECHANISM)
+    design = WaveChannel.of(MECHANISM)
     hits = np.zeros(3)
     for _ in range(reps):
         one, two = (weighted(*sample(wave, rng), variant[wave], LEVEL) for wave in (1, 2))

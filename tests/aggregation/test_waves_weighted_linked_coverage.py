@@ -22,7 +22,7 @@ import numpy as np
 
 import ldp
 from ldp.mechanisms.remembered import Composed, Remembered
-from ldp.waves.pairs import Design, between
+from ldp.waves.pairs import WaveChannel, between
 from ldp.weighting.estimates import weighted_fractions
 from ldp.weighting.raking import margin, rake
 from surveys.aggregation.weighting.weights import CAP
@@ -86,7 +86,7 @@ def changes(seed: int) -> dict[tuple[str, bool], np.ndarray]:
                     weighted = weighted_fractions(mechanism, got, design, LEVEL)
                     estimates.append(replace(plain, n=weighted.n, estimate=weighted.estimate,
                                              std_error=weighted.std_error))
-                wave = Design.of(REMEMBERED.instant, REMEMBERED) if remembered else Design.of(FRESH)
+                wave = WaveChannel.of(REMEMBERED.instant, REMEMBERED) if remembered else WaveChannel.of(FRESH)
                 change = between(*estimates, wave, wave, SHARED, LEVEL, known=False)
                 summed = np.hypot(estimates[0].std_error, estimates[1].std_error)  # the bug planted below
                 found.setdefault((move, remembered), []).append(

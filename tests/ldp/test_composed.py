@@ -14,7 +14,7 @@ import pytest
 import ldp
 from ldp.means.ordinal import scored_mean
 from ldp.mechanisms.remembered import Composed, Remembered, instantaneous
-from ldp.offline.codebook import Design
+from ldp.offline.codebook import CodebookQuestion
 from ldp.offline.means import mean_of, rebuilt
 from tests.ldp.test_waves import LAYERS
 
@@ -93,9 +93,10 @@ def test_an_ordinal_questions_mean_score_is_read_back_from_its_codebook_entry_th
     """`ldp analyze` rebuilds a mechanism from the codebook only for a mean (score): there it must be both layers."""
     composed = Composed(Remembered(permanent=ldp.KaryRR(3.0, 3), instant=ldp.KaryRR(1.0, 3)))
     described = json.loads(json.dumps(composed.describe()))  # as the codebook carries it
-    design = Design(key="q1", text="How is work?", options=("Bad", "Fair", "Good"), mechanism=described["name"],
-                    randomized=True, encoding="index", columns=("q1",), p_exact=described["p_exact"],
-                    q_other_exact=described["q_other_exact"], described=described, scores=("1", "2", "3"))
+    design = CodebookQuestion(key="q1", text="How is work?", options=("Bad", "Fair", "Good"),
+                              mechanism=described["name"], randomized=True, encoding="index", columns=("q1",),
+                              p_exact=described["p_exact"], q_other_exact=described["q_other_exact"],
+                              described=described, scores=("1", "2", "3"))
     assert rebuilt(design) == composed
     counts = {0: 70, 1: 100, 2: 130}
     assert mean_of(design, list(counts.values()), counts, 300, 0.95) == scored_mean(

@@ -11,7 +11,7 @@ from scipy import stats
 
 import ldp
 from ldp.regression import linear as linear_model
-from ldp.weighting.raking import Design
+from ldp.weighting.raking import Raked
 
 
 def test_hc1_is_the_textbook_sandwich_with_n_over_n_minus_k():
@@ -36,7 +36,7 @@ def test_weighted_least_squares_takes_the_sandwich_over_the_design():
     x = np.column_stack([np.ones(n), rng.normal(size=n)])
     v = x @ [0.5, 1.0] + rng.normal(size=n)
     w = rng.uniform(0.5, 2.0, n)
-    fit = linear_model.fit(v, x, design=Design.fixed(w))
+    fit = linear_model.fit(v, x, design=Raked.fixed(w))
     b = np.linalg.solve((x * w[:, None]).T @ x, (x * w[:, None]).T @ v)
     e = v - x @ b
     bread = np.linalg.inv((x * w[:, None]).T @ x)

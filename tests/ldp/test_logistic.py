@@ -17,7 +17,7 @@ from scipy import stats
 import ldp
 from ldp.regression import likelihood as channel_likelihood
 from ldp.regression import logistic, logistic_maximum, logistic_power
-from ldp.weighting.raking import Design
+from ldp.weighting.raking import Raked
 
 BETA = np.array([-0.5, 0.8, -0.6])
 
@@ -91,7 +91,7 @@ def test_weighted_fits_cover_with_the_sandwich():
         x = covariates(rng, n)
         y = reports(rng, mechanism, x, BETA)
         weights = np.where(x[:, 2] > 0, 2.5, 1.0) * rng.uniform(0.5, 1.5, size=n)
-        fit = logistic.fit(y, x, mechanism.p, mechanism.q_other, design=Design.fixed(weights))
+        fit = logistic.fit(y, x, mechanism.p, mechanism.q_other, design=Raked.fixed(weights))
         assert fit.se == "sandwich" and fit.test == "wald" and fit.covariance_opg is None
         covered += np.sum((np.array(fit.ci_low) <= BETA) & (BETA <= np.array(fit.ci_high)))
         z.append((np.array(fit.estimate) - BETA) / np.array(fit.std_error))

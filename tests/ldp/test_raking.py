@@ -20,7 +20,7 @@ import pytest
 
 import ldp
 from ldp.weighting.estimates import weighted_fractions, weighted_mean
-from ldp.weighting.raking import Design, RakingError, coded_margin, margin, rake
+from ldp.weighting.raking import Raked, RakingError, coded_margin, margin, rake
 
 SCRIPT = Path(__file__).resolve().parent / "r" / "rake_survey.R"
 MARGINS = {"sex": {"f": 0.5, "m": 0.5}, "region": {"north": 0.4, "south": 0.35, "east": 0.25}}
@@ -107,7 +107,7 @@ def test_without_weights_the_estimate_is_the_unweighted_one():
     rng = np.random.default_rng(3)
     mechanism = ldp.KaryRR(1.0, 3)
     reports = mechanism.randomize(rng.choice(3, size=3000, p=[0.5, 0.3, 0.2]), rng)
-    weighted = weighted_fractions(mechanism, reports, Design.unweighted(3000))
+    weighted = weighted_fractions(mechanism, reports, Raked.unweighted(3000))
     plain = mechanism.estimate(mechanism.counts(reports), 3000)
     assert np.allclose(weighted.estimate, plain.estimate, rtol=0, atol=1e-12)
     # the linearization variance is the sample variance over n: the binomial one times n / (n - 1)
@@ -169,7 +169,7 @@ def test_the_raked_estimate_recovers_the_population_fraction_the_unweighted_one_
 
 def test_a_weighted_mean_uses_the_same_variance():
     values = np.array([1.0, 2.0, 4.0, 8.0])
-    design = Design.fixed([1.0, 2.0, 1.0, 2.0])
+    design = Raked.fixed([1.0, 2.0, 1.0, 2.0])
     found = weighted_mean(values, design, 0.0, 10.0)
     mean = (values * design.weights).sum() / design.weights.sum()
     expected = 4 / 3 * ((design.weights * (values - mean)) ** 2).sum() / design.weights.sum() ** 2

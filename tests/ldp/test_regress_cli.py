@@ -15,7 +15,7 @@ import pytest
 import ldp
 from ldp.regression import logistic
 from ldp.weighting.estimates import weighted_fractions
-from ldp.weighting.raking import Design, margin, rake
+from ldp.weighting.raking import Raked, margin, rake
 from tests.ldp.test_cli import run
 
 REGRESS_KEYS = ["terms", "estimate", "std_error", "z", "p_value", "ci_low", "ci_high", "n", "dropped",
@@ -127,7 +127,7 @@ def test_estimate_prints_one_entry_per_option_unweighted_weighted_and_raked(pane
     assert plain == {"estimate": list(found.estimate), "std_error": list(found.std_error),
                      "ci_low": list(found.ci_low), "ci_high": list(found.ci_high), "n": N, "effective_n": float(N)}
     weighted = output(run(*base, "--weights", "w"))
-    by_library = weighted_fractions(mechanism, reports, Design.fixed(columns["w"].astype(float)))
+    by_library = weighted_fractions(mechanism, reports, Raked.fixed(columns["w"].astype(float)))
     assert list(weighted) == ESTIMATE_KEYS
     assert weighted == {key: getattr(by_library, key) if key in ("n", "effective_n") else list(getattr(by_library, key))
                         for key in ESTIMATE_KEYS}

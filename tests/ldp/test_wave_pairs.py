@@ -17,7 +17,7 @@ import pytest
 import ldp
 from ldp.cli.waves import panel
 from ldp.mechanisms.remembered import Remembered, channel, difference
-from ldp.waves.pairs import FEWEST_CHANGES, INDEPENDENT, UNKNOWN, Design, between
+from ldp.waves.pairs import FEWEST_CHANGES, INDEPENDENT, UNKNOWN, WaveChannel, between
 
 KRR = Remembered(ldp.KaryRR(3.0, 3), ldp.KaryRR(1.0, 3))
 SUE = Remembered(ldp.SymmetricUnary(3.0, 3), ldp.SymmetricUnary(1.5, 3))
@@ -32,7 +32,7 @@ def estimates_of(remembered: Remembered, truths, n: int, seed: int):
 @pytest.mark.parametrize("remembered", [KRR, SUE], ids=["krr", "sue"])
 def test_the_same_respondents_under_one_design_give_what_ldp_waves_gives(remembered):
     first, second = estimates_of(remembered, [[0.2, 0.3, 0.5], [0.4, 0.3, 0.3]], 1500, seed=4)
-    design = Design.of(remembered.instant, remembered)
+    design = WaveChannel.of(remembered.instant, remembered)
     got = between(first, second, design, design, shared=1500, confidence=0.9)
     expected = remembered.difference(first, second, confidence=0.9)
     for field in ("estimate", "std_error", "ci_low", "ci_high"):
@@ -48,7 +48,7 @@ def test_waves_randomized_afresh_give_what_ldp_waves_gives_without_memory():
     rng = np.random.default_rng(5)
     answers = panel([np.array([0.2, 0.3, 0.5]), np.array([0.5, 0.2, 0.3])], 2000)
     first, second = (mechanism.estimate(mechanism.counts(mechanism.randomize(a, rng)), 2000) for a in answers)
-    got = between(first, second, Design.of(mechanism), Design.of(mechanism), shared=2000)
+    got = between(first, second, WaveChannel.of(mechanism), WaveChannel.of(mechanism), shared=2000)
     expected = difference(first, second, channel(mechanism), None, 0.95)
     for field in ("estimate", "std_error", "ci_low", "ci_high"):
         assert getattr(got, field) == pytest.approx(getattr(expected, field), rel=1e-12, abs=1e-15)
@@ -56,7 +56,7 @@ def test_waves_randomized_afresh_give_what_ldp_waves_gives_without_memory():
 
 def test_no_shared_respondent_makes_the_waves_independent():
     first, second = estimates_of(KRR, [[0.2, 0.3, 0.5], [0.4, 0.3, 0.3]], 800, seed=6)
-    design = Design.of(KRR.instant, KRR)
+    design = WaveChannel.of(KRR.instant, KRR)
     got = between(first, second, design, design, shared=0)
     se = np.hypot(first.std_error, second.std_error)
     assert got.std_error == pytest.approx(tuple(se), rel=1e-12)
@@ -66,7 +66,7 @@ def test_no_shared_respondent_makes_the_waves_independent():
 def test_different_permanent_layers_take_the_largest_variance_any_correlation_allows():
     first, second = estimates_of(KRR, [[0.2, 0.3, 0.5], [0.4, 0.3, 0.3]], 800, seed=7)
     other = Remembered(ldp.KaryRR(2.0, 3), ldp.KaryRR(1.0, 3))
-    got = between(first, second, Design.of(KRR.instant, KRR), Design.of(other.instant, other), shared=500)
+    got = between(first, second, WaveChannel.of(KRR.instant, KRR), WaveChannel.of(other.instant, other), shared=500)
     assert got.std_error == pytest.approx(tuple(np.add(first.std_error, second.std_error)), rel=1e-12)
     assert (got.shared, got.correlation) == (500, UNKNOWN)
 
@@ -74,7 +74,7 @@ def test_different_permanent_layers_take_the_largest_variance_any_correlation_al
 def test_a_covariance_not_known_takes_the_largest_variance_and_no_shared_respondent_still_adds():
     # What the weighted waves use: their covariance through the weights has no formula here (`known=False`).
     first, second = estimates_of(KRR, [[0.2, 0.3, 0.5], [0.4, 0.3, 0.3]], 800, seed=7)
-    design = Design.of(KRR.instant, KRR)
+    design = WaveChannel.of(KRR.instant, KRR)
     got = between(first, second, design, design, shared=300, known=False)
     assert got.std_error == pytest.approx(tuple(np.add(first.std_error, second.std_error)), rel=1e-12)
     assert (got.shared, got.correlation) == (300, UNKNOWN)
@@ -88,7 +88,7 @@ def test_the_covariance_is_the_shared_respondents_over_both_waves_sizes():
     # Each wave's estimate is a mean over its own respondents: Cov(mean_1, mean_2) = shared c / (n1 n2), c the
     # covariance of one shared respondent's two reports; here read off the all-shared case of 800.
     first, second = estimates_of(KRR, [[0.2, 0.3, 0.5], [0.4, 0.3, 0.3]], 800, seed=9)
-    design = Design.of(KRR.instant, KRR)
+    design = WaveChannel.of(KRR.instant, KRR)
     se1, se2 = np.square(first.std_error), np.square(second.std_error)
     per_respondent = 800 * (se1 + se2 - np.square(between(first, second, design, design, 800).std_error)) / 2
     bigger, smaller = dataclasses.replace(first, n=1000), dataclasses.replace(second, n=900)
@@ -98,12 +98,12 @@ def test_the_covariance_is_the_shared_respondents_over_both_waves_sizes():
 
 def test_shared_respondents_are_never_more_than_the_smaller_wave():
     first, second = estimates_of(KRR, [[0.2, 0.3, 0.5], [0.4, 0.3, 0.3]], 800, seed=8)
-    design = Design.of(KRR.instant, KRR)
+    design = WaveChannel.of(KRR.instant, KRR)
     assert between(first, second, design, design, shared=10**9) == between(first, second, design, design, 800)
 
 
 def test_it_refuses_a_wave_without_reports_or_with_other_options():
-    design = Design.of(KRR.instant, KRR)
+    design = WaveChannel.of(KRR.instant, KRR)
     empty = KRR.estimate([0, 0, 0], 0)
     some = KRR.estimate([5, 3, 2], 10)
     with pytest.raises(ValueError, match="both waves need reports"):
@@ -141,7 +141,7 @@ def test_the_difference_of_partly_shared_waves_has_its_stated_variance_and_cover
     truth = np.asarray(truths, dtype=float)
     both = panel(list(truth), shared)
     layers = [Remembered(permanent, instant) for instant in instants]
-    designs = [Design.of(instant, layer) for instant, layer in zip(instants, layers, strict=True)]
+    designs = [WaveChannel.of(instant, layer) for instant, layer in zip(instants, layers, strict=True)]
     changes = []
     for _ in range(REPS):
         shared_reports = one_wave_each(permanent, instants, both, rng)

@@ -19,14 +19,14 @@ import ldp
 from ldp.joint.association import pearson
 from ldp.weighting.association import rao_scott, weighted_independence
 from ldp.weighting.estimates import indicators
-from ldp.weighting.raking import Design, coded_margin, rake
+from ldp.weighting.raking import Raked, coded_margin, rake
 from tests.ldp.test_weighted_joint import MARGINS, A, B, draw, names, raked, rscript
 
 SCRIPT = Path(__file__).resolve().parent / "r" / "weighted_independence.R"
 UNARY = ldp.OptimizedUnary(2.0, 3)
 
 
-def run_r(tmp_path, found: dict[str, np.ndarray], design: Design, sides: dict[str, list]) -> dict[str, dict]:
+def run_r(tmp_path, found: dict[str, np.ndarray], design: Raked, sides: dict[str, list]) -> dict[str, dict]:
     with (tmp_path / "data.csv").open("w", newline="") as file:
         csv.writer(file).writerows([["ra", *sides, "w", "sex", "region"], *zip(
             found["ra"].tolist(), *sides.values(), map(repr, design.weights.tolist()), names(found, "sex"),
@@ -70,7 +70,7 @@ def test_without_weights_it_is_pearsons_statistic_over_its_degrees_of_freedom():
     """Unweighted, the generalized design effects are all n / (n - 1) (the linearization's factor), exactly."""
     found = draw(np.random.default_rng(3), 500)
     n = found["ra"].size
-    f, d0, nu = rao_scott(Design.unweighted(n), indicators(A, found["ra"]), indicators(B, found["rb"]))
+    f, d0, nu = rao_scott(Raked.unweighted(n), indicators(A, found["ra"]), indicators(B, found["rb"]))
     x2, df = pearson(ldp.JointCounts.from_reports(A, found["ra"], B, found["rb"]).pairs)
     assert (round(d0, 12), nu) == (df, n - 1)
     assert abs(f - x2 * (n - 1) / (n * df)) < 1e-12 * x2
@@ -98,7 +98,7 @@ def test_a_table_with_empty_cells_in_a_cycle_gets_a_test_not_an_error():
     d = ldp.Direct(3)
     counts = ldp.JointCounts.from_reports(d, rows, d, columns)
     for _ in range(100):
-        design = Design.fixed(rng.uniform(0.5, 2.0, size=rows.size))
+        design = Raked.fixed(rng.uniform(0.5, 2.0, size=rows.size))
         f, d0, nu = rao_scott(design, indicators(d, rows), indicators(d, columns))
         assert np.isfinite(f) and f > 0 and 0 < d0 <= 4 and nu == rows.size - 1
         assert 0 <= weighted_independence(d, rows, d, columns, design, counts).p_value <= 1

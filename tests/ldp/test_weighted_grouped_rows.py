@@ -1,4 +1,4 @@
-"""Weighted estimates from grouped rows (`ldp.weighting.raking.Design.counts`): every estimator gives, from the distinct
+"""Weighted estimates from grouped rows (`ldp.weighting.raking.Raked.counts`): every estimator gives, from the distinct
 (cell, report) rows and their counts, the figures of the rows written out, one per respondent. This is what lets
 the app weight a million responses at the cost of their distinct rows (surveys.aggregation.weighting.weights).
 

@@ -23,7 +23,7 @@ import pytest
 import ldp
 from ldp.weighting.estimates import weighted_fractions
 from ldp.weighting.joint import weighted_conditional, weighted_joint
-from ldp.weighting.raking import Design, coded_margin, rake
+from ldp.weighting.raking import Raked, coded_margin, rake
 
 SCRIPT = Path(__file__).resolve().parent / "r" / "weighted_crosstab.R"
 MARGINS = {"sex": {"f": 0.5, "m": 0.5}, "region": {"north": 0.4, "south": 0.35, "east": 0.25}}
@@ -62,7 +62,7 @@ def draw(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
     return {"sex": cell // 3, "region": cell % 3, "ra": A.randomize(a, rng), "rb": B.randomize(b, rng)}
 
 
-def raked(found: dict[str, np.ndarray], cap: float | None = 5.0) -> Design:
+def raked(found: dict[str, np.ndarray], cap: float | None = 5.0) -> Raked:
     return rake([coded_margin(name, found[name], shares) for name, shares in MARGINS.items()], cap=cap)
 
 
@@ -112,13 +112,13 @@ def test_without_weights_it_is_the_unweighted_cross_tab():
     n = 2000
     counts = ldp.JointCounts.from_reports(A, found["ra"], B, found["rb"])
     plain, weighted = ldp.estimate_joint(A, B, counts), weighted_joint(A, found["ra"], B, found["rb"],
-                                                                       Design.unweighted(n))
+                                                                       Raked.unweighted(n))
     assert np.allclose(weighted.estimate, plain.estimate, rtol=0, atol=1e-13)
     assert np.allclose(np.square(weighted.std_error), np.square(plain.std_error) * n / (n - 1), rtol=1e-10)
     assert np.allclose(weighted.row_sums, plain.row_sums, atol=1e-13)
     for given in ("a", "b"):
         plain_c = ldp.estimate_conditional(A, B, counts, given=given)
-        weighted_c = weighted_conditional(A, found["ra"], B, found["rb"], Design.unweighted(n), given=given)
+        weighted_c = weighted_conditional(A, found["ra"], B, found["rb"], Raked.unweighted(n), given=given)
         assert np.allclose(weighted_c.estimate, plain_c.estimate, rtol=0, atol=1e-13)
         assert np.allclose(np.square(weighted_c.std_error), np.square(plain_c.std_error) * n / (n - 1), rtol=1e-10)
 
@@ -138,9 +138,9 @@ def test_two_direct_questions_get_the_weighted_fractions_wilson_interval():
 
 def test_it_rejects_reports_that_do_not_match_the_weights():
     with pytest.raises(ValueError, match="one report per weight"):
-        weighted_joint(SEX, [0, 1], SEX, [0, 1], Design.unweighted(3))
+        weighted_joint(SEX, [0, 1], SEX, [0, 1], Raked.unweighted(3))
     with pytest.raises(ValueError, match="given must be"):
-        weighted_conditional(SEX, [0, 1], SEX, [0, 1], Design.unweighted(2), given="c")
+        weighted_conditional(SEX, [0, 1], SEX, [0, 1], Raked.unweighted(2), given="c")
 
 
 def test_weighted_cells_and_break_downs_recover_the_population_and_cover():

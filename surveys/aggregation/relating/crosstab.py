@@ -41,7 +41,7 @@ from django.utils.translation import gettext as _
 import ldp
 from ldp.weighting.association import weighted_independence
 from ldp.weighting.joint import weighted_conditional, weighted_joint
-from ldp.weighting.raking import Design
+from ldp.weighting.raking import Raked
 from surveys.collection import pair_tallies, plan
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
@@ -93,7 +93,7 @@ class CrossTab:
     needed: int  # respondents for a joint cell's margin, worst case
     weights: weighting.Weights | None = None  # weighted figures: the weights they are under
     reports: tuple[Any, Any] | None = None  # weighted only: A's and B's reports in each row of `design`
-    design: Design | None = None  # weighted only: the weights over the distinct (cell, A, B) rows
+    design: Raked | None = None  # weighted only: the weights over the distinct (cell, A, B) rows
 
     @property
     def n(self) -> int:

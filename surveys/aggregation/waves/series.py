@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 import ldp
 from ldp.mechanisms.remembered import Remembered, instantaneous
 from ldp.waves import pairs as wave_pairs
-from ldp.waves.pairs import Change, Design
+from ldp.waves.pairs import Change, WaveChannel
 from surveys.collection import plan, tallies
 from surveys.collection.models import Question, Series, Survey
 from surveys.collection.plan import PlannedQuestion, Unavailable
@@ -74,7 +74,7 @@ class Point:
     estimate: ldp.Estimate  # per option; NaN without reports
     mechanism: ldp.Mechanism  # the wave's own (the instantaneous layer when remembered)
     remembered: Remembered | None
-    design: Design
+    design: WaveChannel
     same: bool  # its reports were made as this wave's were (the same channel and layers)
     fixed: bool = False  # weighted to a margin of this question: the figures are the margin's shares, no estimate
 
@@ -250,7 +250,7 @@ def _trend(question: PlannedQuestion, here: int, plans: dict[int, plan.SurveyPla
         if wave.weights is not None:  # its own raking; the plan's mechanism is the composed one when remembered
             estimate = _weighed(asked, estimate, wave.weights, confidence)
         mechanism = instantaneous(asked.mechanism)  # the plan's is both layers composed when remembered
-        design = Design.of(mechanism, remembered)
+        design = WaveChannel.of(mechanism, remembered)
         if wave.number == here:
             own = design
         points.append(Point(wave.number, estimate, mechanism, remembered, design, True, asked.id in wave.margins))

@@ -7,7 +7,7 @@ Only direct questions (sent as given) can carry a margin: a respondent's categor
 them. A response without an answer to every margin question cannot be weighted and is left out of the
 weighted figures (counted in `left_out`). Weights are capped at CAP times their median and raked again
 (`ldp.weighting.raking.rake`); their range, Kish's design effect and the effective sample size go with the figures.
-Variances are by linearization through the raking (`ldp.weighting.raking.Design.mean`), so they account for the
+Variances are by linearization through the raking (`ldp.weighting.raking.Raked.mean`), so they account for the
 weights and for the margins they were raked to.
 
 From cells, not rows. A response's weight depends only on its **cell**, its answers to the margin questions
@@ -33,7 +33,7 @@ from ldp.mechanisms.base import Mechanism
 from ldp.regression.linear import per_report_values
 from ldp.stats.estimates import Estimate, MeanEstimate, project_to_simplex
 from ldp.weighting.estimates import indicators, weighted_fractions, weighted_mean
-from ldp.weighting.raking import Design, RakingError, coded_margin, margin, rake
+from ldp.weighting.raking import Raked, RakingError, coded_margin, margin, rake
 from surveys import refusals
 from surveys.collection import cell_tallies, report_columns
 from surveys.collection.models import Response, Survey
@@ -73,7 +73,7 @@ class Weights:
     each question read (`cells`, `columns`, aligned). A model's weights come from its own grouped rows (`design`
     alone)."""
 
-    design: Design
+    design: Raked
     margins: tuple[MarginUsed, ...]
     left_out: int  # responses without an answer to every margin question
     cells: npt.NDArray[np.int64] | None = None  # each weighted response's row of `design`
@@ -83,7 +83,7 @@ class Weights:
     def summary(self) -> dict[str, Any]:
         return {**self.design.summary(), "left_out": self.left_out}
 
-    def grouped(self, *questions: PlannedQuestion) -> tuple[Design, list[npt.NDArray[np.int64]]]:
+    def grouped(self, *questions: PlannedQuestion) -> tuple[Raked, list[npt.NDArray[np.int64]]]:
         """The design over the distinct (cell, stored value of each question) rows, each standing for its count of
         responses (`ldp.weighting.raking`'s grouped rows: the figures of the responses written out), and each question's
         stored value in each row; a refusal if a weighted response has no report of one of them."""
@@ -186,7 +186,7 @@ def _too_many() -> Unweightable:
 
 
 def by_cells(found: list[PopulationMargin], questions: Mapping[int, PlannedQuestion],
-             codes: list[npt.NDArray[np.int64]]) -> tuple[Design, tuple[MarginUsed, ...], npt.NDArray[np.int64]]:
+             codes: list[npt.NDArray[np.int64]]) -> tuple[Raked, tuple[MarginUsed, ...], npt.NDArray[np.int64]]:
     """`raked` over the cells of the responses whose margin answers are `codes` (one column per margin, in
     `found`'s order): the design over the cells, the margins used, and each response's cell. What the dashboard's
     figures and the exports' weight column share, so that both give every response the same weight to the bit."""
@@ -237,7 +237,7 @@ def required_margins(survey: Survey) -> list[PopulationMargin]:
 
 def raked(found: list[PopulationMargin], questions: Mapping[int, PlannedQuestion],
           codes: dict[int, npt.NDArray[np.int64]], counts: npt.NDArray[np.int64] | None = None
-          ) -> tuple[Design, tuple[MarginUsed, ...]]:
+          ) -> tuple[Raked, tuple[MarginUsed, ...]]:
     """The weights of the responses that answer every margin question, from each one's stored answer (`codes`,
     per margin question, one entry per such response, in the order the weights come out): what the dashboard's
     figures (`weights`), the report exports' weight column (surveys.aggregation.exports.weights) and a model
@@ -281,7 +281,7 @@ def as_related(question: PlannedQuestion, stored: npt.NDArray[np.int64]) -> npt.
     return np.fromiter((question.cell(int(v)) for v in stored), dtype=np.int64, count=stored.size)
 
 
-def _degrees(mechanism: Mechanism, design: Design) -> int | None:
+def _degrees(mechanism: Mechanism, design: Raked) -> int | None:
     """A weighted mean's degrees of freedom: n - 1 for a number sent as given, else None (normal, as a randomized
     mean's unweighted interval). Student t, not normal: the answers' spread is estimated from the same n answers
     (the unweighted mean's reason for t), and t on responses - 1 is what Stata's svy and SAS's SURVEYMEANS give a
