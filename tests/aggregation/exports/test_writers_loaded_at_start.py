@@ -29,5 +29,5 @@ def test_a_started_web_process_has_the_stata_and_spss_writers_loaded(tmp_path):
 
 
 def test_the_writers_loaded_are_what_the_stata_and_spss_files_import():
-    source = (ROOT / "surveys" / "aggregation" / "stata_spss.py").read_text()
+    source = (ROOT / "surveys" / "aggregation" / "exports" / "stata_spss.py").read_text()
     assert {name for name in ("pandas", "pyreadstat") if f"import {name}" in source} == set(preparation.WRITERS)
