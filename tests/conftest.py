@@ -58,7 +58,6 @@ SAME_ON_EVERY_ENGINE = {
     "tests/aggregation/scripts/test_waves.py",
     "tests/aggregation/scripts/test_weighted.py",
     "tests/aggregation/charts/test_bars.py",
-    "tests/aggregation/test_dashboard_charts_of_means_and_ticks.py",
     "tests/aggregation/test_model_charts.py",
     "tests/aggregation/charts/test_numeric.py",
     "tests/aggregation/exports/test_stata_spss.py",

@@ -14,7 +14,7 @@ from ldp.synthetic.questions import stored_cells
 from surveys.aggregation.synthetic import respondents as synthetic
 from surveys.collection import builder, plan
 from surveys.collection.models import Question, Report, Response
-from tests.aggregation.test_exports_of_ticks_and_numbers import TRUTH
+from tests.aggregation.exports.test_reports import TRUTH
 
 RESPONSES = 400
 
