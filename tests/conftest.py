@@ -50,20 +50,19 @@ def pytest_addoption(parser):
 SAME_ON_EVERY_ENGINE = {
     "tests/test_authorization.py",
     "tests/test_csp.py",
-    "tests/aggregation/test_analysis_scripts.py",
-    "tests/aggregation/test_analysis_scripts_anytime.py",
-    "tests/aggregation/test_analysis_scripts_crosstab.py",
-    "tests/aggregation/test_analysis_scripts_every_question.py",
-    "tests/aggregation/test_analysis_scripts_models.py",
-    "tests/aggregation/test_analysis_scripts_waves.py",
-    "tests/aggregation/test_analysis_scripts_weighted.py",
-    "tests/aggregation/test_charts.py",
-    "tests/aggregation/test_dashboard_charts_of_means_and_ticks.py",
+    "tests/aggregation/scripts/test_analysis_scripts.py",
+    "tests/aggregation/scripts/test_anytime.py",
+    "tests/aggregation/scripts/test_crosstab.py",
+    "tests/aggregation/scripts/test_every_question.py",
+    "tests/aggregation/scripts/test_models.py",
+    "tests/aggregation/scripts/test_waves.py",
+    "tests/aggregation/scripts/test_weighted.py",
+    "tests/aggregation/charts/test_bars.py",
     "tests/aggregation/test_model_charts.py",
-    "tests/aggregation/test_numeric_charts.py",
-    "tests/aggregation/test_stata_spss.py",
-    "tests/aggregation/test_stata_spss_value_labels.py",
-    "tests/aggregation/test_model_refusals.py",
+    "tests/aggregation/charts/test_numeric.py",
+    "tests/aggregation/exports/test_stata_spss.py",
+    "tests/aggregation/exports/test_stata_spss_value_labels.py",
+    "tests/aggregation/regression/test_refusals.py",
     "tests/aggregation/test_refusing.py",
     # The admin's pages: forms, words and refusals made in Python before the services write, whose writes
     # (builder, lifecycle, history) their own modules test on both engines (the translations page, whose
@@ -91,7 +90,7 @@ LONGEST_FIRST = [
     "tests/e2e/test_audit_form_page.py",
     "tests/test_exports_under_a_worker_timeout.py",
     "tests/e2e/test_accessibility_states.py",
-    "tests/ldp/test_joint_statistics.py",
+    "tests/ldp/joint/test_statistics.py",
     "tests/bench/test_results_bench.py",
 ]
 
@@ -163,7 +162,7 @@ def no_submission_rate_limit(settings):
 def exports_prepared_within_the_request(settings, tmp_path_factory):
     """A test's data lives in its transaction, which a background thread's connection does not see: the
     report exports are prepared within the request, into a directory of the test's own (made when first
-    used). tests/aggregation/test_prepared_exports_in_the_background.py runs the thread, on committed data."""
+    used). tests/aggregation/exports/test_prepared_in_the_background.py runs the thread, on committed data."""
     settings.EXPORT_BACKGROUND = False
     settings.EXPORT_DIR = tmp_path_factory.getbasetemp() / "exports" / uuid.uuid4().hex
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = ["tests/ldp/test_mechanisms.py", "tests/collection/test_store.py", "tests/bench/test_load_bench.py",
+FILES = ["tests/ldp/mechanisms/test_mechanisms.py", "tests/collection/test_store.py", "tests/bench/test_load_bench.py",
          "tests/test_landing.py", "tests/test_csp.py"]
 
 
@@ -28,7 +28,8 @@ def test_it_keeps_the_tests_that_use_the_database_or_the_engine_and_only_those()
     everything, kept = collected(), collected("--database-only")
     left_out = everything - kept
     assert kept and left_out and kept < everything
-    assert files(left_out) == {"tests/ldp/test_mechanisms.py", "tests/collection/test_store.py", "tests/test_csp.py"}
+    assert files(left_out) == {"tests/ldp/mechanisms/test_mechanisms.py", "tests/collection/test_store.py",
+                               "tests/test_csp.py"}
     assert files(everything) == set(FILES)
     assert files(kept) == {"tests/collection/test_store.py", "tests/bench/test_load_bench.py", "tests/test_landing.py"}
     # test_store.py holds both: the writers' lock (the database) and its file's permissions (no database).

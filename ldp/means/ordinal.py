@@ -11,7 +11,7 @@ valid table, so the variance never collapses to 0 when a rare level is not repor
 observed report rates instead covers as little as 23% at n = 10, eps = 5), times n / (n - 1) as for a sample
 variance, and the interval is Student's t with n - 1 degrees of freedom (normal as n grows), clipped to
 [min v, max v]: with the normal quantile coverage fell to 91.9% at n = 20 (k-RR, eps = 2, answers at both
-ends); with these two it stays above 93.5% down to n = 10 (tests/ldp/test_ordinal.py). For unary encodings
+ends); with these two it stays above 93.5% down to n = 10 (tests/ldp/means/test_ordinal.py). For unary encodings
 sum_j pi_hat_j is not exactly 1, so shifting every score by c moves the estimate by c sum_j pi_hat_j; it
 stays unbiased.
 """

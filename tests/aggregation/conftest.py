@@ -85,7 +85,7 @@ def two_questions(db, owner):
 @pytest.fixture
 def answered_kinds(client, owner, kinds_survey):
     """The kinds survey with 250 seeded responses, its owner signed in (the synthetic data's tests)."""
-    from tests.aggregation.test_exports_of_ticks_and_numbers import TRUTH
+    from tests.aggregation.exports.test_reports import TRUTH
 
     builder.simulate_responses(kinds_survey, 250, TRUTH, seed=8)
     client.force_login(owner)

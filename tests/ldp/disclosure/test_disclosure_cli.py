@@ -1,5 +1,5 @@
 """`python -m ldp breach` and `python -m ldp shuffle`: the contract (exact JSON keys, exit status 2 naming the
-argument) checked on real processes, the rest in this process (`tests.ldp.test_cli.run`)."""
+argument) checked on real processes, the rest in this process (`tests.ldp.cli.test_main.run`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import ldp
 from ldp.disclosure import breach, epsilon_c
 from ldp.disclosure.shuffle import default_delta
-from tests.ldp.test_cli import ROOT, run
+from tests.ldp.cli.test_main import ROOT, run
 
 BREACH_KEYS = ["attacker_accuracy", "baseline_accuracy", "odds_bound"]
 
