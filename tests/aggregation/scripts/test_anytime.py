@@ -1,0 +1,33 @@
+"""The analysis script's intervals valid at any time (surveys.aggregation.scripts.python.anytime), imported
+directly: the confidence sequence equals ldp's, holds the observed rate, is wider than the fixed-n interval, and
+its levels share alpha as the dashboard's do."""
+
+import numpy as np
+import pytest
+
+from ldp import sequences
+from surveys.aggregation.scripts.python import anytime, intervals
+
+
+def test_the_sequence_equals_ldps_binary_sequence():
+    low, high = sequences.binary_sequence([831], [2435], 0.05, 2435)
+    assert anytime.sequence(831, 2435, 0.05, 2435) == pytest.approx((low[0], high[0]), abs=1e-9)
+
+
+def test_the_sequence_holds_the_rate_and_is_wider_than_wilsons():
+    low, high = anytime.sequence(300, 1000, 0.05, 1000)
+    wilson = intervals.wilson(300, 1000, 0.95)
+    assert low < wilson[0] < 0.3 < wilson[1] < high
+
+
+def test_a_yes_no_question_is_one_stream_and_k_options_share_alpha():
+    assert anytime.anytime_level(2, False, 0.95) == 0.95
+    assert anytime.anytime_level(4, False, 0.95) == pytest.approx(1 - 0.05 / 4)
+    assert anytime.anytime_level(2, True, 0.95) == pytest.approx(1 - 0.05 / 2)
+
+
+def test_a_yes_no_questions_two_intervals_mirror_each_other():
+    low, high, level = anytime.anytime_fractions([700, 300], 1000, 0.75, 0.25, False, 0.95, 1000)
+    assert level == 0.95
+    assert low[0] == pytest.approx(1 - high[1]) and high[0] == pytest.approx(1 - low[1])
+    assert np.all((low <= [0.9, 0.1]) & ([0.9, 0.1] <= high))
