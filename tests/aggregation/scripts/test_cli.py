@@ -39,4 +39,4 @@ def test_the_estimates_print_and_write_at_the_headers_default_confidence(tmp_pat
     cli.main([reports, "--codebook", codebook, "--csv", str(tmp_path / "out.csv")])
     out = capsys.readouterr().out
     assert out.startswith("q1  Question 1?\n  randomized report: do not tabulate as answers; qrr")
-    assert "intervals at 0.9" in out and (tmp_path / "out.csv").exists()
+    assert "wilson intervals at 0.9\n" in out and (tmp_path / "out.csv").exists()
