@@ -1,1 +1,1 @@
-"""The generated analysis scripts, as code: the Python script's body (python/) and how it is put together."""
+"""The analysis scripts generated per survey, for R and Python."""

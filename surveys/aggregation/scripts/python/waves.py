@@ -86,7 +86,7 @@ def wave_point(wave: Found, q: Question, confidence: float) -> Found:
 
 def wave_change(one: Found, two: Found, shared: int, confidence: float, known: bool = True) -> Found:
     """second - first per option; their covariance through the `shared` respondents of the later wave taken to
-    have answered both, as few of them changing their answer as the estimates allow (the app's ldp.wave_pairs).
+    have answered both, as few of them changing their answer as the estimates allow (the app's ldp.waves.pairs).
     known=False (weighted): the shared respondents' covariance through the weights is not worked out, so any
     shared respondent makes it the largest variance any correlation allows."""
     n1, n2 = one["n"], two["n"]

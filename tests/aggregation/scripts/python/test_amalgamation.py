@@ -16,7 +16,7 @@ from surveys.aggregation.scripts import amalgamation
 from surveys.aggregation.scripts.python import header
 from surveys.collection import plan
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 PACKAGE = amalgamation.PACKAGE
 TEMPLATES = ROOT / "templates" / "aggregation" / "scripts"
 

@@ -1,5 +1,5 @@
 """The analysis script's debiasing (surveys.aggregation.scripts.python.debiasing), imported directly: the
-estimates and intervals equal ldp's (the app's), are unbiased on simulated reports (to four standard errors), and
+estimates and intervals equal ldp.debias's (the app's), are unbiased on simulated reports (to four standard errors), and
 the means are the means of their values."""
 
 import math
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp import estimates
+import ldp
 from surveys.aggregation.scripts.python import debiasing
 
 P, Q = 0.7, 0.1  # a k-ary randomized response with k = 4: p + 3 q = 1
@@ -27,7 +27,7 @@ def randomized(truth, n, seed):
 def test_debias_gives_ldps_estimates_and_intervals(interval, simultaneous):
     counts, n = [120, 30, 0, 50], 200
     found = debiasing.debias(counts, n, P, Q, 0.9, interval, simultaneous)
-    app = estimates.debias(counts, n, P, Q, confidence=0.9, interval=interval, simultaneous=simultaneous)
+    app = ldp.debias(counts, n, P, Q, confidence=0.9, interval=interval, simultaneous=simultaneous)
     for mine, theirs in zip(found[:4], (app.estimate, app.std_error, app.ci_low, app.ci_high), strict=True):
         assert mine == pytest.approx(theirs, abs=1e-12)
     assert found[4] == pytest.approx(1 - 0.1 / 4 if simultaneous else 0.9)

@@ -4,7 +4,7 @@ defaults are the header's, a wrong option stops with argparse's message, the est
 import pytest
 
 from surveys.aggregation.scripts.python import cli, header, reading
-from tests.aggregation.scripts import support
+from tests.aggregation.scripts.python import support
 
 
 def test_split_takes_comma_separated_keys():

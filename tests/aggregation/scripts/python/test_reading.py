@@ -5,7 +5,7 @@ format refused."""
 import pytest
 
 from surveys.aggregation.scripts.python import reading
-from tests.aggregation.scripts import support
+from tests.aggregation.scripts.python import support
 
 ROWS = [["1", "0", "2.5"], ["1", "2", ""], ["0", "2", "10"], ["", "1", "0"]]
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from surveys.aggregation.scripts.python import model_output, models, reading
-from tests.aggregation.scripts import support
+from tests.aggregation.scripts.python import support
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from surveys.aggregation.scripts.python import debiasing, reading, waves, waves_output
-from tests.aggregation.scripts import support
+from tests.aggregation.scripts.python import support
 
 
 def wave(folder, number, shares, shared, seed):

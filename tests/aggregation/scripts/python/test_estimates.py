@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from surveys.aggregation.scripts.python import debiasing, estimates, header, reading
-from tests.aggregation.scripts import support
+from tests.aggregation.scripts.python import support
 
 
 @pytest.fixture(autouse=True)

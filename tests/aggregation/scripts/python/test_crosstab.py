@@ -10,7 +10,7 @@ import pytest
 
 from surveys.aggregation.scripts.python import crosstab, reading, relation
 from surveys.aggregation.scripts.python.crosstab_cells import CROSSTAB_COLUMNS
-from tests.aggregation.scripts import support
+from tests.aggregation.scripts.python import support
 
 
 @pytest.fixture
