@@ -28,9 +28,12 @@ surveys.aggregation.waves.series gives it, writing waves.csv's columns; --weight
 its
 own codebook, as weighted=on gives them).
 
-The templates are templates/aggregation/scripts/. Every survey text enters a script as a literal
-from surveys.aggregation.scripts.literals, never as raw text. Nothing else about the responses is
-in a script: it holds the survey's definition only.
+analysis.py is put together as SQLite's amalgamation is: a header of the survey's literals
+(templates/aggregation/scripts/python/header.py.template), then the modules of surveys.aggregation.scripts.python
+concatenated (surveys.aggregation.scripts.amalgamation), which are checked and unit-tested as modules. analysis.R
+is its parts by topic (templates/aggregation/scripts/r/), rendered and concatenated in the order of R_PARTS. Every
+survey text enters a script as a literal from surveys.aggregation.scripts.literals, never as raw text. Nothing else
+about the responses is in a script: it holds the survey's definition only.
 """
 
 from __future__ import annotations
@@ -49,17 +52,24 @@ from ..exports import reports as exports
 from ..exports import weights as export_weights
 from ..results import sequence_plan, too_few
 from ..results import service as results
+from . import amalgamation
 from .literals import python_string, r_design, r_string
 
-SCRIPTS = {name: f"aggregation/scripts/{name}.template" for name in ("reports.R", "analysis.R", "analysis.py")}
+# analysis.R's parts by topic, in their order in the script.
+R_PARTS = ("head", "debiasing", "anytime", "means", "weighting", "estimates", "crosstab", "relation", "models",
+           "fitting", "waves", "waves_output", "main")
+SCRIPTS = {"reports.R": ["aggregation/scripts/reports.R.template"],
+           "analysis.R": [f"aggregation/scripts/r/{part}.R.template" for part in R_PARTS],
+           "analysis.py": ["aggregation/scripts/python/header.py.template"]}
 
 
 def script(survey: Survey, current: SurveyPlan, name: str, page: params.ResultOptions = params.DEFAULTS) -> str:
     """The text of the script `name` (a key of SCRIPTS) for this survey; its command line's defaults are the
     options of the page it is downloaded from (`page`, resolved as the dashboard resolves them)."""
-    return render_to_string(SCRIPTS[name], {**_context(survey, current, name),
-                                            **_defaults(page.resolved(survey.status == Survey.Status.OPEN),
-                                                        name.endswith(".py"))})
+    context = {**_context(survey, current, name),
+               **_defaults(page.resolved(survey.status == Survey.Status.OPEN), name.endswith(".py"))}
+    text = "".join(render_to_string(part, context) for part in SCRIPTS[name])
+    return amalgamation.script(text) if name == "analysis.py" else text
 
 
 def _defaults(page: params.ResultOptions, python: bool) -> dict[str, str]:
