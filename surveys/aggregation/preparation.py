@@ -32,7 +32,7 @@ from surveys.collection import plan
 from surveys.collection.models import Response, Survey
 
 from . import direct_columns, export_store, exports
-from .export_formats import FORMATS
+from .export_formats import FORMATS, REPORTS
 from .models import PreparedExport
 from .snapshot import snapshot
 
@@ -130,9 +130,10 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             current = plan.of(survey)
             book = exports.codebook(survey, current)
             made_from = basis(book)
-            if export.variant == direct_columns.OMIT:  # the codebook of the file's columns; its basis the survey's
+            direct = direct_columns.described(export.variant) if export.format in REPORTS else None
+            if direct is not None:  # the codebook of the file's columns; its basis the survey's
                 book = {**exports.codebook(survey, direct_columns.plan_for(current, export.variant)),
-                        "direct": "omitted"}
+                        "direct": direct}
             progress.responses = responses = Response.objects.filter(survey=survey).count()
             whole = responses if kind.expected is None else kind.expected(survey, current, export.variant)
             as_of = timezone.now()

@@ -25,7 +25,7 @@ from surveys.collection.models import Question, Survey
 from surveys.collection.plan import PlannedQuestion
 from surveys.history.models import ConfigurationChange
 
-from . import direct_prior, disclosure, results, uniqueness
+from . import direct_columns, direct_prior, disclosure, results, uniqueness
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ class Statement:
     chosen: tuple[PlannedQuestion, ...] = ()  # the shuffled release's questions (default: every randomized one)
     chosen_central: float | None = None  # its central epsilon: the chosen questions' reports together
     given: direct_prior.Given | None = None  # the breach with the direct answers as prior (after any response)
+    # Each number sent as given and the band width an export with ?direct=bands gives it by default (None: none)
+    bands: tuple[tuple[PlannedQuestion, Decimal | None], ...] = ()
 
     @property
     def chosen_central_text(self) -> Decimal | None:
@@ -103,6 +105,8 @@ def of(survey: Survey, chosen_delta: float | None = None,
     n = found.responses or survey.planned_size or 0
     delta = disclosure.delta(n) if chosen_delta is None else chosen_delta
     given = direct_prior.of(survey, current) if found.responses else None
+    singled = uniqueness.of(survey, current=current)
+    widths = direct_columns.defaults(singled)
     rows = tuple(_row(q, priors.get(q.id), n, delta, given) for q in current)
     randomized = [q for q in current if q.randomized]
     whole = total_loss(q.mechanism.sampler() for q in current)
@@ -116,9 +120,9 @@ def of(survey: Survey, chosen_delta: float | None = None,
         record_central=disclosure.central_epsilon(float(whole.epsilon_up(4)), n, delta) if randomized else None,
         release_n=n, delta=delta, researchers=tuple(sorted(u.get_username() for u in survey.researchers.all())),
         superusers=_superusers(), ended_at=retention.ended_at(survey), expires_at=retention.expires_at(survey),
-        uniqueness=uniqueness.of(survey, current=current), chosen=chosen,
+        uniqueness=singled, chosen=chosen,
         chosen_central=disclosure.central_epsilon(float(together.epsilon_up(4)), n, delta) if chosen else None,
-        given=given)
+        given=given, bands=tuple((q, widths.get(q.id)) for q in current.direct if q.given_number))
 
 
 def _shares(result: results.QuestionResult) -> list[float] | None:
