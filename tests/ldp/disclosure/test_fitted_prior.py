@@ -80,6 +80,19 @@ def test_when_the_combinations_differ_no_more_than_noise_each_gets_the_populatio
     assert fitted.breach(mechanism, cells).attacker_accuracy == pytest.approx(population.attacker_accuracy, abs=1e-15)
 
 
+def test_with_no_association_the_combinations_are_often_found_not_to_differ():
+    """The between-combination variance is the spread less what noise alone gives it: with the same true shares in
+    every combination it is as often below 0 (no difference: m infinite) as above, about half the time."""
+    mechanism = ldp.QRandomizedResponse("0.5")
+    rng = np.random.default_rng(7)
+    rate = mechanism.q_other + 0.3 * (mechanism.p - mechanism.q_other)  # 30% yes everywhere
+    found = []
+    for _ in range(200):
+        yes = rng.binomial(50, rate, size=10)
+        found.append(fitted.strength(mechanism, [([50 - int(c), int(c)], 50) for c in yes]) == math.inf)
+    assert 0.35 < np.mean(found) < 0.8  # chi-square with 9 degrees of freedom below its mean: 0.56
+
+
 def test_a_small_combination_is_shrunk_to_the_population_a_large_one_keeps_its_own_estimate():
     mechanism = ldp.KaryRR(2.0, 2)
     p, q = mechanism.p, mechanism.q_other
