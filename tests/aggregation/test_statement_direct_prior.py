@@ -77,7 +77,7 @@ def test_each_questions_figure_is_the_fitted_prior_breach_of_the_stored_reports(
     assert found.given.record.attacker > found.record.attacker
     assert soup.by_id("statement-record-given").text == f"With the answers sent as given beside them: " \
                                                         f"{100 * found.given.record.attacker:.1f}%."
-    assert "12 combinations in the data" in soup.by_id("statement-given").text
+    assert "(combinations in the data: 12)" in soup.by_id("statement-given").text
 
 
 def test_before_any_response_it_says_when_it_will_be_stated(owner_client, direct_survey):
