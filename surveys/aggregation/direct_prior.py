@@ -1,14 +1,14 @@
 """The statement's breach with the direct answers as prior: a thief reads each respondent's answers sent as given
 beside their randomized reports, and guesses each randomized answer with the shares of their combination of direct
-answers (`ldp.disclosure.fitted`: each combination's debiased shares shrunk toward the population's, on the
-simplex), averaged over respondents; per randomized question whose shares are estimated (one of k options, a
-multi-select; a number's mean estimates no shares) and for the whole record.
+answers (`ldp.disclosure.fitted` through `disclosure`: each combination's debiased shares shrunk toward the
+population's, on the simplex), averaged over respondents; per randomized question whose shares are estimated (one
+of k options, a multi-select; a number's mean estimates no shares) and for the whole record.
 
 One grouped read: the reports of the randomized questions, each joined to the response's direct answers (one LEFT
 JOIN per direct question, a seek each in REPORTS_BY_QUESTION, as `uniqueness`), counted by combination, question
 and stored value. Python sees one row per distinct (combination, question, value), at most MOST_ROWS; past that
-(a fine direct number across many questions) the figure is not stated. docs/operations.md gives its time at 10^5
-and 10^6 responses (bench/direct_prior_bench.py).
+(a fine direct number across many questions) the figure is not stated. docs/privacy.md gives its time at 10^5 and
+10^6 responses (bench/direct_prior_bench.py).
 """
 
 from __future__ import annotations
@@ -21,13 +21,11 @@ from fractions import Fraction
 import numpy as np
 from django.db import connection
 
-from ldp import disclosure as ldp_disclosure
-from ldp.disclosure import fitted
 from surveys.collection import plan
 from surveys.collection.models import Report, Response, Survey
 from surveys.collection.plan import PlannedQuestion
 
-from . import uniqueness
+from . import disclosure, uniqueness
 from .disclosure import Breach
 
 MOST_ROWS = 500_000  # distinct (combination, question, value) rows read at most (a few tens of MB)
@@ -63,8 +61,8 @@ def of(survey: Survey, current: plan.SurveyPlan | None = None) -> Given | None:
             continue
         combos = sorted(cells, key=_order)
         tallied = [_tally(question, cells[combo]) for combo in combos]
-        breaches[question.id] = _breach(fitted.breach(question.mechanism, tallied))
-        priors[question.id] = dict(zip(combos, fitted.priors(question.mechanism, tallied), strict=True))
+        breaches[question.id], fitted = disclosure.given(question.mechanism, tallied)
+        priors[question.id] = dict(zip(combos, fitted, strict=True))
     everything = [q for q in current if q.randomized]
     return Given(breaches, _record(everything, questions, priors), len({c for cells in read.values() for c in cells}))
 
@@ -108,14 +106,7 @@ def _record(everything: Sequence[PlannedQuestion], questions: Sequence[PlannedQu
               if all(combo in other for other in rest)]
     if not groups:
         return None
-    try:
-        return _breach(fitted.record([q.mechanism for q in questions], groups))
-    except ValueError:
-        return None
-
-
-def _breach(found: ldp_disclosure.Breach) -> Breach:
-    return Breach(found.attacker_accuracy, found.baseline_accuracy)
+    return disclosure.given_record([q.mechanism for q in questions], groups)
 
 
 def _order(combo: Combination) -> tuple[int, ...]:

@@ -25,7 +25,7 @@ from django.core.cache import cache
 
 import ldp
 from ldp import disclosure
-from ldp.disclosure import remembered
+from ldp.disclosure import fitted, remembered
 from ldp.multiselect import MultiSelect
 from ldp.waves import Composed
 from surveys.collection.plan import PlannedQuestion
@@ -93,6 +93,23 @@ def breach(question: PlannedQuestion, pi: Sequence[Fraction] | None) -> Breach |
     except ValueError:
         return None
     return Breach(found.attacker_accuracy, found.baseline_accuracy, None if every is None else float(every))
+
+
+def given(mechanism: ldp.Mechanism, cells: fitted.Cells) -> tuple[Breach, list[tuple[int, list[Fraction]]]]:
+    """The breach with the direct answers as prior (`direct_prior`): cells are each combination's per-option counts
+    and respondents; with each combination's fitted prior (`ldp.disclosure.fitted`)."""
+    found = fitted.breach(mechanism, cells)
+    return Breach(found.attacker_accuracy, found.baseline_accuracy), fitted.priors(mechanism, cells)
+
+
+def given_record(mechanisms: Sequence[ldp.Mechanism],
+                 groups: Sequence[tuple[int, Sequence[Sequence[Fraction]]]]) -> Breach | None:
+    """The whole record with the direct answers as prior; None when too many combinations to enumerate."""
+    try:
+        found = fitted.record(mechanisms, groups)
+    except ValueError:
+        return None
+    return Breach(found.attacker_accuracy, found.baseline_accuracy)
 
 
 def record(questions: Sequence[PlannedQuestion], priors: Sequence[Sequence[Fraction] | None]) -> Breach | None:
