@@ -26,6 +26,7 @@ from fractions import Fraction
 
 from ..mechanisms.base import Mechanism
 from ..mechanisms.multiselect import MultiSelect
+from ..mechanisms.remembered import Composed
 from . import channels, record, sums
 from .channels import Number, answers
 
@@ -90,6 +91,8 @@ def odds_bound(mechanism: Mechanism) -> float:
     P(r | x) / P(r | x') over reports and answers; math.inf for a question sent as given."""
     if not mechanism.randomized:
         return math.inf
+    if isinstance(mechanism, Composed):  # one wave of two layers: the composed channel's exact fractions
+        return math.exp(mechanism.layers.wave_epsilon)
     ratio, rational = mechanism.sampler_loss(mechanism.sampler())
     return float(ratio) * math.exp(rational)
 

@@ -4,7 +4,9 @@ P(report in the class | answer) for every answer.
 
 Exact fractions of the sampler's integers for every mechanism but discrete Laplace, whose a = e^(-s/t)
 is irrational (floats). The answers are those `breach.answers` counts: the k options of a one-of-k
-question, the 2^k subsets of a multi-select one (bitmask order), the steps + 1 grid values of a number.
+question, the 2^k subsets of a multi-select one (bitmask order), the steps + 1 grid values of a number. A
+remembered question's one wave (`ldp.mechanisms.remembered.Composed`) is an index or unary channel of the composed (p,
+q_other).
 
 Discrete Laplace's reports r <= 0 all have likelihoods proportional to a^i over the true index i (and the
 clamp at -bound only sums some of them), likewise r >= steps: each side is one class,
@@ -22,6 +24,7 @@ from ..mechanisms.grid import GridMechanism
 from ..mechanisms.index import IndexMechanism
 from ..mechanisms.multiselect import MultiSelect
 from ..mechanisms.onebit import OneBitMean
+from ..mechanisms.remembered import Composed
 from ..mechanisms.unary import UnaryMechanism
 
 Number = float | Fraction
@@ -35,7 +38,7 @@ def answers(mechanism: Mechanism) -> int:
         return 1 << mechanism.k
     if isinstance(mechanism, GridMechanism):
         return mechanism.steps + 1
-    if isinstance(mechanism, (IndexMechanism, UnaryMechanism)):
+    if isinstance(mechanism, (IndexMechanism, UnaryMechanism, Composed)):  # Composed: one wave's two layers
         return mechanism.k
     raise ValueError(f"no breach figures for {type(mechanism).__name__}")
 
@@ -63,10 +66,10 @@ def rows(mechanism: Mechanism) -> Rows:
         k = _enumerable(mechanism.k, 2 * mechanism.k)
         return [[p ** (k - (x ^ y).bit_count()) * (1 - p) ** (x ^ y).bit_count() for x in range(1 << k)]
                 for y in range(1 << k)]
-    if isinstance(mechanism, UnaryMechanism):
+    if isinstance(mechanism, UnaryMechanism) or isinstance(mechanism, Composed) and mechanism.unary:
         k = _enumerable(mechanism.k, mechanism.k)
         return [[_bits(y, x, k, p, q) for x in range(k)] for y in range(1 << k)]
-    if isinstance(mechanism, IndexMechanism):
+    if isinstance(mechanism, (IndexMechanism, Composed)):
         return [[p if r == x else q for x in range(mechanism.k)] for r in range(mechanism.k)]
     raise ValueError(f"no channel for {type(mechanism).__name__}")
 

@@ -28,6 +28,7 @@ from ..mechanisms.grid import GridMechanism
 from ..mechanisms.index import IndexMechanism
 from ..mechanisms.multiselect import MultiSelect
 from ..mechanisms.onebit import OneBitMean
+from ..mechanisms.remembered import Composed
 from ..mechanisms.unary import UnaryMechanism
 from .channels import Number, _enumerable, bit_channel
 
@@ -45,9 +46,9 @@ def accuracy(mechanism: Mechanism, pi: Sequence[Fraction]) -> Number:
         return max(x * y for x, y in zip(pi, one, strict=True)) + max(x * (1 - y) for x, y in zip(pi, one, strict=True))
     if isinstance(mechanism, MultiSelect):
         return hypercube(mechanism, pi)
-    if isinstance(mechanism, UnaryMechanism):
-        return unary(p, q, pi)
-    if isinstance(mechanism, IndexMechanism):
+    if isinstance(mechanism, UnaryMechanism) or isinstance(mechanism, Composed) and mechanism.unary:
+        return unary(p, q, pi)  # a remembered question's one wave: both layers composed, a channel of the same form
+    if isinstance(mechanism, (IndexMechanism, Composed)):
         top = max(pi)
         return sum((max(p * x, q * top) for x in pi), Fraction(0))
     if isinstance(mechanism, GridMechanism):

@@ -45,6 +45,10 @@ class PlannedQuestion:
     name: str = ""  # the admin's name for it (its `key`), not in the version: renaming changes no report's meaning
     relevant: str = ""  # skip logic: asked only when this holds for the direct answers above (`skip_logic`)
     choices: tuple[str, ...] = ()  # its options' XLSForm choice names, which conditions compare answers with
+    # A number sent as given in an export that bands it (surveys.aggregation.exports.direct_columns): grid steps per
+    # band,
+    # its value then the band's lower end; 0 everywhere else (its exact value).
+    band: int = 0
 
     @cached_property
     def condition(self) -> relevance.Node | None:

@@ -28,3 +28,21 @@ def test_the_statement_reads_without_violations_and_prints_to_pdf(live_server, p
     pdf = page.pdf(format="A4")
     assert pdf.startswith(b"%PDF-") and len(pdf) > 10_000
     page.emulate_media(media="screen")
+
+
+def test_a_waves_statement_with_a_number_in_bands_reads_without_violations(live_server, page_in_locale, owner):
+    """A remembered wave (its one-wave and every-wave figures) with a number sent as given (the export in bands,
+    linked): the sections these add pass axe too."""
+    from surveys.collection import builder
+    from surveys.collection.builder import QuestionSpec
+    from tests.aggregation.series_support import monthly, panel_reports
+
+    age = QuestionSpec("Age in years?", "direct_number", kind="numeric", scale=("18", "99", "1"))
+    surveys = monthly(owner, waves=2, extra=(age,))
+    for wave, values in panel_reports(surveys, 60, seed=3).items():
+        builder.write_responses(surveys[wave - 1], values)
+    page = page_in_locale("en")
+    log_in(page, f"{live_server.url}/accounts/login/", "owner", f"/results/{surveys[0].slug}/statement/")
+    page.wait_for_selector("#breach-waves-1")
+    assert page.locator("#statement-bands a").get_attribute("href").endswith("?direct=bands")
+    assert axe_violations(page) == [], "the statement of a wave with a number in bands"

@@ -29,6 +29,8 @@ from typing import Any
 
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
+from . import direct_columns
+
 RANDOMIZED = "randomized report: do not tabulate as answers"
 DIRECT = "direct answer: not randomized"
 BIT_LABELS = {0: "not reported", 1: "reported"}
@@ -87,6 +89,8 @@ class Column:
         if self.question is None or self.question.mechanism.encoding != "integer":
             return ""
         d = self.question.mechanism.describe()
+        if self.question.given_number and self.question.band:  # the file holds its band's lower end
+            return f"its band's lower end, width {_width(self.question)} from {d['lo']}"
         if self.question.given_number:  # the file holds the number itself
             return f"the number, {d['lo']} to {d['hi']} by {d['step']}"
         return f"value = {d['lo']} + {d['step']} r"
@@ -109,7 +113,8 @@ class Column:
             bins = "; ".join(f"{edge} ({label})" for edge, label in zip(question.edges, question.options, strict=True))
             return (f"Direct number on {d['lo']} to {d['hi']} by {d['step']}: the report i is the grid index as "
                     f"given, the value {d['lo']} + {d['step']} i; i from 0 to {d['steps']}"
-                    + (f". Break-down bins by lower edge: {bins}" if bins else ""))
+                    + (f". In this file in bands of {_width(question)}: the lower end of its band"
+                       if question.band else "") + (f". Break-down bins by lower edge: {bins}" if bins else ""))
         if mechanism.encoding == "integer":
             return (f"Discrete Laplace on {d['lo']} to {d['hi']} by {d['step']}: the report r is the grid index "
                     f"plus noise, the value {d['lo']} + {d['step']} r; r from {-d['bound']} to "
@@ -227,3 +232,8 @@ def wrap(text: str, limit: int, measure: Measure = utf8_bytes) -> Iterator[str]:
 
 def _parameters(parameters: dict[str, Any]) -> str:
     return ", ".join(f"{key} = {value}" for key, value in parameters.items() if key not in ("mechanism", "permanent"))
+
+
+def _width(question: PlannedQuestion) -> str:
+    """A banded number's band width in its units (surveys.aggregation.exports.direct_columns)."""
+    return str(direct_columns.band_entry(question)["width"])

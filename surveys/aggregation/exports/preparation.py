@@ -36,7 +36,7 @@ from ..results.snapshot import snapshot
 from . import direct_columns
 from . import reports as exports
 from . import store as export_store
-from .formats import FORMATS
+from .formats import FORMATS, REPORTS
 
 log = logging.getLogger(__name__)
 HEARTBEAT = 2.0  # seconds between a preparation's signs of life
@@ -132,9 +132,10 @@ def prepare(export_id: Any, attempt: int, progress: Progress) -> None:
             current = plan.of(survey)
             book = exports.codebook(survey, current)
             made_from = basis(book)
-            if export.variant == direct_columns.OMIT:  # the codebook of the file's columns; its basis the survey's
+            direct = direct_columns.described(export.variant) if export.format in REPORTS else None
+            if direct is not None:  # the codebook of the file's columns; its basis the survey's
                 book = {**exports.codebook(survey, direct_columns.plan_for(current, export.variant)),
-                        "direct": "omitted"}
+                        "direct": direct}
             progress.responses = responses = Response.objects.filter(survey=survey).count()
             whole = responses if kind.expected is None else kind.expected(survey, current, export.variant)
             as_of = timezone.now()

@@ -73,6 +73,7 @@ from surveys.collection.plan import PlannedQuestion, SurveyPlan
 from surveys.collection.serializers import bins_of, scale_of, scores_of
 
 from . import blocks as report_blocks
+from . import direct_columns
 from . import weights as export_weights
 from .blocks import Lookup
 
@@ -210,6 +211,7 @@ def _question_entry(question: PlannedQuestion) -> dict[str, Any]:
             "json": report_words(question),
         },
         **extra,
+        **({"band": direct_columns.band_entry(question)} if question.band else {}),
         # Skip logic: asked only when this held for the direct answers (absent when asked of everyone).
         **({"relevant": question.relevant} if question.relevant else {}),
     }
@@ -262,6 +264,8 @@ def cells(question: PlannedQuestion, value: int | str) -> list[Any]:
 def given_value(question: PlannedQuestion, stored: int | str) -> Decimal:
     """A number sent as given: its stored grid index as its value on the grid, exact and in its shortest plain
     digits (35, not 35.000000 or 3.5E+1)."""
+    if question.band:  # an export with the numbers in bands: its band's lower end
+        return direct_columns.band_value(question, question.mechanism.decode(int(stored)))  # type: ignore[arg-type]
     found = question.mechanism.value(question.mechanism.decode(int(stored)))  # type: ignore[attr-defined]  # a grid
     return Decimal(f"{found.normalize():f}")
 

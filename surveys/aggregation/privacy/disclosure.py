@@ -25,7 +25,9 @@ from django.core.cache import cache
 
 import ldp
 from ldp import disclosure
+from ldp.disclosure import fitted, remembered
 from ldp.mechanisms.multiselect import MultiSelect
+from ldp.mechanisms.remembered import Composed
 from surveys.collection.plan import PlannedQuestion
 
 NUMERIC_N = 20_000  # the numerical bound's n at most: ~0.5 s each (10^6 would take a minute)
@@ -37,6 +39,14 @@ RECORD_CELLS = 4096  # combinations of answers the whole record's breach enumera
 class Breach:
     attacker: float  # the Bayes attacker's accuracy with the report(s)
     baseline: float  # the best guess without them
+    # A remembered question (`ldp.mechanisms.remembered`): with every wave's reports of the respondent linked, at most
+    # this (the
+    # permanent layer's accuracy, whatever the number of waves); `attacker` is then one wave's.
+    every_wave: float | None = None
+
+    @property
+    def every_wave_percent(self) -> float | None:
+        return None if self.every_wave is None else 100 * self.every_wave
 
     @property
     def attacker_percent(self) -> float:
@@ -55,7 +65,7 @@ def epsilon_text(epsilon: float) -> Decimal:
 
 def prior(question: PlannedQuestion, shares: Sequence[float] | None) -> list[Fraction] | None:
     """The prior of one question's true answer: the estimated shares (None: all answers equally likely); None for a
-    mechanism the figures do not cover (a remembered question's two layers)."""
+    mechanism the figures do not cover."""
     mechanism = question.mechanism
     try:
         size = disclosure.answers(mechanism)
@@ -72,11 +82,32 @@ def prior(question: PlannedQuestion, shares: Sequence[float] | None) -> list[Fra
 
 
 def breach(question: PlannedQuestion, pi: Sequence[Fraction] | None) -> Breach | None:
-    """None for a question the figures do not cover (a remembered one: two layers)."""
+    """None for a question the figures do not cover. A remembered question's is one wave's report (a wave's stored
+    rows are not linked to another's), with every wave's linked as its bound (`every_wave`): its common pattern
+    can link them (docs/privacy.md), and no number of waves reveals more than the permanent layer."""
     if pi is None:
         return None
+    mechanism = question.mechanism
     try:
-        found = disclosure.breach(question.mechanism, pi)
+        found = disclosure.breach(mechanism, pi)
+        every = remembered.accuracy(mechanism.layers, pi, None) if isinstance(mechanism, Composed) else None
+    except ValueError:
+        return None
+    return Breach(found.attacker_accuracy, found.baseline_accuracy, None if every is None else float(every))
+
+
+def given(mechanism: ldp.Mechanism, cells: fitted.Cells) -> tuple[Breach, list[tuple[int, list[Fraction]]]]:
+    """The breach with the direct answers as prior (`direct_prior`): cells are each combination's per-option counts
+    and respondents; with each combination's fitted prior (`ldp.disclosure.fitted`)."""
+    found = fitted.breach(mechanism, cells)
+    return Breach(found.attacker_accuracy, found.baseline_accuracy), fitted.priors(mechanism, cells)
+
+
+def given_record(mechanisms: Sequence[ldp.Mechanism],
+                 groups: Sequence[tuple[int, Sequence[Sequence[Fraction]]]]) -> Breach | None:
+    """The whole record with the direct answers as prior; None when too many combinations to enumerate."""
+    try:
+        found = fitted.record(mechanisms, groups)
     except ValueError:
         return None
     return Breach(found.attacker_accuracy, found.baseline_accuracy)

@@ -25,8 +25,9 @@ from surveys.collection.models import Question, Survey
 from surveys.collection.plan import PlannedQuestion
 from surveys.history.models import ConfigurationChange
 
+from ..exports import direct_columns
 from ..results import service as results
-from . import disclosure, uniqueness
+from . import direct_prior, disclosure, uniqueness
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Row:
     odds: Decimal | None
     breach: disclosure.Breach | None
     central_epsilon: float | None
+    given: disclosure.Breach | None = None  # the breach with the direct answers as prior (`direct_prior`)
 
     @property
     def central_text(self) -> Decimal | None:
@@ -65,6 +67,9 @@ class Statement:
     uniqueness: uniqueness.Uniqueness
     chosen: tuple[PlannedQuestion, ...] = ()  # the shuffled release's questions (default: every randomized one)
     chosen_central: float | None = None  # its central epsilon: the chosen questions' reports together
+    given: direct_prior.Given | None = None  # the breach with the direct answers as prior (after any response)
+    # Each number sent as given and the band width an export with ?direct=bands gives it by default (None: none)
+    bands: tuple[tuple[PlannedQuestion, Decimal | None], ...] = ()
 
     @property
     def chosen_central_text(self) -> Decimal | None:
@@ -101,7 +106,10 @@ def of(survey: Survey, chosen_delta: float | None = None,
     priors = {q.id: disclosure.prior(q, shares.get(q.id)) for q in current if q.randomized}
     n = found.responses or survey.planned_size or 0
     delta = disclosure.delta(n) if chosen_delta is None else chosen_delta
-    rows = tuple(_row(q, priors.get(q.id), n, delta) for q in current)
+    given = direct_prior.of(survey, current) if found.responses else None
+    singled = uniqueness.of(survey, current=current)
+    widths = direct_columns.defaults(singled)
+    rows = tuple(_row(q, priors.get(q.id), n, delta, given) for q in current)
     randomized = [q for q in current if q.randomized]
     whole = total_loss(q.mechanism.sampler() for q in current)
     chosen = tuple(randomized) if chosen is None else chosen
@@ -114,8 +122,9 @@ def of(survey: Survey, chosen_delta: float | None = None,
         record_central=disclosure.central_epsilon(float(whole.epsilon_up(4)), n, delta) if randomized else None,
         release_n=n, delta=delta, researchers=tuple(sorted(u.get_username() for u in survey.researchers.all())),
         superusers=_superusers(), ended_at=retention.ended_at(survey), expires_at=retention.expires_at(survey),
-        uniqueness=uniqueness.of(survey, current=current), chosen=chosen,
-        chosen_central=disclosure.central_epsilon(float(together.epsilon_up(4)), n, delta) if chosen else None)
+        uniqueness=singled, chosen=chosen,
+        chosen_central=disclosure.central_epsilon(float(together.epsilon_up(4)), n, delta) if chosen else None,
+        given=given, bands=tuple((q, widths.get(q.id)) for q in current.direct if q.given_number))
 
 
 def _shares(result: results.QuestionResult) -> list[float] | None:
@@ -125,7 +134,7 @@ def _shares(result: results.QuestionResult) -> list[float] | None:
     return list(result.estimate.clipped if result.question.mechanism.keeps_bits else result.estimate.simplex)
 
 
-def _row(question: PlannedQuestion, pi: Any, n: int, delta: float) -> Row:
+def _row(question: PlannedQuestion, pi: Any, n: int, delta: float, given: direct_prior.Given | None) -> Row:
     words = str(Question.MechanismName(question.mechanism.name).label) \
         if question.mechanism.name in Question.MechanismName.values else question.mechanism.label
     said = figures.of(question.mechanism)["summary"]
@@ -133,7 +142,8 @@ def _row(question: PlannedQuestion, pi: Any, n: int, delta: float) -> Row:
         return Row(question, words, said, None, None, None, None)
     loss = loss_of(question.mechanism.sampler())
     return Row(question, words, said, loss.epsilon_up(4), loss.odds_up(2), disclosure.breach(question, pi),
-               disclosure.central_epsilon(float(loss.epsilon_up(4)), n, delta))
+               disclosure.central_epsilon(float(loss.epsilon_up(4)), n, delta),
+               given.breaches.get(question.id) if given is not None else None)
 
 
 def _superusers() -> tuple[str, ...]:

@@ -45,9 +45,10 @@ READY = PreparedExport.Status.READY
 @refusing.answered
 def export_reports(request: HttpRequest, slug: str, fmt: str) -> HttpResponseBase:
     survey = access.survey_for(request.user, slug)
-    plan.of(survey)  # a survey whose configuration cannot be read: refused before anything is prepared
+    current = plan.of(survey)  # a survey whose configuration cannot be read: refused before anything is prepared
     weighting.margins_of(survey)  # and one whose weight column would be raked to stale margins
-    variant = direct_columns.variant(request.GET) if fmt in REPORTS else ""  # synthetic rows: no such choice
+    # Synthetic rows: no such choice. A bad one is refused before anything is prepared.
+    variant = direct_columns.variant(request.GET, survey, current) if fmt in REPORTS else ""
     wanted = request.GET.get("export")
     export = prepared.find(survey, wanted, fmt) if wanted else prepared.request(survey, fmt, variant)
     file = prepared.opened(export) if export is not None and export.status == READY else None

@@ -155,7 +155,7 @@ def test_every_kind_is_stated_with_its_breach_before_and_after_reports(owner_cli
         assert f"for {n} respondents" in soup.by_id("release-heading").parent.text
 
 
-def test_a_remembered_wave_is_stated_with_its_remembered_questions_breach_not_computed(owner_client, owner):
+def test_a_remembered_wave_states_its_remembered_questions_breach_for_one_wave_and_every_wave(owner_client, owner):
     from tests.aggregation.series_support import monthly, store_waves
 
     surveys = monthly(owner, waves=2)
@@ -166,5 +166,6 @@ def test_a_remembered_wave_is_stated_with_its_remembered_questions_breach_not_co
     from ldp.mechanisms.remembered import Composed
 
     remembered = [q.order for q in plan.of(surveys[1]) if isinstance(q.mechanism, Composed)]
-    assert remembered and all("not computed for this mechanism" in soup.by_id(f"breach-{order}").text
+    assert remembered and all("not computed for this mechanism" not in soup.by_id(f"breach-{order}").text
+                              and "however many waves" in soup.by_id(f"breach-waves-{order}").text
                               for order in remembered)
