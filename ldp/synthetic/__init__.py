@@ -22,6 +22,7 @@ from ..mechanism_base import Mechanism
 from . import latent, questions
 from .questions import ReportCellError, Variable
 from .threads import one_blas_thread
+from .weighted import Weighting
 
 IntArray = npt.NDArray[np.int64]
 
@@ -38,12 +39,15 @@ class Synthetic:
     model: latent.Model
     values: list[IntArray]
     rows: int
+    weighting: Weighting | None = None
 
 
 def synthesize(reports: Sequence[tuple[str, Mechanism, npt.ArrayLike]], rows: int | None = None,
-               seed: int | None = None) -> Synthetic:
+               seed: int | None = None, weighting: Weighting | None = None) -> Synthetic:
     """Rows of true answers for questions given as (column, mechanism, report cells): `rows` of them (default:
-    as many as the reports have). ReportCellError names a cell that is no report of its question."""
+    as many as the reports have). With `weighting` (each response's raking cell and the raking over the cells) the
+    model is fitted to the weighted reports, and the rows have the weighted shares (`ldp.synthetic.weighted`).
+    ReportCellError names a cell that is no report of its question."""
     found: list[Variable] = []
     of_question: dict[str, list[int]] = {}
     for column, mechanism, report_cells in reports:
@@ -54,10 +58,13 @@ def synthesize(reports: Sequence[tuple[str, Mechanism, npt.ArrayLike]], rows: in
     if len(lengths) > 1:
         raise ValueError(f"every question needs one report cell per response, got columns of {sorted(lengths)} cells")
     total = found[0].codes.size if found else 0
+    if weighting is not None and np.asarray(weighting.cells).size != total:
+        raise ValueError(f"the weighting gives {np.asarray(weighting.cells).size} responses' cells for {total} "
+                         "responses")
     rows = total if rows is None else rows
     rng = np.random.default_rng(seed)
     with one_blas_thread():
-        model = latent.fitted(found, rng)
+        model = latent.fitted(found, rng, weighting=weighting)
     values = latent.draw(model, rows, rng)
     cells: dict[str, list[str]] = {}
     for column, mechanism, _ in reports:
@@ -65,7 +72,8 @@ def synthesize(reports: Sequence[tuple[str, Mechanism, npt.ArrayLike]], rows: in
         if isinstance(mechanism, GridMechanism) and mechanism.encoding == "integer":
             drawn = [questions.within_bins(found[of_question[column][0]], drawn[0], rng)]
         cells[column] = questions.answers(mechanism, drawn, rng)
-    return Synthetic(tuple(column for column, _, _ in reports), cells, found, of_question, model, values, rows)
+    return Synthetic(tuple(column for column, _, _ in reports), cells, found, of_question, model, values, rows,
+                     weighting)
 
 
-__all__ = ["ReportCellError", "Synthetic", "Variable", "synthesize"]
+__all__ = ["ReportCellError", "Synthetic", "Variable", "Weighting", "synthesize"]

@@ -23,10 +23,11 @@ TOLERANCE = 1e-4  # the iterations end when a cycle gains less log-likelihood th
 ITERATIONS = 500
 
 
-def one_way(variable: Variable) -> FloatArray:
-    """The maximum-likelihood distribution of the variable's values from its codes."""
-    codes = variable.codes[variable.present]
-    counts = np.bincount(codes, minlength=variable.channel.shape[0]).astype(float)
+def one_way(variable: Variable, counts: FloatArray | None = None) -> FloatArray:
+    """The maximum-likelihood distribution of the variable's values from its codes (or from its codes' `counts`,
+    weighted ones say)."""
+    if counts is None:
+        counts = np.bincount(variable.codes[variable.present], minlength=variable.channel.shape[0]).astype(float)
     return table_em(counts[:, None], variable.channel, np.ones((1, 1)))[:, 0]
 
 

@@ -29,6 +29,8 @@ from surveys.collection import report_columns
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
+from . import synthetic_words
+
 TICKED = "; "  # between a multi-select's ticked options' labels
 BLOCK = 10_000  # rows per piece of CSV text
 
@@ -123,8 +125,11 @@ def write_csv(survey: Survey, current: SurveyPlan, out: Any, tick: Callable[[int
 
 
 def stated(export: Any) -> dict[str, Any] | None:
-    """The quality report a ready synthetic.csv's codebook states (None without a ready file)."""
+    """The quality report a ready synthetic.csv's codebook states, its warnings in the reader's language (None
+    without a ready file)."""
     if export is None or not export.codebook:
         return None
     found: dict[str, Any] | None = json.loads(export.codebook).get("export", {}).get("synthetic", {}).get("quality")
-    return found
+    if found is None:
+        return None
+    return {**found, "warnings": [synthetic_words.sentence(w) for w in found.get("warnings", [])]}

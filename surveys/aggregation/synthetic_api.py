@@ -48,7 +48,8 @@ class QualitySerializer(serializers.Serializer):
                                   help_text="The variables of the marginal where it is (null without any).")
     warnings = serializers.ListField(child=serializers.CharField(), help_text=(
         "Where the rows cannot be trusted: too few responses for the planner's rule, a pair never answered together, "
-        "a question with no debiased table to compare."))
+        "a question with no debiased table to compare; in the request's language (the codebook has each one's code "
+        "and values)."))
     marginals = MarginalSerializer(many=True)
 
 
