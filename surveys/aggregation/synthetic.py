@@ -29,7 +29,7 @@ from surveys.collection import report_columns
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
-from . import synthetic_words
+from . import synthetic_weights, synthetic_words
 
 TICKED = "; "  # between a multi-select's ticked options' labels
 BLOCK = 10_000  # rows per piece of CSV text
@@ -45,6 +45,7 @@ class SyntheticData:
     rows: int
     quality: Quality
     drawn: list[list[str]]
+    weights: dict[str, Any] | None = None  # what the codebook says of the weights (`synthetic_weights.Weights`)
 
 
 def seed_of(survey: Survey) -> int:
@@ -61,15 +62,17 @@ def synthetic_data(survey: Survey, current: SurveyPlan, rows: int | None = None,
     responses = len(stored[0]) if stored else 0
     rows = responses if rows is None else rows
     header = [q.key for q in questions]
+    weights = synthetic_weights.of(survey, current, stored)
     if responses == 0 or rows == 0:
         return SyntheticData(header, [[] for _ in questions], rows if responses else 0, Quality([]),
-                             [[] for _ in questions])
+                             [[] for _ in questions], weights.statement)
     reports = [(q.key, q.mechanism, stored_cells(q.mechanism, np.where(column == report_columns.MISSING, 0, column),
                                                  column == report_columns.MISSING))
                for q, column in zip(questions, stored, strict=True)]
-    made = synthesize(reports, rows=rows, seed=seed_of(survey) if seed is None else seed)
+    made = synthesize(reports, rows=rows, seed=seed_of(survey) if seed is None else seed, weighting=weights.weighting)
     columns = [_answers(q, made.cells[q.key]) for q in questions]
-    return SyntheticData(header, columns, rows, quality(made), [made.cells[q.key] for q in questions])
+    return SyntheticData(header, columns, rows, quality(made), [made.cells[q.key] for q in questions],
+                         weights.statement)
 
 
 def _answers(question: PlannedQuestion, cells: list[str]) -> list[str]:
@@ -121,15 +124,27 @@ def write_csv(survey: Survey, current: SurveyPlan, out: Any, tick: Callable[[int
         out.write(piece.encode())
         written += piece.count("\n")
         tick(max(written - 1, 0))
-    return written - 1, {"synthetic": {"seed": seed_of(survey), "quality": summary(data.quality)}}
+    return written - 1, described(survey, data)
+
+
+def described(survey: Survey, data: SyntheticData) -> dict[str, Any]:
+    """What a synthetic file's codebook adds under "export": the seed, the weights (None: the survey has no
+    margins) and the quality report."""
+    return {"synthetic": {"seed": seed_of(survey), "weights": data.weights, "quality": summary(data.quality)}}
 
 
 def stated(export: Any) -> dict[str, Any] | None:
-    """The quality report a ready synthetic.csv's codebook states, its warnings in the reader's language (None
-    without a ready file)."""
+    """The quality report a ready synthetic.csv's codebook states, its warnings in the reader's language, with
+    whether the rows are weighted (`weighted`: True, False, or None without margins) and, if the weighting was
+    refused, why (`not_weighted`) (None without a ready file)."""
     if export is None or not export.codebook:
         return None
-    found: dict[str, Any] | None = json.loads(export.codebook).get("export", {}).get("synthetic", {}).get("quality")
+    made = json.loads(export.codebook).get("export", {}).get("synthetic", {})
+    found: dict[str, Any] | None = made.get("quality")
     if found is None:
         return None
-    return {**found, "warnings": [synthetic_words.sentence(w) for w in found.get("warnings", [])]}
+    weights = made.get("weights") or {}
+    refused = weights.get("refused")
+    return {**found, "warnings": [synthetic_words.sentence(w) for w in found.get("warnings", [])],
+            "weighted": weights.get("weighted"),
+            "not_weighted": None if refused is None else synthetic_words.refusal(refused)}

@@ -68,7 +68,7 @@ def _write(fmt: str) -> Callable[[Survey, SurveyPlan, Any, Callable[[int], None]
         finally:
             os.unlink(path)
         tick(data.rows)
-        return data.rows, {"synthetic": {"seed": synthetic.seed_of(survey), "quality": synthetic.summary(data.quality)}}
+        return data.rows, synthetic.described(survey, data)
     return write
 
 

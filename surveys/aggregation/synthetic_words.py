@@ -42,6 +42,14 @@ SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 
 
+def refusal(refused: Mapping[str, Any]) -> str:
+    """Why a weighted survey's rows are not weighted (`synthetic_weights`), in the reader's language where the app
+    has the words (the weighted figures' own refusals), else as stored."""
+    if refused.get("code") == "unanswered":
+        return _("Question %(question)s was not answered by every weighted response.") % refused["values"]
+    return _(str(refused.get("text", "")))
+
+
 def sentence(warning: Mapping[str, Any] | str) -> str:
     """A stored warning ({"code", "values", "text"}) in the reader's language; a code this app does not know (a file
     made by a newer version), or a file's plain English sentence (made before codes), as it was stored."""

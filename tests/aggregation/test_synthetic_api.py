@@ -26,7 +26,8 @@ def test_it_answers_the_files_link_digest_and_the_services_quality(client, answe
         "responses": 250, "sha256": hashlib.sha256(content).hexdigest(),
         "codebook": f"/results/kinds/export/codebook.json?export={export.pk}",
         "quality": {**json.loads(json.dumps(quality)),
-                    "warnings": [synthetic_words.sentence(w) for w in json.loads(json.dumps(quality["warnings"]))]}}
+                    "warnings": [synthetic_words.sentence(w) for w in json.loads(json.dumps(quality["warnings"]))],
+                    "weighted": None, "not_weighted": None}}
     assert response.json()["quality"]["warnings"]
     file = client.get(response.json()["url"])
     assert b"".join(file.streaming_content) == content
