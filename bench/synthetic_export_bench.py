@@ -46,10 +46,11 @@ from surveys.aggregation import prepared, synthetic  # noqa: E402
 from surveys.aggregation.models import PreparedExport  # noqa: E402
 from surveys.collection import answer_rows, builder, plan, report_columns  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
-from surveys.collection.models import Survey  # noqa: E402
+from surveys.collection.models import Response, Survey  # noqa: E402
 from surveys.collection.models.keys import KEY_BITS  # noqa: E402
 from surveys.collection.plan import PlannedQuestion  # noqa: E402
 
+SLUG = "synthetic-bench"
 BATCH = 20_000  # responses per batch
 RESPONSE_COLUMNS = ("id", "survey_id", "mechanism_version", "submitted_on", "submission_key", "answers")
 REPORT_COLUMNS = ("id", "response_id", "question_id", "value")
@@ -77,12 +78,21 @@ class Command(BaseCommand):
         parser.add_argument("--questions", type=int, default=30, help="Questions, the kinds above in turn.")
         parser.add_argument("--db", help="The scratch database, which must not exist.")
         parser.add_argument("--keep", action="store_true")
+        parser.add_argument("--reuse", help="A database an earlier --keep kept: time its survey again, no fill (it "
+                                            "is left as it is).")
         parser.add_argument("--seed", type=int, default=0)
 
-    def handle(self, *args: Any, n: int, questions: int, db: str | None, keep: bool, seed: int,
+    def handle(self, *args: Any, n: int, questions: int, db: str | None, keep: bool, seed: int, reuse: str | None,
                **options: Any) -> None:
         if n < 1 or questions < 1:
             raise CommandError("--n and --questions must be at least 1")
+        if reuse:
+            connection.close()
+            connection.settings_dict["NAME"] = reuse
+            survey = Survey.objects.get(slug=SLUG)
+            self.stdout.write(f"Reused database: {reuse}")
+            self._timed(survey, Response.objects.filter(survey=survey).count())
+            return
         scratch = scratch_for(connection.vendor)(db)
         try:
             scratch.create()
@@ -95,11 +105,14 @@ class Command(BaseCommand):
                 self.stdout.write(f"Kept {scratch.name}")
 
     def _run(self, scratch: Scratch, n: int, count: int, rng: np.random.Generator) -> None:
-        survey = builder.create_survey("synthetic-bench", "Synthetic bench", _questions(count),
-                                       status=Survey.Status.OPEN, epsilon_budget=3.0 * count)
+        survey = builder.create_survey(SLUG, "Synthetic bench", _questions(count), status=Survey.Status.OPEN,
+                                       epsilon_budget=3.0 * count)
         started = time.perf_counter()
         _fill(scratch, survey, n, rng)
         self.stdout.write(f"{count} questions, {n:,} responses filled in {time.perf_counter() - started:.1f} s")
+        self._timed(survey, n)
+
+    def _timed(self, survey: Survey, n: int) -> None:
         seconds, cpu, export = _prepared(survey)
         if export.status != PreparedExport.Status.READY or export.rows != n:
             raise CommandError(f"synthetic.csv came out {export.status} with {export.rows} rows")

@@ -31,14 +31,6 @@ def one_way(variable: Variable, counts: FloatArray | None = None) -> FloatArray:
     return table_em(counts[:, None], variable.channel, np.ones((1, 1)))[:, 0]
 
 
-def pair_counts(a: Variable, b: Variable) -> FloatArray:
-    """The table of code pairs over the rows where both were answered."""
-    both = a.present & b.present
-    codes_b = b.channel.shape[0]
-    combined = a.codes[both] * codes_b + b.codes[both]
-    return np.bincount(combined, minlength=a.channel.shape[0] * codes_b).reshape(-1, codes_b).astype(float)
-
-
 def table_em(counts: FloatArray, channel_a: FloatArray, channel_b: FloatArray,
              start: FloatArray | None = None) -> FloatArray:
     """The maximum-likelihood table of true values from a table of code counts (module docstring)."""

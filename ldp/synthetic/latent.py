@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from . import fit, weighted
+from . import fit, pairs, weighted
 from .questions import Variable
 from .weighted import Tables, Weighting
 
@@ -69,11 +69,10 @@ def pair_table(variables: list[Variable]) -> tuple[FloatArray, tuple[slice, ...]
     """The S x S counts of code pairs (both orders; a variable with itself left out) and each variable's codes."""
     codes = _slices([v.channel.shape[0] for v in variables])
     counts = np.zeros((codes[-1].stop, codes[-1].stop)) if variables else np.zeros((0, 0))
-    for i, a in enumerate(variables):
-        for j in range(i + 1, len(variables)):
-            block = fit.pair_counts(a, variables[j])
-            counts[codes[i], codes[j]] = block
-            counts[codes[j], codes[i]] = block.T
+    found = pairs.pair_tables([v.codes for v in variables], [v.channel.shape[0] for v in variables])
+    for (i, j), block in found.items():
+        counts[codes[i], codes[j]] = block
+        counts[codes[j], codes[i]] = block.T
     return counts, codes
 
 

@@ -26,7 +26,7 @@ from ..estimates import debias
 from ..joint import rate_moments
 from ..mechanism_base import Mechanism
 from ..planning import joint_respondents_needed, respondents_needed
-from . import Synthetic, channels, weighted
+from . import Synthetic, channels, pairs, weighted
 from .questions import Variable
 
 FloatArray = npt.NDArray[np.float64]
@@ -170,6 +170,7 @@ def quality(made: Synthetic, margin: float = MARGIN) -> Quality:
         if n < needed:
             warnings.append(QualityWarning("too_few", {"name": v.name, "n": n, "needed": needed,
                                                        "margin": margin}))
+    drawn = pairs.pair_tables(values, [v.k for v in variables])  # the rows' pair tables, in few passes
     for x, i in enumerate(usable):
         for j in usable[x + 1:]:
             a, b = variables[i], variables[j]
@@ -180,7 +181,7 @@ def quality(made: Synthetic, margin: float = MARGIN) -> Quality:
             estimate, std_error, n = (
                 debiased_pair(a, b, codes) if made.weighting is None or model.by_cell is None else
                 weighted.estimate_pair(a, b, _slots(a), _slots(b), model.by_cell.pairs[i, j], made.weighting))
-            table = np.bincount(values[i] * b.k + values[j], minlength=a.k * b.k).reshape(a.k, b.k) / rows
+            table = drawn[i, j] / rows
             shares = value_slots(a).T @ table @ value_slots(b)
             marginals.append(_worst((a.name, b.name), n, shares, estimate, std_error))
             needed = joint_respondents_needed(cast(Mechanism, a), cast(Mechanism, b), margin)

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..raking import Design
+from .pairs import pair_tables
 from .questions import Variable
 
 FloatArray = npt.NDArray[np.float64]
@@ -58,7 +59,8 @@ class Tables:
 
 
 def tables(variables: list[Variable], weighting: Weighting) -> Tables:
-    """Every variable's and pair's counts per cell, over the weighted responses answering them."""
+    """Every variable's and pair's counts per cell, over the weighted responses answering them (pairs: by
+    `ldp.synthetic.pairs`)."""
     cells, size = np.asarray(weighting.cells, dtype=np.int64), weighting.size
     weighted = cells >= 0
     ones = []
@@ -67,15 +69,7 @@ def tables(variables: list[Variable], weighting: Weighting) -> Tables:
         at = v.present & weighted
         ones.append(np.bincount(cells[at] * codes + v.codes[at], minlength=size * codes)
                     .reshape(size, codes).astype(float))
-    pairs = {}
-    for i, a in enumerate(variables):
-        for j in range(i + 1, len(variables)):
-            b = variables[j]
-            at = a.present & b.present & weighted
-            codes_a, codes_b = a.channel.shape[0], b.channel.shape[0]
-            key = (cells[at] * codes_a + a.codes[at]) * codes_b + b.codes[at]
-            pairs[i, j] = np.bincount(key, minlength=size * codes_a * codes_b).reshape(
-                size, codes_a, codes_b).astype(float)
+    pairs = pair_tables([v.codes for v in variables], [v.channel.shape[0] for v in variables], cells, size)
     return Tables(ones, pairs)
 
 
