@@ -122,15 +122,17 @@ class Command(BaseCommand):
         self._steps(survey)
 
     def _steps(self, survey: Survey) -> None:
-        """Each step of the export alone, to see where the time goes."""
+        """Each step of the export alone, to see where the time goes: wall-clock and CPU seconds (this process's and,
+        on PostgreSQL, its server process's)."""
         current = plan.of(survey)
-        steps: dict[str, float] = {}
+        steps: dict[str, tuple[float, float]] = {}
         columns = _timed(steps, "read the reports", lambda: report_columns.aligned([q.id for q in current]))
         del columns
         data = _timed(steps, "read, fit, draw and state the quality",
                       lambda: synthetic.synthetic_data(survey, current))
         _timed(steps, "CSV text", lambda: sum(len(piece) for piece in synthetic.csv_text(data)))
-        self.stdout.write("steps alone: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in steps.items()))
+        self.stdout.write("steps alone: " + ", ".join(f"{name} {seconds:.1f} s (cpu {cpu:.1f} s)"
+                                                      for name, (seconds, cpu) in steps.items()))
         self.stdout.write(f"quality: largest difference {data.quality.largest:.2f} standard errors, "
                           f"{len(data.quality.warnings)} warnings")
 
@@ -185,15 +187,17 @@ def _prepared(survey: Survey) -> tuple[float, float, PreparedExport]:
         while export.status == PreparedExport.Status.PREPARING:
             time.sleep(0.2)
             export.refresh_from_db()
-        # The background thread's own server process is not this connection's: on PostgreSQL its CPU time is
-        # not counted here (the steps below show where the time goes).
+        # This process's CPU seconds count the background thread's; on PostgreSQL its connection's server process
+        # is not this one, so the server's share is not counted here (the steps below count it).
         return time.perf_counter() - started, _cpu(server) - cpu, export
 
 
-def _timed(steps: dict[str, float], name: str, call: Callable[[], Any]) -> Any:
-    started = time.perf_counter()
+def _timed(steps: dict[str, tuple[float, float]], name: str, call: Callable[[], Any]) -> Any:
+    connection.ensure_connection()
+    server = _server_pid()
+    started, cpu = time.perf_counter(), _cpu(server)
     found = call()
-    steps[name] = time.perf_counter() - started
+    steps[name] = time.perf_counter() - started, _cpu(server) - cpu
     return found
 
 

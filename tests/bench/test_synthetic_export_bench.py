@@ -15,7 +15,7 @@ def test_it_times_synthetic_csv_through_the_background_preparation(engine):
     assert lines[1] == "10 questions, 400 responses filled in " + lines[1].split(" in ")[1], done.stdout
     assert lines[2].startswith(f"{engine.title} synthetic.csv through the background preparation: "), done.stdout
     assert lines[2].endswith(" 400 rows") and "; goal: 60 s)" in lines[2], done.stdout
-    assert lines[3].startswith("steps alone: read the reports "), done.stdout
+    assert lines[3].startswith("steps alone: read the reports ") and "(cpu " in lines[3], done.stdout
     assert lines[4].startswith("quality: largest difference "), done.stdout
     assert not engine.exists(engine.configured)
     assert not engine.exists(scratch_name(lines[0]))
