@@ -17,6 +17,7 @@ the draw, the quality report, and the CSV text. Not a test: it prints figures.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -43,7 +44,7 @@ from export_bench import _cpu, _server_pid  # noqa: E402
 from scratch import Scratch, scratch_for  # noqa: E402
 
 from surveys.aggregation import prepared, synthetic  # noqa: E402
-from surveys.aggregation.models import PreparedExport  # noqa: E402
+from surveys.aggregation.models import MarginShare, PopulationMargin, PreparedExport  # noqa: E402
 from surveys.collection import answer_rows, builder, plan, report_columns  # noqa: E402
 from surveys.collection.builder import QuestionSpec  # noqa: E402
 from surveys.collection.models import Response, Survey  # noqa: E402
@@ -81,9 +82,12 @@ class Command(BaseCommand):
         parser.add_argument("--reuse", help="A database an earlier --keep kept: time its survey again, no fill (it "
                                             "is left as it is).")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--margins", action="store_true", help="Weighted: population margins entered for the "
+                                                                   "direct questions first.")
 
     def handle(self, *args: Any, n: int, questions: int, db: str | None, keep: bool, seed: int, reuse: str | None,
-               **options: Any) -> None:
+               margins: bool, **options: Any) -> None:
+        self.margins = margins
         if n < 1 or questions < 1:
             raise CommandError("--n and --questions must be at least 1")
         if reuse:
@@ -113,7 +117,13 @@ class Command(BaseCommand):
         self._timed(survey, n)
 
     def _timed(self, survey: Survey, n: int) -> None:
+        if self.margins:
+            entered = _margins(survey)
+            self.stdout.write(f"weighted: population margins of questions {', '.join(map(str, entered))}")
         seconds, cpu, export = _prepared(survey)
+        weights = json.loads(export.codebook)["export"]["synthetic"]["weights"]
+        if self.margins and not (weights or {}).get("weighted"):
+            raise CommandError(f"the rows are not weighted: {weights}")
         if export.status != PreparedExport.Status.READY or export.rows != n:
             raise CommandError(f"synthetic.csv came out {export.status} with {export.rows} rows")
         self.stdout.write(f"{connection.display_name} synthetic.csv through the background preparation: "
@@ -139,6 +149,20 @@ class Command(BaseCommand):
 
 def _questions(count: int) -> list[QuestionSpec]:
     return [QuestionSpec(f"Question {order}", **KINDS[(order - 1) % len(KINDS)]) for order in range(1, count + 1)]
+
+
+def _margins(survey: Survey) -> list[int]:
+    """Population margins for the direct questions (shares unlike the sample's), unless entered already."""
+    entered = []
+    for question in survey.questions.filter(mechanism_name="direct").order_by("order"):
+        if not PopulationMargin.objects.filter(question=question).exists():
+            margin = PopulationMargin.objects.create(question=question, source="bench")
+            options = list(question.ordered_options())
+            shares = np.arange(1, len(options) + 1) / sum(range(1, len(options) + 1))
+            for option, share in zip(options, shares, strict=True):
+                MarginShare.objects.create(margin=margin, option=option, share=round(float(share), 6))
+        entered.append(question.order)
+    return entered
 
 
 def _truth(question: PlannedQuestion, score: npt.NDArray[np.float64]) -> npt.NDArray[Any]:

@@ -141,10 +141,12 @@ def debiased_one(variable: Variable) -> tuple[FloatArray, FloatArray, int]:
     return np.asarray(found.estimate), np.asarray(found.std_error), n
 
 
-def _worst(names: tuple[str, ...], n: int, shares: FloatArray, estimate: FloatArray,
-           std_error: FloatArray) -> Marginal:
-    # a direct question's empty option has a standard error of 0: one response's worth stands for it
-    ratio = np.abs(shares - estimate) / np.maximum(std_error, 1.0 / max(n, 1))
+def _worst(names: tuple[str, ...], n: int, shares: FloatArray, estimate: FloatArray, std_error: FloatArray,
+           rounding: float) -> Marginal:
+    # A share with a standard error of 0 (a direct question's empty option, a margin's share fixed by the raking):
+    # one response's worth stands for it, or the rows' rounding where larger (`rounding`: the draw rounds each
+    # class's count of a value to a whole row, up to one row per class).
+    ratio = np.abs(shares - estimate) / np.maximum(std_error, max(1.0 / max(n, 1), rounding))
     cell = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     return Marginal(names, n, tuple(int(c) for c in cell), float(shares[cell]), float(estimate[cell]),
                     float(std_error[cell]), float(ratio[cell]))
@@ -154,6 +156,7 @@ def quality(made: Synthetic, margin: float = MARGIN) -> Quality:
     """Every 1- and 2-way marginal of the counters compared (module docstring), with the warnings; rows fitted to
     weighted reports against the weighted estimates and their standard errors (`ldp.synthetic.weighted`)."""
     variables, values, rows, model = made.variables, made.values, made.rows, made.model
+    rounding = model.weights.size / max(rows, 1)
     usable = [i for i, v in enumerate(variables) if v.debiased and code_slots(v) is not None]
     marginals: list[Marginal] = []
     warnings: list[QualityWarning] = []
@@ -165,7 +168,7 @@ def quality(made: Synthetic, margin: float = MARGIN) -> Quality:
         estimate, std_error, n = (debiased_one(v) if made.weighting is None or model.by_cell is None else
                                   weighted.estimate_one(v, _slots(v), model.by_cell.ones[i], made.weighting))
         shares = value_slots(v).T @ (np.bincount(values[i], minlength=v.k) / rows)
-        marginals.append(_worst((v.name,), n, shares, estimate, std_error))
+        marginals.append(_worst((v.name,), n, shares, estimate, std_error, rounding))
         needed = respondents_needed(cast(Mechanism, v), margin) if v.p > v.q_other else 0
         if n < needed:
             warnings.append(QualityWarning("too_few", {"name": v.name, "n": n, "needed": needed,
@@ -183,7 +186,7 @@ def quality(made: Synthetic, margin: float = MARGIN) -> Quality:
                 weighted.estimate_pair(a, b, _slots(a), _slots(b), model.by_cell.pairs[i, j], made.weighting))
             table = drawn[i, j] / rows
             shares = value_slots(a).T @ table @ value_slots(b)
-            marginals.append(_worst((a.name, b.name), n, shares, estimate, std_error))
+            marginals.append(_worst((a.name, b.name), n, shares, estimate, std_error, rounding))
             needed = joint_respondents_needed(cast(Mechanism, a), cast(Mechanism, b), margin)
             if n < needed:
                 warnings.append(QualityWarning("pair_too_few", {"a": a.name, "b": b.name, "n": n,

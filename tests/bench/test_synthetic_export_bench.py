@@ -19,3 +19,12 @@ def test_it_times_synthetic_csv_through_the_background_preparation(engine):
     assert lines[4].startswith("quality: largest difference "), done.stdout
     assert not engine.exists(engine.configured)
     assert not engine.exists(scratch_name(lines[0]))
+
+
+def test_with_margins_it_times_the_weighted_rows(engine):
+    done = bench(engine, "--n", "400", "--questions", "10", "--margins", script="bench/synthetic_export_bench.py")
+    assert done.returncode == 0, done.stderr  # it fails when the rows come out unweighted
+    lines = done.stdout.splitlines()
+    assert lines[2] == "weighted: population margins of questions 6", done.stdout
+    assert lines[3].startswith(f"{engine.title} synthetic.csv through the background preparation: "), done.stdout
+    assert not engine.exists(scratch_name(lines[0]))
