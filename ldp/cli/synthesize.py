@@ -66,7 +66,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.quality is not None:
         args.quality.write_text(json.dumps(stated.to_dict(), indent=1) + "\n", encoding="utf-8")
     print(json.dumps({"rows": made.rows, "columns": [c for q in questions for c in q.outputs],
-                      "largest_difference": stated.largest, "warnings": stated.warnings}))
+                      "largest_difference": stated.largest, "warnings": [w.text for w in stated.warnings]}))
 
 
 def _write(path: Path, parser: argparse.ArgumentParser, questions: list[Question], cells: dict[str, list[str]],

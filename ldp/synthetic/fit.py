@@ -23,19 +23,12 @@ TOLERANCE = 1e-4  # the iterations end when a cycle gains less log-likelihood th
 ITERATIONS = 500
 
 
-def one_way(variable: Variable) -> FloatArray:
-    """The maximum-likelihood distribution of the variable's values from its codes."""
-    codes = variable.codes[variable.present]
-    counts = np.bincount(codes, minlength=variable.channel.shape[0]).astype(float)
+def one_way(variable: Variable, counts: FloatArray | None = None) -> FloatArray:
+    """The maximum-likelihood distribution of the variable's values from its codes (or from its codes' `counts`,
+    weighted ones say)."""
+    if counts is None:
+        counts = np.bincount(variable.codes[variable.present], minlength=variable.channel.shape[0]).astype(float)
     return table_em(counts[:, None], variable.channel, np.ones((1, 1)))[:, 0]
-
-
-def pair_counts(a: Variable, b: Variable) -> FloatArray:
-    """The table of code pairs over the rows where both were answered."""
-    both = a.present & b.present
-    codes_b = b.channel.shape[0]
-    combined = a.codes[both] * codes_b + b.codes[both]
-    return np.bincount(combined, minlength=a.channel.shape[0] * codes_b).reshape(-1, codes_b).astype(float)
 
 
 def table_em(counts: FloatArray, channel_a: FloatArray, channel_b: FloatArray,

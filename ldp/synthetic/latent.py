@@ -28,8 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from . import fit
+from . import fit, pairs, weighted
 from .questions import Variable
+from .weighted import Tables, Weighting
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -47,8 +48,9 @@ class Model:
     conditionals: FloatArray
     blocks: tuple[slice, ...]
     iterations: int
-    counts: FloatArray  # the code pairs' counts it was fitted to (S x S), and each variable's codes
+    counts: FloatArray  # the code pairs' counts it was fitted to (S x S; weighted ones), and each variable's codes
     codes: tuple[slice, ...]
+    by_cell: Tables | None = None  # a weighted fit's counts per weighting cell (`ldp.synthetic.weighted`)
 
     def marginal(self, variable: int) -> FloatArray:
         return np.asarray(self.weights @ self.conditionals[:, self.blocks[variable]], dtype=float)
@@ -67,16 +69,38 @@ def pair_table(variables: list[Variable]) -> tuple[FloatArray, tuple[slice, ...]
     """The S x S counts of code pairs (both orders; a variable with itself left out) and each variable's codes."""
     codes = _slices([v.channel.shape[0] for v in variables])
     counts = np.zeros((codes[-1].stop, codes[-1].stop)) if variables else np.zeros((0, 0))
-    for i, a in enumerate(variables):
-        for j in range(i + 1, len(variables)):
-            block = fit.pair_counts(a, variables[j])
-            counts[codes[i], codes[j]] = block
-            counts[codes[j], codes[i]] = block.T
+    found = pairs.pair_tables([v.codes for v in variables], [v.channel.shape[0] for v in variables])
+    for (i, j), block in found.items():
+        counts[codes[i], codes[j]] = block
+        counts[codes[j], codes[i]] = block.T
     return counts, codes
 
 
-def fitted(variables: list[Variable], rng: np.random.Generator, classes: int = CLASSES) -> Model:
-    counts, codes = pair_table(variables)
+def weighted_table(variables: list[Variable], weighting: Weighting) -> tuple[FloatArray, FloatArray, Tables]:
+    """`pair_table`'s S x S counts and each code's count, weighted (`ldp.synthetic.weighted`), and the counts per
+    cell they come from."""
+    by_cell = weighted.tables(variables, weighting)
+    codes = _slices([v.channel.shape[0] for v in variables])
+    counts = np.zeros((codes[-1].stop, codes[-1].stop)) if variables else np.zeros((0, 0))
+    for i, j in by_cell.pairs:
+        block = weighted.weighted_pair(by_cell, weighting, i, j)
+        counts[codes[i], codes[j]] = block
+        counts[codes[j], codes[i]] = block.T
+    return counts, np.concatenate(weighted.weighted_ones(by_cell, weighting)), by_cell
+
+
+def fitted(variables: list[Variable], rng: np.random.Generator, classes: int = CLASSES,
+           weighting: Weighting | None = None) -> Model:
+    """The model fitted to the reports (module docstring); with `weighting`, to the weighted reports: every count
+    the likelihood sums is a sum of the responses' weights (weighted EM), so the model has the weighted shares."""
+    by_cell = None
+    if weighting is None:
+        counts, codes = pair_table(variables)
+        ones = np.concatenate([np.bincount(v.codes[v.present], minlength=v.channel.shape[0]) for v in variables]
+                              ).astype(float)
+    else:
+        codes = _slices([v.channel.shape[0] for v in variables])
+        counts, ones, by_cell = weighted_table(variables, weighting)
     values = _slices([v.k for v in variables])
     size = values[-1].stop if variables else 0
     channel = np.zeros((counts.shape[0], size))  # block diagonal: P(code | value) of each variable
@@ -84,7 +108,7 @@ def fitted(variables: list[Variable], rng: np.random.Generator, classes: int = C
         channel[c, x] = v.channel
     conditionals = np.empty((classes, size))
     for i, v in enumerate(variables):  # each class a perturbation of the variable's own estimate
-        start = fit.one_way(v) + 1e-3
+        start = fit.one_way(v, ones[codes[i]]) + 1e-3
         if v.subsets is not None:  # no class may tick more options than allowed
             start = start * (np.bitwise_count(np.arange(v.k)) <= v.subsets)
         conditionals[:, values[i]] = start * rng.dirichlet(np.full(v.k, 2.0), size=classes)
@@ -92,7 +116,6 @@ def fitted(variables: list[Variable], rng: np.random.Generator, classes: int = C
     cells = np.flatnonzero(counts)  # only the code pairs seen enter the likelihood
     seen = counts.ravel()[cells]
     ratio = np.zeros(counts.size)
-    ones = np.concatenate([np.bincount(v.codes[v.present], minlength=v.channel.shape[0]) for v in variables])
     answered = ones > 0
 
     def step(theta: FloatArray) -> tuple[FloatArray, float]:
@@ -113,7 +136,7 @@ def fitted(variables: list[Variable], rng: np.random.Generator, classes: int = C
     total = float(counts.sum() + ones.sum())
     theta, done = fit.squarem(step, start, normalized, TOLERANCE * total * np.log(max(counts.shape[0], 2)),
                               ITERATIONS)
-    return Model(theta[:, 0].copy(), theta[:, 1:].copy(), values, done, counts, codes)
+    return Model(theta[:, 0].copy(), theta[:, 1:].copy(), values, done, counts, codes, by_cell)
 
 
 def _normalized(table: FloatArray, blocks: tuple[slice, ...]) -> FloatArray:

@@ -10,6 +10,9 @@ The cells compared are the reports' counters: an option of a one-of-k question, 
 to (a code is a report, or a pattern of bits, whose counters it determines). A variable with no per-value debiased
 estimate (discrete Laplace: its report estimates a mean), or whose codes lump reports (a unary question of more
 than `channels.PATTERN_K` options), is left out, with a note.
+
+A warning is a code with its values (`QualityWarning`), not a sentence: the command line prints its English
+(`ENGLISH`), the app says it in the reader's language (surveys.aggregation.synthetic.words, a sentence per code).
 """
 
 from __future__ import annotations
@@ -24,11 +27,40 @@ from ..joint.tables import rate_moments
 from ..mechanisms.base import Mechanism
 from ..planning.sizes import joint_respondents_needed, respondents_needed
 from ..stats.estimates import debias
-from . import Synthetic, channels
+from . import Synthetic, channels, pairs, weighted
 from .questions import Variable
 
 FloatArray = npt.NDArray[np.float64]
 MARGIN = 0.05
+
+
+# Every warning `quality` gives, its English (the command line's): a code added here needs the app's sentence too.
+ENGLISH = {
+    "not_compared": "no debiased table to compare for {names}",
+    "too_few": "{name}: {n} responses, fewer than the {needed} the planner needs for ±{margin:g} at 95%",
+    "never_together": "{a} and {b} were never answered together: their rows' relation is the model's guess",
+    "pair_too_few": "{a} and {b}: {n} responses answering both, fewer than the {needed} the planner needs for "
+                    "±{margin:g} on every cell at 95%",
+}
+
+
+@dataclass(frozen=True)
+class QualityWarning:
+    """Where the rows cannot be trusted: a code of `ENGLISH` and the values its sentence names."""
+
+    code: str
+    values: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        if self.code not in ENGLISH:
+            raise ValueError(f"no sentence for the warning {self.code!r}")
+
+    @property
+    def text(self) -> str:
+        return ENGLISH[self.code].format(**self.values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "values": self.values, "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -48,7 +80,7 @@ class Marginal:
 @dataclass(frozen=True)
 class Quality:
     marginals: list[Marginal]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[QualityWarning] = field(default_factory=list)
 
     @property
     def largest(self) -> float:
@@ -57,7 +89,8 @@ class Quality:
 
     def to_dict(self) -> dict[str, Any]:
         return {"marginals": [m.__dict__ | {"variables": list(m.variables), "cell": list(m.cell)}
-                              for m in self.marginals], "warnings": self.warnings, "largest": self.largest}
+                              for m in self.marginals], "warnings": [w.to_dict() for w in self.warnings],
+                "largest": self.largest}
 
 
 def _bits(count: int, k: int) -> FloatArray:
@@ -72,6 +105,12 @@ def code_slots(variable: Variable) -> FloatArray | None:
     if variable.subsets is None and variable.bits_k > channels.PATTERN_K:
         return None
     return _bits(codes, variable.bits_k)
+
+
+def _slots(variable: Variable) -> FloatArray:
+    found = code_slots(variable)
+    assert found is not None  # a variable compared has them
+    return found
 
 
 def value_slots(variable: Variable) -> FloatArray:
@@ -104,46 +143,54 @@ def debiased_one(variable: Variable) -> tuple[FloatArray, FloatArray, int]:
     return np.asarray(found.estimate), np.asarray(found.std_error), n
 
 
-def _worst(names: tuple[str, ...], n: int, shares: FloatArray, estimate: FloatArray,
-           std_error: FloatArray) -> Marginal:
-    # a direct question's empty option has a standard error of 0: one response's worth stands for it
-    ratio = np.abs(shares - estimate) / np.maximum(std_error, 1.0 / max(n, 1))
+def _worst(names: tuple[str, ...], n: int, shares: FloatArray, estimate: FloatArray, std_error: FloatArray,
+           rounding: float) -> Marginal:
+    # A share with a standard error of 0 (a direct question's empty option, a margin's share fixed by the raking):
+    # one response's worth stands for it, or the rows' rounding where larger (`rounding`: the draw rounds each
+    # class's count of a value to a whole row, up to one row per class).
+    ratio = np.abs(shares - estimate) / np.maximum(std_error, max(1.0 / max(n, 1), rounding))
     cell = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     return Marginal(names, n, tuple(int(c) for c in cell), float(shares[cell]), float(estimate[cell]),
                     float(std_error[cell]), float(ratio[cell]))
 
 
 def quality(made: Synthetic, margin: float = MARGIN) -> Quality:
-    """Every 1- and 2-way marginal of the counters compared (module docstring), with the warnings."""
+    """Every 1- and 2-way marginal of the counters compared (module docstring), with the warnings; rows fitted to
+    weighted reports against the weighted estimates and their standard errors (`ldp.synthetic.weighted`)."""
     variables, values, rows, model = made.variables, made.values, made.rows, made.model
+    rounding = model.weights.size / max(rows, 1)
     usable = [i for i, v in enumerate(variables) if v.debiased and code_slots(v) is not None]
-    marginals, warnings = [], []
+    marginals: list[Marginal] = []
+    warnings: list[QualityWarning] = []
     skipped = [v.name for i, v in enumerate(variables) if i not in usable]
     if skipped:
-        warnings.append(f"no debiased table to compare for {', '.join(skipped)}")
+        warnings.append(QualityWarning("not_compared", {"names": ", ".join(skipped)}))
     for i in usable:
         v = variables[i]
-        estimate, std_error, n = debiased_one(v)
+        estimate, std_error, n = (debiased_one(v) if made.weighting is None or model.by_cell is None else
+                                  weighted.estimate_one(v, _slots(v), model.by_cell.ones[i], made.weighting))
         shares = value_slots(v).T @ (np.bincount(values[i], minlength=v.k) / rows)
-        marginals.append(_worst((v.name,), n, shares, estimate, std_error))
+        marginals.append(_worst((v.name,), n, shares, estimate, std_error, rounding))
         needed = respondents_needed(cast(Mechanism, v), margin) if v.p > v.q_other else 0
         if n < needed:
-            warnings.append(f"{v.name}: {n} responses, fewer than the {needed} the planner needs for ±{margin:g} "
-                            "at 95%")
+            warnings.append(QualityWarning("too_few", {"name": v.name, "n": n, "needed": needed,
+                                                       "margin": margin}))
+    drawn = pairs.pair_tables(values, [v.k for v in variables])  # the rows' pair tables, in few passes
     for x, i in enumerate(usable):
         for j in usable[x + 1:]:
             a, b = variables[i], variables[j]
             codes = model.counts[model.codes[i], model.codes[j]]
             if codes.sum() == 0:
-                warnings.append(f"{a.name} and {b.name} were never answered together: their rows' relation is "
-                                "the model's guess")
+                warnings.append(QualityWarning("never_together", {"a": a.name, "b": b.name}))
                 continue
-            estimate, std_error, n = debiased_pair(a, b, codes)
-            table = np.bincount(values[i] * b.k + values[j], minlength=a.k * b.k).reshape(a.k, b.k) / rows
+            estimate, std_error, n = (
+                debiased_pair(a, b, codes) if made.weighting is None or model.by_cell is None else
+                weighted.estimate_pair(a, b, _slots(a), _slots(b), model.by_cell.pairs[i, j], made.weighting))
+            table = drawn[i, j] / rows
             shares = value_slots(a).T @ table @ value_slots(b)
-            marginals.append(_worst((a.name, b.name), n, shares, estimate, std_error))
+            marginals.append(_worst((a.name, b.name), n, shares, estimate, std_error, rounding))
             needed = joint_respondents_needed(cast(Mechanism, a), cast(Mechanism, b), margin)
             if n < needed:
-                warnings.append(f"{a.name} and {b.name}: {n} responses answering both, fewer than the {needed} the "
-                                f"planner needs for ±{margin:g} on every cell at 95%")
+                warnings.append(QualityWarning("pair_too_few", {"a": a.name, "b": b.name, "n": n,
+                                                                "needed": needed, "margin": margin}))
     return Quality(marginals, warnings)

@@ -11,6 +11,7 @@ steps, which these ends keep, with every covariance of it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,44 +111,91 @@ def _bits(cells: npt.NDArray[np.str_], k: int, column: str) -> tuple[npt.NDArray
 def variables(column: str, mechanism: Mechanism, cells: npt.ArrayLike) -> list[Variable]:
     """The question's variables from its column of report cells (ReportCellError for a cell out of range)."""
     text = np.asarray(cells, dtype=str)
+    return _variables(column, mechanism, lambda k: _bits(text, k, column),
+                      lambda low, high: _integers(text, low, high, column))
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A question's reports as the app stores them (`stored_variables`), instead of text cells."""
+
+    values: npt.ArrayLike
+    missing: npt.ArrayLike
+
+
+def stored_variables(column: str, mechanism: Mechanism, stored: npt.ArrayLike,
+                     missing: npt.ArrayLike) -> list[Variable]:
+    """`variables` from the values as the app stores them (`Mechanism.encode`: an option index, a bitmask of bits
+    with bit j = option j, discrete Laplace's r + bound) and which responses have none: no text made per report
+    (`stored_cells` and back cost 30 s of 10^6 responses x 30 questions)."""
+    values = np.asarray(stored, dtype=np.int64).reshape(-1)
+    absent = np.asarray(missing, dtype=bool).reshape(-1)
+    shift = mechanism.bound if isinstance(mechanism, DiscreteLaplace) else 0
+
+    def bits(k: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]:
+        _checked(values, absent, 0, (1 << k) - 1, column)
+        return ((np.where(absent, 0, values)[:, None] >> np.arange(k)) & 1).astype(np.uint8), absent
+
+    def integers(low: int, high: int) -> tuple[IntArray, npt.NDArray[np.bool_]]:
+        found = np.where(absent, low, values - shift)
+        _checked(found, absent, low, high, column)
+        return found, absent
+
+    return _variables(column, mechanism, bits, integers)
+
+
+def _checked(values: IntArray, missing: npt.NDArray[np.bool_], low: int, high: int, column: str) -> None:
+    outside = ~missing & ((values < low) | (values > high))
+    if outside.any():
+        row = int(np.argmax(outside))
+        raise ReportCellError(f"row {row + 1}, column {column}: {values[row]} is out of range [{low}, {high}]")
+
+
+Bits = Callable[[int], tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]]
+Integers = Callable[[int, int], tuple[IntArray, npt.NDArray[np.bool_]]]
+
+
+def _variables(column: str, mechanism: Mechanism, read_bits: Bits, read_integers: Integers) -> list[Variable]:
     p, q = (mechanism.p, mechanism.q_other) if not isinstance(mechanism, DiscreteLaplace) else (1.0, 0.0)
     if isinstance(mechanism, MultiSelect) and mechanism.k <= channels.SUBSET_K:
-        bits, missing = _bits(text, mechanism.k, column)
+        bits, missing = read_bits(mechanism.k)
         codes = np.where(missing, -1, bits.astype(np.int64) @ (np.int64(1) << np.arange(mechanism.k)))
         return [Variable(column, channels.subset_channel(p, mechanism.k), codes, p, q, bits=bits,
                          subsets=mechanism.at_most if mechanism.at_most is not None else mechanism.k)]
     if isinstance(mechanism, MultiSelect):
-        bits, missing = _bits(text, mechanism.k, column)
+        bits, missing = read_bits(mechanism.k)
         two = channels.index_channel(p, q, 2)
         return [Variable(f"{column}[{j}]", two, np.where(missing, -1, bits[:, j].astype(np.int64)), p, q)
                 for j in range(mechanism.k)]
     if mechanism.unary:
-        bits, missing = _bits(text, mechanism.k, column)
+        bits, missing = read_bits(mechanism.k)
         codes = np.where(missing, -1, channels.unary_codes(bits.astype(np.int64), mechanism.k))
         return [Variable(column, channels.unary_channel(p, q, mechanism.k), codes, p, q, bits=bits)]
     if isinstance(mechanism, GridMechanism) and mechanism.encoding == "integer":
-        return [_grid(column, mechanism, text)]
-    reports, missing = _integers(text, 0, mechanism.k - 1, column)  # an option, or the 1-bit mean's bit
+        return [_grid(column, mechanism, read_integers)]
+    reports, missing = read_integers(0, mechanism.k - 1)  # an option, or the 1-bit mean's bit
     return [Variable(column, channels.index_channel(p, q, mechanism.k), np.where(missing, -1, reports), p, q)]
 
 
-def _grid(column: str, mechanism: GridMechanism, text: npt.NDArray[np.str_]) -> Variable:
+def _grid(column: str, mechanism: GridMechanism, read_integers: Integers) -> Variable:
     bins = channels.grid_bins(mechanism.steps)
     if isinstance(mechanism, DiscreteLaplace):
-        reports, missing = _integers(text, -mechanism.bound, mechanism.steps + mechanism.bound, column)
+        reports, missing = read_integers(-mechanism.bound, mechanism.steps + mechanism.bound)
         edges = channels.laplace_report_edges(mechanism.steps, mechanism.ratio, mechanism.bound)
         codes = np.where(missing, -1, channels.bin_of(reports, edges))
         return Variable(column, channels.laplace_channel(mechanism.ratio, edges, bins), codes, 1.0, 0.0,
                         debiased=False, bins=bins)
-    reports, missing = _integers(text, 0, mechanism.steps, column)  # a number sent as given: its grid index
+    reports, missing = read_integers(0, mechanism.steps)  # a number sent as given: its grid index
     present = ~missing
     within = np.bincount(reports[present], minlength=mechanism.steps + 1).astype(float)
     codes = np.where(present, channels.bin_of(reports, bins), -1)
     return Variable(column, np.eye(bins.size - 1), codes, 1.0, 0.0, bins=bins, within=within)
 
 
-def answers(mechanism: Mechanism, values: list[IntArray], rng: np.random.Generator) -> list[str]:
-    """The true answers' cells from the question's variables' values (one array per variable)."""
+def answers(mechanism: Mechanism, values: list[IntArray], rng: np.random.Generator) -> npt.NDArray[np.int64] | \
+        npt.NDArray[np.uint8]:
+    """The true answers from the question's variables' values (one array per variable): an option index, a
+    multi-select's ticks as an (n, k) array of bits, a numeric question's grid index."""
     if isinstance(mechanism, MultiSelect):
         if len(values) == 1:  # the subsets as one variable: its bitmask
             bits = ((values[0][:, None] >> np.arange(mechanism.k)) & 1).astype(np.uint8)
@@ -155,12 +203,18 @@ def answers(mechanism: Mechanism, values: list[IntArray], rng: np.random.Generat
             bits = np.stack(values, axis=1).astype(np.uint8)
         if mechanism.at_most is not None:
             bits = _at_most(bits, mechanism.at_most, rng)
-        text = (bits + 48).astype(np.uint32).view(f"<U{mechanism.k}").reshape(-1)
-        return list(text.tolist())
+        return bits
     (value,) = values
     if isinstance(mechanism, GridMechanism) and mechanism.encoding != "integer":  # the 1-bit mean: u's end
         value = value * mechanism.steps
-    return _text(value)
+    return np.asarray(value, dtype=np.int64)
+
+
+def answer_cells(answered: npt.NDArray[np.int64] | npt.NDArray[np.uint8]) -> list[str]:
+    """`answers` as text cells: an index as a number, a multi-select's bits as 0/1 characters, option 0 first."""
+    if answered.ndim == 2:
+        return list((answered + 48).astype(np.uint32).view(f"<U{answered.shape[1]}").reshape(-1).tolist())
+    return _text(np.asarray(answered, dtype=np.int64))
 
 
 def _text(values: IntArray) -> list[str]:

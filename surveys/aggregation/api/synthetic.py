@@ -40,8 +40,9 @@ class MarginalSerializer(serializers.Serializer):
     n = serializers.IntegerField(help_text="The responses behind its debiased estimate.")
     cell = serializers.ListField(child=serializers.IntegerField(), help_text="Its worst cell's counters' indexes.")
     synthetic = serializers.FloatField(help_text="The rows' share in that cell.")
-    estimate = serializers.FloatField(help_text="The debiased estimate of that cell.")
-    std_error = serializers.FloatField(help_text="That estimate's standard error.")
+    estimate = serializers.FloatField(help_text="The debiased estimate of that cell (weighted rows: the weighted one).")
+    std_error = serializers.FloatField(help_text="That estimate's standard error (weighted rows: by linearization "
+                                                 "through the raking).")
     ratio = serializers.FloatField(help_text="|synthetic - estimate| in standard errors.")
 
 
@@ -52,8 +53,15 @@ class QualitySerializer(serializers.Serializer):
                                   help_text="The variables of the marginal where it is (null without any).")
     warnings = serializers.ListField(child=serializers.CharField(), help_text=(
         "Where the rows cannot be trusted: too few responses for the planner's rule, a pair never answered together, "
-        "a question with no debiased table to compare."))
+        "a question with no debiased table to compare; in the request's language (the codebook has each one's code "
+        "and values)."))
     marginals = MarginalSerializer(many=True)
+    weighted = serializers.BooleanField(allow_null=True, help_text=(
+        "Whether the rows are weighted to the survey's population margins (each response's reports counted with its "
+        "raking weight, so the rows' shares are the weighted figures'); null: the survey has no margins."))
+    not_weighted = serializers.CharField(allow_null=True, help_text=(
+        "Why a survey with margins has rows that are not weighted (its responses cannot be weighted to them), in "
+        "the request's language; null otherwise."))
 
 
 class SyntheticSerializer(serializers.Serializer):

@@ -26,10 +26,10 @@ LIMITS = {"dta": (80, 32000, characters), "sav": (256, 120, utf8_bytes)}  # labe
 FILE_LABEL = "Synthetic respondents, not respondents: {title}"
 
 
-def _variables(question: PlannedQuestion, drawn: list[str]) -> list[tuple[str, str, Any, dict[int, str] | None]]:
-    """The question's variables: (name, label, values, value labels)."""
+def _variables(question: PlannedQuestion, drawn: Any) -> list[tuple[str, str, Any, dict[int, str] | None]]:
+    """The question's variables: (name, label, values, value labels), from `ldp.synthetic`'s answers."""
     if isinstance(question.mechanism, MultiSelect):
-        bits = np.asarray([list(cell) for cell in drawn], dtype=np.int32).reshape(len(drawn), question.mechanism.k)
+        bits = np.asarray(drawn, dtype=np.int32).reshape(len(drawn), question.mechanism.k)
         return [(f"{question.key}_{j}", f"{question.text}: {label}", bits[:, j], {0: "not ticked", 1: "ticked"})
                 for j, label in enumerate(question.options)]
     index = np.asarray(drawn, dtype=np.int64)
@@ -68,7 +68,7 @@ def _write(fmt: str) -> Callable[[Survey, SurveyPlan, Any, Callable[[int], None]
         finally:
             os.unlink(path)
         tick(data.rows)
-        return data.rows, {"synthetic": {"seed": synthetic.seed_of(survey), "quality": synthetic.summary(data.quality)}}
+        return data.rows, synthetic.described(survey, data)
     return write
 
 

@@ -9,6 +9,7 @@ from django.urls import reverse
 from surveys.aggregation.exports import preparation
 from surveys.aggregation.models import PreparedExport
 from surveys.aggregation.synthetic import respondents as synthetic
+from surveys.aggregation.synthetic import words as synthetic_words
 from surveys.collection import plan
 
 
@@ -26,7 +27,10 @@ def test_it_answers_the_files_link_digest_and_the_services_quality(client, answe
         "status": "ready", "url": f"/results/kinds/export/synthetic.csv?export={export.pk}", "rows": 250,
         "responses": 250, "sha256": hashlib.sha256(content).hexdigest(),
         "codebook": f"/results/kinds/export/codebook.json?export={export.pk}",
-        "quality": json.loads(json.dumps(quality))}
+        "quality": {**json.loads(json.dumps(quality)),
+                    "warnings": [synthetic_words.sentence(w) for w in json.loads(json.dumps(quality["warnings"]))],
+                    "weighted": None, "not_weighted": None}}
+    assert response.json()["quality"]["warnings"]
     file = client.get(response.json()["url"])
     assert b"".join(file.streaming_content) == content
 

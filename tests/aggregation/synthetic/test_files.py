@@ -42,7 +42,7 @@ def test_its_codebook_states_the_services_quality(client, answered_kinds):
     codebook = client.get(reverse("aggregation:export-codebook", args=[answered_kinds.slug]) + f"?export={export.pk}")
     stated = json.loads(codebook.content)["export"]["synthetic"]
     expected = synthetic.summary(synthetic.synthetic_data(answered_kinds, plan.of(answered_kinds)).quality)
-    assert stated == json.loads(json.dumps({"seed": answered_kinds.pk, "quality": expected}))
+    assert stated == json.loads(json.dumps({"seed": answered_kinds.pk, "weights": None, "quality": expected}))
     assert stated["quality"]["largest"] > 0 and stated["quality"]["warnings"]
 
 

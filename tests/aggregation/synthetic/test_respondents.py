@@ -8,6 +8,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
+from ldp.mechanisms.multiselect import MultiSelect
 from ldp.synthetic import synthesize
 from ldp.synthetic.quality import quality
 from ldp.synthetic.questions import stored_cells
@@ -60,13 +61,22 @@ def test_it_writes_labels_and_the_grids_numbers(answered):
     assert set(gamble) <= {"Never", "Rarely", "Often", "Prefer not to say"}
 
 
+def answer(question, cell):
+    """ldp's cell (an option index, a multi-select's 0/1 characters, a grid index) as a respondent gives it."""
+    if isinstance(question.mechanism, MultiSelect):
+        return "; ".join(label for label, bit in zip(question.options, cell, strict=True) if bit == "1")
+    if question.mean:
+        return str(question.scale.value(int(cell)))
+    return question.options[int(cell)]
+
+
 def test_its_rows_and_quality_are_ldps_own_from_the_stored_reports(answered):
     current = plan.of(answered)
     data = synthetic.synthetic_data(answered, current)
     made = reference(answered, current)
     questions = list(current)
     for q, column in zip(questions, data.columns, strict=True):
-        assert column == [synthetic._answer(q, cell) for cell in made.cells[q.key]], q.key
+        assert column == [answer(q, cell) for cell in made.cells[q.key]], q.key
     assert data.quality.to_dict() == quality(made).to_dict()
 
 

@@ -1,11 +1,13 @@
 """The dashboard's "Synthetic data" section: what the rows are and are not, the download, and the quality report
 of the prepared file (its largest difference in standard errors, its warnings)."""
 
+import html
 import re
 
 from django.urls import reverse
 
 from surveys.aggregation.synthetic import respondents as synthetic
+from surveys.aggregation.synthetic import words as synthetic_words
 from surveys.collection import plan
 
 
@@ -31,5 +33,6 @@ def test_it_states_the_prepared_files_quality(client, answered_kinds):
     assert f"is {stated.largest:.1f} standard errors of that estimate." in shown
     worst = max(stated.marginals, key=lambda m: m.ratio)
     assert f'<span class="note">({" × ".join(worst.variables)})</span>' in shown
-    assert re.findall(r"<li>([^<]*)</li>", shown.split("<details>")[1]) == stated.warnings
+    assert [html.unescape(w) for w in re.findall(r"<li>([^<]*)</li>", shown.split("<details>")[1])] == [
+        synthetic_words.sentence(w.to_dict()) for w in stated.warnings]
     assert "Its quality report comes with the file" not in shown

@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 from ldp import make
 from ldp.joint.tables import JointCounts, estimate_joint
 from ldp.synthetic import synthesize
-from ldp.synthetic.quality import quality
+from ldp.synthetic.quality import QualityWarning, quality
 from tests.ldp.synthetic_population import planted
 
 
@@ -55,6 +56,17 @@ def test_it_warns_of_too_few_responses_and_of_a_pair_never_answered_together():
     second = np.where(np.arange(n) >= n // 2, rng.integers(0, 2, n).astype(str), "")
     made = synthesize([("a", qrr, first), ("b", direct, second)], seed=1)
     report = quality(made)
-    assert any(w.startswith("a: 150 responses, fewer than the ") for w in report.warnings), report.warnings
-    assert "a and b were never answered together: their rows' relation is the model's guess" in report.warnings
-    assert "b: 150 responses, fewer than the 385 the planner needs for ±0.05 at 95%" in report.warnings
+    texts = [w.text for w in report.warnings]
+    assert any(w.startswith("a: 150 responses, fewer than the ") for w in texts), texts
+    assert "a and b were never answered together: their rows' relation is the model's guess" in texts
+    assert "b: 150 responses, fewer than the 385 the planner needs for ±0.05 at 95%" in texts
+    assert QualityWarning("never_together", {"a": "a", "b": "b"}) in report.warnings
+    assert QualityWarning("too_few", {"name": "b", "n": 150, "needed": 385, "margin": 0.05}) in report.warnings
+
+
+def test_a_warning_is_a_code_with_its_values_and_an_english_sentence():
+    warning = QualityWarning("pair_too_few", {"a": "x", "b": "y", "n": 12, "needed": 900, "margin": 0.05})
+    assert warning.to_dict() == {"code": "pair_too_few", "values": warning.values, "text": (
+        "x and y: 12 responses answering both, fewer than the 900 the planner needs for ±0.05 on every cell at 95%")}
+    with pytest.raises(ValueError, match="no sentence for the warning 'new_code'"):
+        QualityWarning("new_code", {})

@@ -12,13 +12,14 @@ every kind (tests/ldp/synthetic_population.py), 10^4 respondents, three seeds.
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
 
 from ldp import make
 from ldp.stats.estimates import debias, project_to_simplex
-from ldp.synthetic import synthesize
+from ldp.synthetic import ReportCellError, Stored, synthesize
 from ldp.synthetic.quality import code_slots, debiased_pair, value_slots
 from ldp.synthetic.questions import stored_cells
 from tests.ldp.synthetic_population import SLOPES, planted
@@ -187,7 +188,18 @@ def test_stored_values_read_as_the_same_reports_as_their_cells():
             values = np.array([mechanism.encode([int(c) for c in cell]) for cell in cells])
         else:
             values = np.array([mechanism.encode(int(cell)) for cell in cells])
-        stored.append((column, mechanism, stored_cells(mechanism, values, missing), np.where(missing, "", cells)))
-    from_stored = synthesize([(c, m, s) for c, m, s, _ in stored], seed=3)
-    from_cells = synthesize([(c, m, t) for c, m, _, t in stored], seed=3)
-    assert from_stored.cells == from_cells.cells
+        stored.append((column, mechanism, stored_cells(mechanism, values, missing), np.where(missing, "", cells),
+                       Stored(np.where(missing, -(1 << 62), values), missing)))
+    from_stored = synthesize([(c, m, s) for c, m, s, _, _ in stored], seed=3)
+    from_cells = synthesize([(c, m, t) for c, m, _, t, _ in stored], seed=3)
+    from_values = synthesize([(c, m, v) for c, m, _, _, v in stored], seed=3)
+    assert from_stored.cells == from_cells.cells == from_values.cells
+
+
+@pytest.mark.parametrize(("mechanism", "value", "shown"), [
+    (make("oue", epsilon=1.0, k=3), 8, "8 is out of range [0, 7]"),
+    (make("krr", epsilon=1.0, k=3), 3, "3 is out of range [0, 2]"),
+    (make("dlaplace", epsilon=1.0, lo="0", hi="4", step="1"), -1, "out of range")])
+def test_a_stored_value_out_of_range_is_refused_naming_its_row(mechanism, value, shown):
+    with pytest.raises(ReportCellError, match=f"row 2, column x: .*{re.escape(shown)}"):
+        synthesize([("x", mechanism, Stored([0, value], [False, False]))])
