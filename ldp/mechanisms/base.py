@@ -68,6 +68,7 @@ class Mechanism:
     one_of_k: ClassVar[bool] = False  # its report is one answer of k options (yes/no, choice, levels, bins)
     keeps_bits: ClassVar[bool] = False  # its sampler keeps each bit with probability keep / modulus, else flips it
     mean_interval: ClassVar[str | None] = None  # the interval of its mean ("wilson", "normal"); estimates_mean only
+    has_mean_sequence: ClassVar[bool] = False  # its mean has a confidence sequence (`GridMechanism.mean_sequence`)
     codebook_formula: ClassVar[str | None] = None  # for a codebook: how its reports are read, beyond debiasing
     sampler_kind: ClassVar[str]  # its published sampler's "kind": how `ldp.mechanisms.registry` finds it
     keys: ClassVar[frozenset[str]] = frozenset({"epsilon", "k"})  # what `to_dict` holds beside "mechanism"
@@ -202,6 +203,10 @@ class Mechanism:
         p, q = self.p, self.q_other
         lam = q + np.asarray(pi, dtype=float) * (p - q)
         return np.asarray(lam * (1.0 - lam) / (n * (p - q) ** 2), dtype=float)
+
+    def report_range(self) -> tuple[int, int]:
+        """The smallest and largest report as sent: an option index, a bit of a unary encoding."""
+        return 0, 1 if self.encoding == "bits" else self.k - 1
 
     def _values(self, values: npt.ArrayLike) -> IntArray:
         array = np.asarray(values)

@@ -266,9 +266,7 @@ def anytime_respondents_needed(mechanism: Mechanism, margin: float, confidence: 
     >>> respondents_needed(qrr, 0.05), anytime_respondents_needed(qrr, 0.05)
     (1537, 3682)
     """
-    from ..mechanisms.grid import GridMechanism  # the grid imports estimates; keep this module's imports light
-
-    if isinstance(mechanism, GridMechanism):
+    if mechanism.estimates_mean:
         raise ValueError(f"{mechanism.name} estimates a mean: plan it with mean_respondents_needed")
     if not 0.0 < margin < 1.0:
         raise ValueError("margin must lie strictly between 0 and 1")

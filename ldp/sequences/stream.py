@@ -12,10 +12,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..mechanisms.base import Mechanism
-from ..mechanisms.dlaplace import DiscreteLaplace
-from ..mechanisms.onebit import OneBitMean
+from ..mechanisms.grid import GridMechanism
 from .fractions import Sequence, fraction_sequence
-from .means import laplace_sequence, onebit_sequence
 
 
 def check_looks(looks: npt.ArrayLike | None, reports: int) -> npt.NDArray[np.int64]:
@@ -48,25 +46,15 @@ def stream_sequence(mechanism: Mechanism, reports: npt.ArrayLike, *, looks: npt.
         data = data.reshape(-1, mechanism.k)
     elif data.ndim != 1:
         raise ValueError("reports must be a flat array of one report per respondent")
-    if data.size and (data.min() < _low(mechanism) or data.max() > _high(mechanism)):
-        raise ValueError(f"reports must lie in [{_low(mechanism)}, {_high(mechanism)}]")
+    low, high = mechanism.report_range()
+    if data.size and (data.min() < low or data.max() > high):
+        raise ValueError(f"reports must lie in [{low}, {high}]")
     at = check_looks(looks, data.shape[0]) - 1
-    if isinstance(mechanism, DiscreteLaplace):
-        return laplace_sequence(mechanism, at + 1, np.cumsum(data)[at], confidence=confidence, planned=planned)
-    if isinstance(mechanism, OneBitMean):
-        return onebit_sequence(mechanism, at + 1, np.cumsum(data)[at], confidence=confidence, planned=planned)
+    if isinstance(mechanism, GridMechanism) and mechanism.has_mean_sequence:
+        return mechanism.mean_sequence(at + 1, np.cumsum(data)[at], confidence=confidence, planned=planned)
     if unary:
         counts = np.cumsum(data, axis=0)[at]
     else:
         counts = np.stack([np.cumsum(data == j)[at] for j in range(mechanism.k)], axis=1)
     return fraction_sequence(mechanism, at + 1, counts, confidence=confidence, planned=planned)
 
-
-def _low(mechanism: Mechanism) -> int:
-    return -mechanism.bound if isinstance(mechanism, DiscreteLaplace) else 0
-
-
-def _high(mechanism: Mechanism) -> int:
-    if isinstance(mechanism, DiscreteLaplace):
-        return mechanism.steps + mechanism.bound
-    return 1 if mechanism.encoding == "bits" else mechanism.k - 1
