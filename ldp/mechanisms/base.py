@@ -21,6 +21,7 @@ for unary reports.
 from __future__ import annotations
 
 import math
+from enum import Enum
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -50,6 +51,19 @@ def epsilon_from_q(q: float) -> float:
     return math.log((1 + q) / (1 - q))
 
 
+class Shape(Enum):
+    """What one report is: the one thing a reader asks a mechanism about its reports (match on it exhaustively,
+    never on a combination of `encoding`, `one_of_k`, `estimates_mean` and `randomized`, which it implies)."""
+
+    INDEX = "index"  # one of k options, randomized (q-RR, the bit flip, k-RR): encoding "index"
+    DIRECT = "direct"  # one of k options sent as given (not randomized): encoding "index"
+    BITS = "bits"  # one of k options as k randomized bits (SUE, OUE): encoding "bits", one_of_k
+    TICKS = "ticks"  # any subset of k options as k randomized bits (multi-select): encoding "bits"
+    MEAN_BIT = "mean_bit"  # one randomized bit whose rate gives a numeric mean (the 1-bit mean): encoding "index"
+    LAPLACE = "laplace"  # a numeric grid index plus discrete Laplace noise: encoding "integer"
+    NUMBER = "number"  # a numeric grid index sent as given (not randomized): encoding "integer"
+
+
 class ReportError(ValueError):
     """A report that this mechanism could not have produced; the message says what it must be."""
 
@@ -59,7 +73,8 @@ class Mechanism:
 
     name: ClassVar[str]
     label: ClassVar[str]
-    encoding: ClassVar[str]  # "index" or "bits"
+    encoding: ClassVar[str]  # "index", "bits" or "integer": how a report travels
+    shape: ClassVar[Shape]  # what a report is (`Shape`)
     sampler_rule: ClassVar[str]  # how a browser samples from `sampler()`, in words
     yes_no: ClassVar[bool] = False  # a yes/no question's mechanism (k = 2, value 1 = yes)
     randomized: ClassVar[bool] = True  # False only for `Direct`: sent as given, infinite epsilon

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from ..stats.estimates import Estimate, MeanEstimate
 from ..stats.intervals import check_confidence, t_value
-from .base import IntArray, ReportError, as_int_array, is_int, settle
+from .base import IntArray, ReportError, Shape, as_int_array, is_int, settle
 from .grid import DecimalLike, GridMechanism, check_grid
 from .index import Direct
 
@@ -45,6 +45,7 @@ class DirectNumber(GridMechanism):
     name: ClassVar[str] = "direct_number"
     label: ClassVar[str] = "direct number (sent as given)"
     encoding: ClassVar[str] = "integer"
+    shape: ClassVar[Shape] = Shape.NUMBER
     parameter: ClassVar[str | None] = None
     randomized: ClassVar[bool] = False
     sampler_kind: ClassVar[str] = "direct"  # the identity on steps + 1 values: `Direct`'s privacy map reads it

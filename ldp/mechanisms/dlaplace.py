@@ -37,7 +37,7 @@ from ..sequences.means import laplace_sequence
 from ..stats.estimates import Estimate, MeanEstimate
 from ..stats.intervals import check_confidence, z_value
 from . import sampling as sampler_integers
-from .base import IntArray, ReportError, as_int_array, check_epsilon, is_int, settle
+from .base import IntArray, ReportError, Shape, as_int_array, check_epsilon, is_int, settle
 from .grid import GridMechanism, check_grid
 
 
@@ -92,6 +92,7 @@ class DiscreteLaplace(GridMechanism):
     name: ClassVar[str] = "dlaplace"
     label: ClassVar[str] = "discrete Laplace"
     encoding: ClassVar[str] = "integer"
+    shape: ClassVar[Shape] = Shape.LAPLACE
     mean_interval: ClassVar[str | None] = "normal"
     has_mean_sequence: ClassVar[bool] = True
     sampler_kind: ClassVar[str] = "dlaplace"

@@ -33,7 +33,7 @@ from ..sequences.means import onebit_sequence
 from ..stats.estimates import Estimate, MeanEstimate
 from ..stats.intervals import check_confidence, wilson
 from . import sampling as sampler_integers
-from .base import IndexReports, IntArray, as_int_array, check_epsilon, settle
+from .base import IndexReports, IntArray, Shape, as_int_array, check_epsilon, settle
 from .grid import GridMechanism, check_grid
 
 
@@ -55,6 +55,7 @@ class OneBitMean(IndexReports, GridMechanism):
     label: ClassVar[str] = "1-bit mean"
     encoding: ClassVar[str] = "index"
     keeps_bits: ClassVar[bool] = True
+    shape: ClassVar[Shape] = Shape.MEAN_BIT
     mean_interval: ClassVar[str | None] = "wilson"
     has_mean_sequence: ClassVar[bool] = True
     sampler_kind: ClassVar[str] = "onebit"

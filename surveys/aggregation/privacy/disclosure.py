@@ -25,7 +25,6 @@ from django.core.cache import cache
 
 import ldp
 from ldp import disclosure
-from ldp.mechanisms.multiselect import MultiSelect
 from surveys.collection.plan import PlannedQuestion
 
 NUMERIC_N = 20_000  # the numerical bound's n at most: ~0.5 s each (10^6 would take a minute)
@@ -61,9 +60,9 @@ def prior(question: PlannedQuestion, shares: Sequence[float] | None) -> list[Fra
         size = disclosure.answers(mechanism)
     except ValueError:
         return None
-    if isinstance(mechanism, MultiSelect):
+    if mechanism.shape is ldp.Shape.TICKS:  # any subset of the options, at most `at_most` of them
         inclusion = [min(max(Fraction(s), Fraction(0)), Fraction(1)) for s in shares] if shares else None
-        return disclosure.subsets_prior(inclusion or [Fraction(1, 2)] * mechanism.k, mechanism.at_most)
+        return disclosure.subsets_prior(inclusion or [Fraction(1, 2)] * mechanism.k, mechanism.to_dict()["at_most"])
     if shares is None or len(shares) != size:
         return [Fraction(1, size)] * size
     kept = [max(Fraction(share), Fraction(0)) for share in shares]

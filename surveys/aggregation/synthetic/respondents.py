@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.mechanisms.multiselect import MultiSelect
+from ldp import Shape
 from ldp.synthetic import synthesize
 from ldp.synthetic.quality import Quality, quality
 from ldp.synthetic.questions import stored_cells
@@ -78,7 +78,7 @@ def _answers(question: PlannedQuestion, cells: list[str]) -> list[str]:
 
 
 def _answer(question: PlannedQuestion, cell: str) -> str:
-    if isinstance(question.mechanism, MultiSelect):
+    if question.mechanism.shape is Shape.TICKS:
         return TICKED.join(label for label, bit in zip(question.options, cell, strict=True) if bit == "1")
     if question.mean:
         assert question.scale is not None

@@ -55,12 +55,12 @@ class Numeric(Kind):
 
     def relatable(self, mechanism: ldp.Mechanism) -> bool:
         """A randomized mean has no answers to count; a direct number relates in its bins."""
-        return not (mechanism.estimates_mean and mechanism.randomized)
+        return mechanism.shape not in (ldp.Shape.MEAN_BIT, ldp.Shape.LAPLACE)
 
     def build(self, name: str, q: QValue | None, epsilon: float | None, options: int, *,
               scale: Scale | None = None, at_most: int | None = None) -> ldp.Mechanism:
         mechanism = ldp.MECHANISMS.get(name)
-        if mechanism is None or mechanism.randomized or not mechanism.estimates_mean:
+        if mechanism is None or mechanism.shape is not ldp.Shape.NUMBER:
             return super().build(name, q, epsilon, options, scale=scale, at_most=at_most)
         if q is not None or epsilon is not None:  # a direct number: its grid only
             raise ValueError("a direct question takes neither q nor epsilon: it is not randomized")
