@@ -21,7 +21,8 @@ from ..mechanisms.dlaplace import DiscreteLaplace
 from ..mechanisms.grid import GridMechanism
 from ..mechanisms.onebit import OneBitMean
 
-__all__ = ["DiscreteLaplace", "OneBitMean", "per_report_variance", "worst_report_variance", "worst_mean_variance"]
+__all__ = ["COMPARED", "DiscreteLaplace", "OneBitMean", "per_report_variance", "worst_report_variance",
+           "worst_mean_variance"]
 
 
 def worst_report_variance(mechanism: GridMechanism) -> float:
@@ -36,6 +37,9 @@ def worst_mean_variance(mechanism: GridMechanism) -> float:
     1.1707
     """
     return mechanism.worst_mean_variance()
+
+
+COMPARED = (OneBitMean.name, DiscreteLaplace.name)  # the mean mechanisms `per_report_variance` compares, in order
 
 
 def per_report_variance(epsilon: float, lo: Any, hi: Any, step: Any) -> dict[str, float]:

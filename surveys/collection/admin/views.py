@@ -93,7 +93,7 @@ class FiguresQuery(forms.Form):
         try:
             permanent = kind.build(data["mechanism"], data["permanent_q"], data["permanent_epsilon"], data["k"] or 2,
                                    scale=scale, at_most=data["at_most"])
-            return remembered.Composed(remembered.Remembered(permanent=permanent, instant=instant))
+            return remembered.composed(remembered.Remembered(permanent=permanent, instant=instant))
         except (ValueError, TypeError) as error:
             return field, str(error)
 
