@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy
 
 import ldp
 from ldp.mechanisms.exact_q import QValue
+from ldp.mechanisms.fields import build
 
 from .. import scales
 from ..scales import Scale
@@ -66,7 +67,7 @@ class Numeric(Kind):
             raise ValueError("a direct question takes neither q nor epsilon: it is not randomized")
         if scale is None:
             raise ValueError("a numeric question needs lo, hi and step")
-        return ldp.make(name, lo=scale.lo, hi=scale.hi, step=scale.step)
+        return build(name, lo=scale.lo, hi=scale.hi, step=scale.step)
 
     def no_options(self) -> str:
         return _("Leave the options empty for a numeric question asked for its mean (for bins, choose k-ary "
