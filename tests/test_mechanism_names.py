@@ -62,3 +62,15 @@ def test_the_advice_can_name_every_mechanism_it_compares():
 
     compared = [name for name, cls in ldp.MECHANISMS.items() if figures._compared(cls)] + list(COMPARED)
     assert all(mechanism_names.prose(name) for name in compared)
+
+
+def test_the_advice_names_the_mechanism_it_recommends_in_a_sentence():
+    from django.utils import translation
+
+    from surveys.collection import figures
+
+    with translation.override("en"):
+        for name, words in (("sue", "the symmetric unary encoding"), ("oue", "the optimized unary encoding"),
+                            ("krr", "k-ary randomized response")):
+            advice = figures.advice({"lowest_variance_mechanism": name, "variance_ratio": 2.0})
+            assert f": {words}, 2.00 times less" in advice, advice
