@@ -62,7 +62,7 @@ class PlannedQuestion:
 
     @property
     def given_number(self) -> bool:  # a number sent as given: exported as its value lo + step i, not its index i
-        return self.mean and not self.randomized
+        return self.mechanism.shape is ldp.Shape.NUMBER
 
     @property
     def histogram(self) -> bool:

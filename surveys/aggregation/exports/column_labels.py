@@ -75,7 +75,7 @@ class Column:
             return {}
         if self.option is not None:
             return dict(BIT_LABELS)
-        if self.question.mean and not self.question.mechanism.randomized:  # a direct number: plain numbers
+        if self.question.given_number:  # a direct number: plain numbers
             return {}
         if self.labels_a_bit:
             scale = self.question.mechanism.describe()
