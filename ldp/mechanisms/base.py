@@ -23,12 +23,15 @@ from __future__ import annotations
 import math
 from enum import Enum
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ..stats.estimates import Estimate, debias
+
+if TYPE_CHECKING:
+    from ..sequences.fractions import Sequence
 
 EPSILON_MIN = 0.05  # below this answers are almost pure noise
 EPSILON_MAX = 10.0  # above this there is no meaningful deniability left
@@ -218,6 +221,12 @@ class Mechanism:
         p, q = self.p, self.q_other
         lam = q + np.asarray(pi, dtype=float) * (p - q)
         return np.asarray(lam * (1.0 - lam) / (n * (p - q) ** 2), dtype=float)
+
+    def mean_sequence(self, n: npt.ArrayLike, sums: npt.ArrayLike, *, confidence: float = 0.95,
+                      planned: int | None = None) -> Sequence:
+        """A mean's confidence sequence in units at each look, from the cumulative sum of the reports as sent among
+        the first n (`GridMechanism.report_sum`); ValueError where there is none (`has_mean_sequence`)."""
+        raise ValueError(f"{self.name} has no confidence sequence for its mean")
 
     def report_range(self) -> tuple[int, int]:
         """The smallest and largest report as sent: an option index, a bit of a unary encoding."""

@@ -12,16 +12,13 @@ from __future__ import annotations
 import math
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ..stats.estimates import MeanEstimate
 from .base import IntArray, Mechanism, as_int_array, is_int, settle
-
-if TYPE_CHECKING:
-    from ..sequences.fractions import Sequence
 
 STEPS_MAX = 10**6
 DecimalLike = Decimal | str | int  # what lo, hi and step may be given as (stored as Decimal)
@@ -177,11 +174,6 @@ class GridMechanism(Mechanism):
         """The sum of the reports as sent, from the histogram of stored values (what a confidence sequence reads)."""
         raise NotImplementedError
 
-    def mean_sequence(self, n: npt.ArrayLike, sums: npt.ArrayLike, *, confidence: float = 0.95,
-                      planned: int | None = None) -> Sequence:
-        """The mean's confidence sequence in units at each look, from the cumulative sum of the reports as sent
-        among the first n (`report_sum`); ValueError where there is none (`has_mean_sequence`)."""
-        raise ValueError(f"{self.name} has no confidence sequence for its mean")
 
     def estimate_mean(self, values: npt.ArrayLike, counts: npt.ArrayLike, confidence: float = 0.95) -> MeanEstimate:
         raise NotImplementedError

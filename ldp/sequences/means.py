@@ -30,15 +30,36 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..mechanisms.base import Mechanism
-from ..mechanisms.grid import GridMechanism
 from ..stats.estimates import MeanEstimate
 from ..stats.intervals import check_confidence
-from .fractions import FloatArray, Sequence, boundary, fraction_sequence
+from .fractions import Channel, FloatArray, Sequence, boundary, fraction_sequence
 
 LAPLACE_CONSTRUCTION = "discrete mixture of Laplace-Hoeffding supermartingales (Waudby-Smith, Wu & Ramdas 2023)"
 _NODES = 16
 _CLAMP = math.log1p(2.0**-60)
+
+
+class MeanChannel(Channel, Protocol):
+    """What the 1-bit mean's sequence reads of its mechanism (`ldp.mechanisms.onebit`)."""
+
+    @property
+    def lo(self) -> Decimal: ...
+
+    @property
+    def width(self) -> float: ...
+
+
+class Sequenced(Protocol):
+    """A mechanism that says whether its mean has a sequence, and gives it (every `ldp.Mechanism`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def has_mean_sequence(self) -> bool: ...
+
+    def mean_sequence(self, n: npt.ArrayLike, sums: npt.ArrayLike, *, confidence: float = 0.95,
+                      planned: int | None = None) -> Sequence: ...
 
 
 class LaplaceNoise(Protocol):
@@ -69,7 +90,7 @@ class LaplaceNoise(Protocol):
     def noise_variance(self) -> float: ...
 
 
-def onebit_sequence(mechanism: GridMechanism, n: npt.ArrayLike, ones: npt.ArrayLike, *, confidence: float = 0.95,
+def onebit_sequence(mechanism: MeanChannel, n: npt.ArrayLike, ones: npt.ArrayLike, *, confidence: float = 0.95,
                     planned: int | None = None) -> Sequence:
     """The mean in units at each look, from the cumulative count of reports equal to 1 among the first n."""
     looks = np.asarray(n, dtype=np.int64).reshape(-1)
@@ -133,19 +154,19 @@ def laplace_sequence(mechanism: LaplaceNoise, n: npt.ArrayLike, totals: npt.Arra
                     construction=LAPLACE_CONSTRUCTION)
 
 
-def has_sequence(mechanism: Mechanism) -> bool:
+def has_sequence(mechanism: Sequenced) -> bool:
     """Whether the mechanism's mean has a confidence sequence (`Mechanism.has_mean_sequence`)."""
     return mechanism.has_mean_sequence
 
 
-def mean_at_last_look(mechanism: Mechanism, estimate: MeanEstimate, report_sum: float, *, confidence: float,
+def mean_at_last_look(mechanism: Sequenced, estimate: MeanEstimate, report_sum: float, *, confidence: float,
                       planned: int) -> MeanEstimate:
     """`estimate` (the fixed-n one) with the sequence's interval at its n, from the sum of its n reports as sent
     (`GridMechanism.report_sum`: the 1-bit mean's count of 1s, discrete Laplace's sum of r)."""
     n = estimate.n
     if n == 0:
         return estimate
-    if not (isinstance(mechanism, GridMechanism) and mechanism.has_mean_sequence):
+    if not mechanism.has_mean_sequence:
         raise ValueError(f"{mechanism.name} has no confidence sequence for its mean")
     found = mechanism.mean_sequence([n], [report_sum], confidence=confidence, planned=planned)
     return dataclasses.replace(estimate, ci_low=float(found.ci_low[0, 0]), ci_high=float(found.ci_high[0, 0]))

@@ -8,12 +8,19 @@ Each look counts the first n reports; the default looks are after every report.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 import numpy.typing as npt
 
-from ..mechanisms.base import Mechanism
-from ..mechanisms.grid import GridMechanism
-from .fractions import Sequence, fraction_sequence
+from .fractions import Channel, Sequence, fraction_sequence
+from .means import Sequenced
+
+
+class Reports(Channel, Sequenced, Protocol):
+    """What a stream's sequence reads of its mechanism (every `ldp.Mechanism`)."""
+
+    def report_range(self) -> tuple[int, int]: ...
 
 
 def check_looks(looks: npt.ArrayLike | None, reports: int) -> npt.NDArray[np.int64]:
@@ -30,7 +37,7 @@ def check_looks(looks: npt.ArrayLike | None, reports: int) -> npt.NDArray[np.int
     return chosen
 
 
-def stream_sequence(mechanism: Mechanism, reports: npt.ArrayLike, *, looks: npt.ArrayLike | None = None,
+def stream_sequence(mechanism: Reports, reports: npt.ArrayLike, *, looks: npt.ArrayLike | None = None,
                     confidence: float = 0.95, planned: int | None = None) -> Sequence:
     """The confidence sequence of `mechanism`'s reports in the order given, at `looks` (default: every report).
     One entry per option (bits for unary encodings and multi-select), or one for a numeric question's mean.
@@ -50,7 +57,7 @@ def stream_sequence(mechanism: Mechanism, reports: npt.ArrayLike, *, looks: npt.
     if data.size and (data.min() < low or data.max() > high):
         raise ValueError(f"reports must lie in [{low}, {high}]")
     at = check_looks(looks, data.shape[0]) - 1
-    if isinstance(mechanism, GridMechanism) and mechanism.has_mean_sequence:
+    if mechanism.has_mean_sequence:
         return mechanism.mean_sequence(at + 1, np.cumsum(data)[at], confidence=confidence, planned=planned)
     if unary:
         counts = np.cumsum(data, axis=0)[at]
