@@ -45,3 +45,13 @@ def test_a_constructor_s_refusal_names_its_field(name, fields, field):
 
 def test_an_unknown_mechanism_is_refused_by_its_name():
     assert refused("laplace", epsilon=1.0)[0] == "mechanism"
+
+
+def test_the_command_line_asks_a_direct_number_for_the_fields_it_takes():
+    from tests.ldp.test_cli import records, run
+
+    planned = run("plan", "--mechanism", "direct_number", "--lo", "0", "--hi", "10", "--step", "1", "--margin", "0.5")
+    assert planned.returncode == 0 and records(planned)[0]["respondents"] == 385
+    refused = run("plan", "--mechanism", "direct_number", "--epsilon", "1", "--lo", "0", "--hi", "10", "--step", "1",
+                  "--margin", "0.5")
+    assert refused.returncode == 2 and "argument --epsilon: not used by direct_number" in refused.stderr
