@@ -12,7 +12,8 @@ import numpy.typing as npt
 
 from ..mechanisms import exact_q
 from ..mechanisms.base import IntArray
-from ..mechanisms.registry import MECHANISMS, YES_NO, Mechanism, make
+from ..mechanisms.fields import FieldRefusal, build
+from ..mechanisms.registry import MECHANISMS, YES_NO, Mechanism
 
 
 class Parser(argparse.ArgumentParser):
@@ -92,10 +93,13 @@ def mechanism(parser: argparse.ArgumentParser, name: str, k: int | None, q: str 
     if wanted != k_arg and given[wanted] is None:
         parser.error(f"argument {wanted}: required for {name}")
     try:  # a typed q must be sampled exactly as typed, never rounded (ldp.mechanisms.exact_q)
-        return make(name, k=k or 2, q=None if q is None else exact_q.typed(q), epsilon=epsilon)
+        exact = None if q is None else exact_q.typed(q)
     except (ValueError, TypeError) as error:
-        text = str(error)
-        parser.error(f"argument {k_arg if text.startswith('k ') else wanted}: {text}")
+        parser.error(f"argument {wanted}: {error}")
+    try:  # a yes/no mechanism takes no k (its two answers are fixed)
+        return build(name, k=(k or 2) if "k" in MECHANISMS[name].keys else None, q=exact, epsilon=epsilon)
+    except FieldRefusal as refusal:
+        parser.error(f"argument {k_arg if refusal.field == 'k' else wanted}: {refusal}")
 
 
 def truth(parser: argparse.ArgumentParser, text: str, name: str, k: int) -> npt.NDArray[np.float64]:

@@ -23,14 +23,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..mechanisms.fields import FieldRefusal, build
 from ..mechanisms.grid import GridMechanism
-from ..mechanisms.registry import MECHANISMS, NUMERIC, Mechanism, MultiSelect, make
+from ..mechanisms.registry import MECHANISMS, Mechanism, MultiSelect
 from ..planning.sizes import mean_respondents_needed, respondents_needed
 from ..stats.estimates import MeanEstimate
 from .args import apportion, fraction_list, positive_int
 
 NAMES = frozenset(name for name, cls in MECHANISMS.items() if not cls.one_of_k)  # ticks, or a numeric mean
 GRID_ARGUMENTS = {"lo": "--lo", "hi": "--hi", "step": "--step"}
+FLAGS = {"k": "--k", "epsilon": "--epsilon", "at_most": "--at-most", **GRID_ARGUMENTS}  # by the field each sets
 
 
 def add_arguments(sub: argparse.ArgumentParser) -> None:
@@ -49,26 +51,18 @@ def refuse_extras(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 
 def mechanism(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mechanism:
     name = args.mechanism
-    numeric = name in NUMERIC
-    unused = {"--q": args.q} | ({"--k": args.k, "--at-most": args.at_most} if numeric else
-                                {flag: getattr(args, key) for key, flag in GRID_ARGUMENTS.items()})
+    takes = MECHANISMS[name].keys  # the one rule of which fields a mechanism takes (`ldp.mechanisms.fields`)
+    unused = {"--q": args.q} | {flag: getattr(args, key) for key, flag in FLAGS.items() if key not in takes}
     for flag, value in unused.items():
         if value is not None:
             parser.error(f"argument {flag}: not used by {name}")
-    needed = {"--epsilon": args.epsilon} | ({flag: getattr(args, key) for key, flag in GRID_ARGUMENTS.items()}
-                                            if numeric else {"--k": args.k})
-    for flag, value in needed.items():
-        if value is None:
-            parser.error(f"argument {flag}: required for {name}")
-    grid = {key: getattr(args, key) for key in GRID_ARGUMENTS} if numeric else {}
+    for key in ("epsilon", "k", *GRID_ARGUMENTS):
+        if key in takes and getattr(args, key) is None:
+            parser.error(f"argument {FLAGS[key]}: required for {name}")
     try:
-        return make(name, k=args.k or 2, epsilon=args.epsilon, at_most=args.at_most, **grid)
-    except (ValueError, TypeError) as error:
-        text = str(error)
-        culprits = {"k ": "--k", "at_most": "--at-most", "lo ": "--lo", "hi ": "--hi", "step ": "--step",
-                    "(hi - lo)": "--step"}
-        flag = next((f for start, f in culprits.items() if text.startswith(start)), "--epsilon")
-        parser.error(f"argument {flag}: {text}")
+        return build(name, **{key: getattr(args, key) for key in FLAGS if key in takes})
+    except FieldRefusal as refusal:
+        parser.error(f"argument {FLAGS.get(refusal.field, '--epsilon')}: {refusal}")
 
 
 def simulate(parser: argparse.ArgumentParser, args: argparse.Namespace, built: Mechanism) -> None:

@@ -21,26 +21,25 @@ from ..mechanisms.dlaplace import DiscreteLaplace
 from ..mechanisms.grid import GridMechanism
 from ..mechanisms.onebit import OneBitMean
 
-__all__ = ["DiscreteLaplace", "OneBitMean", "per_report_variance", "worst_report_variance", "worst_mean_variance"]
+__all__ = ["COMPARED", "DiscreteLaplace", "OneBitMean", "per_report_variance", "worst_report_variance",
+           "worst_mean_variance"]
 
 
 def worst_report_variance(mechanism: GridMechanism) -> float:
-    """The largest `report_variance` over the grid: the 1-bit mean's is at the index nearest N / 2
-    (lambda (1 - lambda) peaks at lambda = 1/2; p + q = 1 makes i and N - i alike); Laplace's is constant."""
-    return max(mechanism.report_variance(mechanism.steps // 2), mechanism.report_variance((mechanism.steps + 1) // 2))
+    """`GridMechanism.worst_report_variance`."""
+    return mechanism.worst_report_variance()
 
 
 def worst_mean_variance(mechanism: GridMechanism) -> float:
-    """The largest variance per report of the mean estimate when the respondents are a random sample,
-    over every distribution of true values: the 1-bit mean's report is a Bernoulli(lambda) draw whatever the
-    distribution, so (hi - lo)^2 / (4 (p - q)^2) (lambda = 1/2); Laplace adds Var(x) <= (hi - lo)^2 / 4 to its noise.
+    """`GridMechanism.worst_mean_variance`: each mean mechanism's own formula.
 
     >>> round(worst_mean_variance(OneBitMean(1.0, "0", "1", "1")), 4)
     1.1707
     """
-    if isinstance(mechanism, OneBitMean):
-        return mechanism.width**2 / (4.0 * (mechanism.p - mechanism.q_other) ** 2)
-    return mechanism.width**2 / 4.0 + worst_report_variance(mechanism)
+    return mechanism.worst_mean_variance()
+
+
+COMPARED = (OneBitMean.name, DiscreteLaplace.name)  # the mean mechanisms `per_report_variance` compares, in order
 
 
 def per_report_variance(epsilon: float, lo: Any, hi: Any, step: Any) -> dict[str, float]:
@@ -50,5 +49,5 @@ def per_report_variance(epsilon: float, lo: Any, hi: Any, step: Any) -> dict[str
     >>> small["onebit"] < small["dlaplace"], large["dlaplace"] < large["onebit"]
     (True, True)
     """
-    return {mechanism.name: worst_report_variance(mechanism)
+    return {mechanism.name: mechanism.worst_report_variance()
             for mechanism in (OneBitMean(epsilon, lo, hi, step), DiscreteLaplace(epsilon, lo, hi, step))}

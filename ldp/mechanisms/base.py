@@ -21,13 +21,17 @@ for unary reports.
 from __future__ import annotations
 
 import math
+from enum import Enum
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ..stats.estimates import Estimate, debias
+
+if TYPE_CHECKING:
+    from ..sequences.fractions import Sequence
 
 EPSILON_MIN = 0.05  # below this answers are almost pure noise
 EPSILON_MAX = 10.0  # above this there is no meaningful deniability left
@@ -50,6 +54,19 @@ def epsilon_from_q(q: float) -> float:
     return math.log((1 + q) / (1 - q))
 
 
+class Shape(Enum):
+    """What one report is: the one thing a reader asks a mechanism about its reports (match on it exhaustively,
+    never on a combination of `encoding`, `one_of_k`, `estimates_mean` and `randomized`, which it implies)."""
+
+    INDEX = "index"  # one of k options, randomized (q-RR, the bit flip, k-RR): encoding "index"
+    DIRECT = "direct"  # one of k options sent as given (not randomized): encoding "index"
+    BITS = "bits"  # one of k options as k randomized bits (SUE, OUE): encoding "bits", one_of_k
+    TICKS = "ticks"  # any subset of k options as k randomized bits (multi-select): encoding "bits"
+    MEAN_BIT = "mean_bit"  # one randomized bit whose rate gives a numeric mean (the 1-bit mean): encoding "index"
+    LAPLACE = "laplace"  # a numeric grid index plus discrete Laplace noise: encoding "integer"
+    NUMBER = "number"  # a numeric grid index sent as given (not randomized): encoding "integer"
+
+
 class ReportError(ValueError):
     """A report that this mechanism could not have produced; the message says what it must be."""
 
@@ -59,7 +76,8 @@ class Mechanism:
 
     name: ClassVar[str]
     label: ClassVar[str]
-    encoding: ClassVar[str]  # "index" or "bits"
+    encoding: ClassVar[str]  # "index", "bits" or "integer": how a report travels
+    shape: ClassVar[Shape]  # what a report is (`Shape`)
     sampler_rule: ClassVar[str]  # how a browser samples from `sampler()`, in words
     yes_no: ClassVar[bool] = False  # a yes/no question's mechanism (k = 2, value 1 = yes)
     randomized: ClassVar[bool] = True  # False only for `Direct`: sent as given, infinite epsilon
@@ -68,6 +86,7 @@ class Mechanism:
     one_of_k: ClassVar[bool] = False  # its report is one answer of k options (yes/no, choice, levels, bins)
     keeps_bits: ClassVar[bool] = False  # its sampler keeps each bit with probability keep / modulus, else flips it
     mean_interval: ClassVar[str | None] = None  # the interval of its mean ("wilson", "normal"); estimates_mean only
+    has_mean_sequence: ClassVar[bool] = False  # its mean has a confidence sequence (`GridMechanism.mean_sequence`)
     codebook_formula: ClassVar[str | None] = None  # for a codebook: how its reports are read, beyond debiasing
     sampler_kind: ClassVar[str]  # its published sampler's "kind": how `ldp.mechanisms.registry` finds it
     keys: ClassVar[frozenset[str]] = frozenset({"epsilon", "k"})  # what `to_dict` holds beside "mechanism"
@@ -202,6 +221,16 @@ class Mechanism:
         p, q = self.p, self.q_other
         lam = q + np.asarray(pi, dtype=float) * (p - q)
         return np.asarray(lam * (1.0 - lam) / (n * (p - q) ** 2), dtype=float)
+
+    def mean_sequence(self, n: npt.ArrayLike, sums: npt.ArrayLike, *, confidence: float = 0.95,
+                      planned: int | None = None) -> Sequence:
+        """A mean's confidence sequence in units at each look, from the cumulative sum of the reports as sent among
+        the first n (`GridMechanism.report_sum`); ValueError where there is none (`has_mean_sequence`)."""
+        raise ValueError(f"{self.name} has no confidence sequence for its mean")
+
+    def report_range(self) -> tuple[int, int]:
+        """The smallest and largest report as sent: an option index, a bit of a unary encoding."""
+        return 0, 1 if self.encoding == "bits" else self.k - 1
 
     def _values(self, values: npt.ArrayLike) -> IntArray:
         array = np.asarray(values)

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from ..stats.estimates import Estimate, MeanEstimate
 from ..stats.intervals import check_confidence, t_value
-from .base import IntArray, ReportError, as_int_array, is_int, settle
+from .base import IntArray, ReportError, Shape, as_int_array, is_int, settle
 from .grid import DecimalLike, GridMechanism, check_grid
 from .index import Direct
 
@@ -45,6 +45,7 @@ class DirectNumber(GridMechanism):
     name: ClassVar[str] = "direct_number"
     label: ClassVar[str] = "direct number (sent as given)"
     encoding: ClassVar[str] = "integer"
+    shape: ClassVar[Shape] = Shape.NUMBER
     parameter: ClassVar[str | None] = None
     randomized: ClassVar[bool] = False
     sampler_kind: ClassVar[str] = "direct"  # the identity on steps + 1 values: `Direct`'s privacy map reads it
@@ -161,9 +162,21 @@ class DirectNumber(GridMechanism):
         return self._clipped(center, std_error, center - half, center + half, confidence, n)
 
     def report_variance(self, index: int) -> float:
-        """0: a direct answer adds no noise (the spread of the true values is `worst_mean_variance`'s)."""
+        """0: a direct answer adds no noise (the spread of the true values is in `worst_mean_variance`)."""
         self.value(index)  # checks the index
         return 0.0
+
+    def worst_mean_variance(self) -> float:
+        """(hi - lo)^2 / 4: the spread of the true values alone (a direct answer adds no noise)."""
+        return self.width**2 / 4.0 + self.worst_report_variance()
+
+    def report_values(self, reports: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """The answer in units, v = lo + step i, i the grid index sent as given."""
+        return np.asarray(float(self.lo) + float(self.step) * np.asarray(reports, dtype=float), dtype=float)
+
+    def report_sum(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> float:
+        """The sum of the grid indexes sent (stored as sent): sum_v c_v v."""
+        return float(as_int_array(counts) @ as_int_array(values))
 
     def _check_stored(self, values: IntArray) -> None:
         if values.size and (values.min() < 0 or values.max() > self.steps):

@@ -32,10 +32,12 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from ..sequences.fractions import Sequence
+from ..sequences.means import laplace_sequence
 from ..stats.estimates import Estimate, MeanEstimate
 from ..stats.intervals import check_confidence, z_value
 from . import sampling as sampler_integers
-from .base import IntArray, ReportError, as_int_array, check_epsilon, is_int, settle
+from .base import IntArray, ReportError, Shape, as_int_array, check_epsilon, is_int, settle
 from .grid import GridMechanism, check_grid
 
 
@@ -90,7 +92,9 @@ class DiscreteLaplace(GridMechanism):
     name: ClassVar[str] = "dlaplace"
     label: ClassVar[str] = "discrete Laplace"
     encoding: ClassVar[str] = "integer"
+    shape: ClassVar[Shape] = Shape.LAPLACE
     mean_interval: ClassVar[str | None] = "normal"
+    has_mean_sequence: ClassVar[bool] = True
     sampler_kind: ClassVar[str] = "dlaplace"
     codebook_formula: ClassVar[str | None] = (
         "discrete Laplace: a report r (stored as r + bound) is the grid index plus noise Z with E[Z] = 0, "
@@ -231,3 +235,29 @@ class DiscreteLaplace(GridMechanism):
         """step^2 Var(Z), whatever the true index."""
         self.value(index)  # checks the index
         return float(self.step) ** 2 * self.noise_variance
+
+    def worst_mean_variance(self) -> float:
+        """(hi - lo)^2 / 4 + step^2 Var(Z): the spread of the true values, Var(x) <= (hi - lo)^2 / 4, plus the noise."""
+        return self.width**2 / 4.0 + self.worst_report_variance()
+
+    def report_values(self, reports: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """The report itself in units, v = lo + step r: its noise has mean 0.
+
+        >>> DiscreteLaplace(1.0, "0", "10", "2").report_values([-1, 3]).tolist()
+        [-2.0, 6.0]
+        """
+        return np.asarray(float(self.lo) + float(self.step) * np.asarray(reports, dtype=float), dtype=float)
+
+    def report_sum(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> float:
+        """The sum of r = stored value - bound: sum_v c_v (v - R)."""
+        return float(as_int_array(counts) @ (as_int_array(values) - self.bound))
+
+    def report_range(self) -> tuple[int, int]:
+        """[-R, N + R]: the clamp's ends."""
+        return -self.bound, self.steps + self.bound
+
+    def mean_sequence(self, n: npt.ArrayLike, sums: npt.ArrayLike, *, confidence: float = 0.95,
+                      planned: int | None = None) -> Sequence:
+        """The mixture of Laplace-Hoeffding supermartingales over the sum of r (`ldp.sequences.means`), mapped to
+        units as lo + step * mu."""
+        return laplace_sequence(self, n, sums, confidence=confidence, planned=planned)

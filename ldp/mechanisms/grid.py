@@ -155,6 +155,26 @@ class GridMechanism(Mechanism):
         """Variance of one report's contribution to the mean estimate, in units squared, given its true index."""
         raise NotImplementedError
 
+    def worst_report_variance(self) -> float:
+        """The largest `report_variance` over the grid: the 1-bit mean's is at the index nearest N / 2
+        (lambda (1 - lambda) peaks at lambda = 1/2; p + q = 1 makes i and N - i alike); Laplace's is constant."""
+        return max(self.report_variance(self.steps // 2), self.report_variance((self.steps + 1) // 2))
+
+    def worst_mean_variance(self) -> float:
+        """The largest variance per report of the mean estimate when the respondents are a random sample,
+        over every distribution of true values (what planning a mean's sample size reads), in units squared."""
+        raise NotImplementedError
+
+    def report_values(self, reports: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Unbiased per-report values in the question's units, E[v | true value] = the true value, from reports
+        as sent (what a linear model and a weighted mean average)."""
+        raise NotImplementedError
+
+    def report_sum(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> float:
+        """The sum of the reports as sent, from the histogram of stored values (what a confidence sequence reads)."""
+        raise NotImplementedError
+
+
     def estimate_mean(self, values: npt.ArrayLike, counts: npt.ArrayLike, confidence: float = 0.95) -> MeanEstimate:
         raise NotImplementedError
 

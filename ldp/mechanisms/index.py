@@ -14,7 +14,7 @@ import numpy.typing as npt
 from ..stats.estimates import Estimate
 from . import exact_q
 from . import sampling as sampler_integers
-from .base import EPSILON_MAX, EPSILON_MIN, IndexReports, IntArray, check_epsilon, check_k, settle
+from .base import EPSILON_MAX, EPSILON_MIN, IndexReports, IntArray, Shape, check_epsilon, check_k, settle
 
 
 class IndexMechanism(IndexReports):
@@ -28,6 +28,7 @@ class IndexMechanism(IndexReports):
 
     encoding: ClassVar[str] = "index"
     one_of_k: ClassVar[bool] = True
+    shape: ClassVar[Shape] = Shape.INDEX
     sampler_kind: ClassVar[str] = "grr"
     sampler_rule: ClassVar[str] = (
         "U uniform in [0, modulus); U < keep reports the true option, otherwise the "
@@ -227,6 +228,7 @@ class Direct(IndexMechanism):
     sampler_rule: ClassVar[str] = "No randomization: the browser sends the answer as given. p = 1, q_other = 0."
     randomized: ClassVar[bool] = False
     sampler_kind: ClassVar[str] = "direct"
+    shape: ClassVar[Shape] = Shape.DIRECT
     codebook_formula: ClassVar[str | None] = (
         "a question with \"randomized\": false is not randomized (its answer is sent as given): "
         "p = 1, q_other = 0, so pi_hat_j = c_j / n with an ordinary binomial interval; its "

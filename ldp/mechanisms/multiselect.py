@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import sampling as sampler_integers
-from .base import check_epsilon, check_k, is_int, settle
+from .base import Shape, check_epsilon, check_k, is_int, settle
 from .unary import UnaryMechanism
 
 
@@ -48,6 +48,7 @@ class MultiSelect(UnaryMechanism):
     label: ClassVar[str] = "multi-select (every bit randomized)"
     one_of_k: ClassVar[bool] = False
     keeps_bits: ClassVar[bool] = True
+    shape: ClassVar[Shape] = Shape.TICKS
     sampler_kind: ClassVar[str] = "multiselect"
     keys: ClassVar[frozenset[str]] = frozenset({"epsilon", "k", "at_most"})
     codebook_formula: ClassVar[str | None] = (

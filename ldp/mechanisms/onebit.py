@@ -28,10 +28,12 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from ..sequences.fractions import Sequence
+from ..sequences.means import onebit_sequence
 from ..stats.estimates import Estimate, MeanEstimate
 from ..stats.intervals import check_confidence, wilson
 from . import sampling as sampler_integers
-from .base import IndexReports, IntArray, check_epsilon, settle
+from .base import IndexReports, IntArray, Shape, as_int_array, check_epsilon, settle
 from .grid import GridMechanism, check_grid
 
 
@@ -53,7 +55,9 @@ class OneBitMean(IndexReports, GridMechanism):
     label: ClassVar[str] = "1-bit mean"
     encoding: ClassVar[str] = "index"
     keeps_bits: ClassVar[bool] = True
+    shape: ClassVar[Shape] = Shape.MEAN_BIT
     mean_interval: ClassVar[str | None] = "wilson"
+    has_mean_sequence: ClassVar[bool] = True
     sampler_kind: ClassVar[str] = "onebit"
     codebook_formula: ClassVar[str | None] = (
         "1-bit mean: c_1 = reports of 1 of n; mean_hat = lo + (hi - lo) (c_1 / n - q_other) / (p - q_other), "
@@ -159,3 +163,34 @@ class OneBitMean(IndexReports, GridMechanism):
         self.value(index)  # checks the index
         lam = self.q_other + (index / self.steps) * (self.p - self.q_other)
         return float(self.width**2 * lam * (1.0 - lam) / (self.p - self.q_other) ** 2)
+
+    def worst_mean_variance(self) -> float:
+        """(hi - lo)^2 / (4 (p - q)^2): the report is a Bernoulli(lambda) draw whatever the distribution of the
+        true values, and lambda (1 - lambda) is largest at lambda = 1/2.
+
+        >>> round(OneBitMean(1.0, "0", "1", "1").worst_mean_variance(), 4)
+        1.1707
+        """
+        return self.width**2 / (4.0 * (self.p - self.q_other) ** 2)
+
+    def report_values(self, reports: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """v = lo + (hi - lo) (y - q) / (p - q), y the reported bit: E[y] = q + u (p - q).
+
+        >>> OneBitMean(1.0, "0", "10", "1").report_values([0, 1]).round(4).tolist()
+        [-5.8198, 15.8198]
+        """
+        r = np.asarray(reports, dtype=float)
+        if not np.isin(r, (0.0, 1.0)).all():
+            raise ValueError("1-bit mean reports are 0 or 1")
+        gap = self.p - self.q_other
+        return np.asarray(float(self.lo) + self.width * (r - self.q_other) / gap, dtype=float)
+
+    def report_sum(self, values: npt.ArrayLike, counts: npt.ArrayLike) -> float:
+        """The count of reports equal to 1 (stored as sent): sum_v c_v v over the values 0 and 1."""
+        return float(as_int_array(counts) @ as_int_array(values))
+
+    def mean_sequence(self, n: npt.ArrayLike, sums: npt.ArrayLike, *, confidence: float = 0.95,
+                      planned: int | None = None) -> Sequence:
+        """The bit's sequence (`ldp.sequences.fractions.binary_sequence`) mapped to units: lo + (hi - lo) u,
+        from the count of 1s among the first n (`ldp.sequences.means.onebit_sequence`)."""
+        return onebit_sequence(self, n, sums, confidence=confidence, planned=planned)

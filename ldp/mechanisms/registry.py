@@ -33,7 +33,7 @@ import math  # noqa: F401  (the doctests use it)
 from fractions import Fraction
 from typing import Any
 
-from .base import EPSILON_MAX, EPSILON_MIN, K_MAX, Mechanism, ReportError, epsilon_from_q, q_from_epsilon
+from .base import EPSILON_MAX, EPSILON_MIN, K_MAX, Mechanism, ReportError, Shape, epsilon_from_q, q_from_epsilon
 from .direct_number import DirectNumber
 from .dlaplace import DiscreteLaplace
 from .grid import GridMechanism
@@ -177,7 +177,8 @@ __all__ = [
     "EPSILON_MAX", "EPSILON_MIN", "K_MAX", "MECHANISMS", "NUMERIC", "ONE_OF_K", "YES_NO", "BitFlip", "Direct",
     "DirectNumber",
     "DiscreteLaplace", "GridMechanism", "IndexMechanism", "KaryRR", "Mechanism", "MultiSelect", "OneBitMean",
-    "OptimizedUnary", "QRandomizedResponse", "ReportError", "SAMPLER_KINDS", "SymmetricUnary", "UnaryMechanism",
+    "OptimizedUnary", "QRandomizedResponse", "ReportError", "SAMPLER_KINDS", "Shape", "SymmetricUnary",
+    "UnaryMechanism",
     "by_sampler", "epsilon_from_q", "from_dict", "make", "q_from_epsilon", "sampler_channel", "sampler_epsilon",
     "sampler_loss",
 ]

@@ -178,8 +178,8 @@ def difference(first: Estimate, second: Estimate, channel: tuple[Fraction, Fract
 
 
 # What a composed mechanism takes from its instantaneous layer: what its reports are and how they travel.
-_INSTANT_TRAITS = ("name", "label", "encoding", "sampler_rule", "sampler_kind", "yes_no", "one_of_k", "keeps_bits",
-                   "parameter", "codebook_formula", "k")
+_INSTANT_TRAITS = ("name", "label", "encoding", "shape", "sampler_rule", "sampler_kind", "yes_no", "one_of_k",
+                   "keeps_bits", "parameter", "codebook_formula", "k")
 
 
 @dataclass(frozen=True)
@@ -280,3 +280,13 @@ class Composed(Mechanism):
 def instantaneous(mechanism: Mechanism) -> Mechanism:
     """What a browser draws in one wave: a composed mechanism's instantaneous layer, any other mechanism itself."""
     return mechanism.instant if isinstance(mechanism, Composed) else mechanism
+
+
+def layers_of(mechanism: Mechanism) -> Remembered | None:
+    """A composed mechanism's two layers, None for any other mechanism (whose reports are its own alone)."""
+    return mechanism.layers if isinstance(mechanism, Composed) else None
+
+
+def composed(layers: Remembered) -> Mechanism:
+    """One wave's reports of a question that remembers its randomization, read through both layers (`Composed`)."""
+    return Composed(layers)

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import sampling as sampler_integers
-from .base import IntArray, Mechanism, ReportError, as_int_array, check_epsilon, check_k, is_int, settle
+from .base import IntArray, Mechanism, ReportError, Shape, as_int_array, check_epsilon, check_k, is_int, settle
 
 
 class UnaryMechanism(Mechanism):
@@ -22,6 +22,7 @@ class UnaryMechanism(Mechanism):
 
     encoding: ClassVar[str] = "bits"
     one_of_k: ClassVar[bool] = True
+    shape: ClassVar[Shape] = Shape.BITS
     sampler_kind: ClassVar[str] = "unary"
     sampler_rule: ClassVar[str] = (
         "A one-hot vector of k bits; each bit independently reported as 1 with probability "

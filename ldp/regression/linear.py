@@ -1,6 +1,7 @@
 """Linear regression of a numeric question's mean on covariates, from unbiased per-report values.
 
-Each numeric report has an unbiased per-report value v_i, E[v_i | x_i] = E[true value | x_i]:
+Each numeric report has an unbiased per-report value v_i, E[v_i | x_i] = E[true value | x_i], each mechanism's
+own (`GridMechanism.report_values`):
 * 1-bit mean: v = lo + (hi - lo) (y - q) / (p - q), y the reported bit;
 * discrete Laplace: the report itself in units, v = lo + step r (its noise has mean 0).
 So ordinary least squares of v on x (with an intercept) is unbiased for b in E[value | x] = x'b. The
@@ -31,9 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..mechanisms.base import Mechanism
-from ..mechanisms.direct_number import DirectNumber
-from ..mechanisms.dlaplace import DiscreteLaplace
-from ..mechanisms.onebit import OneBitMean
+from ..mechanisms.grid import GridMechanism
 from ..stats.intervals import check_confidence, regularized_beta, t_value
 from ..stats.row_counts import row_counts, same_counts
 from ..weighting.raking import Raked
@@ -64,23 +63,16 @@ class LinearFit:
 
 
 def per_report_values(mechanism: Mechanism, reports: npt.ArrayLike) -> FloatArray:
-    """Unbiased per-report values in the question's units, from reports as sent (the bit; the integer r; a direct
-    number's grid index, its answer).
+    """`GridMechanism.report_values`: unbiased per-report values in units, from reports as sent; ValueError for
+    a question that is not numeric.
 
+    >>> from ldp import OneBitMean
     >>> per_report_values(OneBitMean(1.0, "0", "10", "1"), [0, 1]).round(4).tolist()
     [-5.8198, 15.8198]
-    >>> per_report_values(DiscreteLaplace(1.0, "0", "10", "2"), [-1, 3]).tolist()
-    [-2.0, 6.0]
     """
-    r = np.asarray(reports, dtype=float)
-    if isinstance(mechanism, OneBitMean):
-        if not np.isin(r, (0.0, 1.0)).all():
-            raise ValueError("1-bit mean reports are 0 or 1")
-        gap = mechanism.p - mechanism.q_other
-        return np.asarray(float(mechanism.lo) + mechanism.width * (r - mechanism.q_other) / gap, dtype=float)
-    if isinstance(mechanism, (DiscreteLaplace, DirectNumber)):  # the grid index, with noise or as given
-        return np.asarray(float(mechanism.lo) + float(mechanism.step) * r, dtype=float)
-    raise ValueError("per-report values are for numeric questions (onebit, dlaplace, direct_number)")
+    if not isinstance(mechanism, GridMechanism):
+        raise ValueError("per-report values are for numeric questions (onebit, dlaplace, direct_number)")
+    return mechanism.report_values(reports)
 
 
 def fit(values: npt.ArrayLike, x: npt.ArrayLike, *, terms: Sequence[str] | None = None,

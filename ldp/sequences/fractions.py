@@ -37,12 +37,11 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from ..mechanisms.base import Mechanism
 from ..stats.estimates import Estimate
 from ..stats.intervals import check_confidence
 
@@ -195,13 +194,36 @@ def _illinois(excess: Callable[[FloatArray], FloatArray], inner: FloatArray, out
     return np.where(inside, edge, outer)
 
 
-def streams(mechanism: Mechanism) -> int:
+class Channel(Protocol):
+    """What a sequence reads of a mechanism (every `ldp.Mechanism` is one): this package sits below the mechanisms,
+    whose mean sequences are built here."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def k(self) -> int: ...
+
+    @property
+    def encoding(self) -> str: ...
+
+    @property
+    def estimates_mean(self) -> bool: ...
+
+    @property
+    def p(self) -> float: ...
+
+    @property
+    def q_other(self) -> float: ...
+
+
+def streams(mechanism: Channel) -> int:
     """How many binary streams share alpha: 1 for a two-option index channel (one stream and its mirror),
     else k (one per option or bit)."""
     return 1 if mechanism.encoding == "index" and mechanism.k == 2 else mechanism.k
 
 
-def fraction_sequence(mechanism: Mechanism, n: npt.ArrayLike, counts: npt.ArrayLike, *, confidence: float = 0.95,
+def fraction_sequence(mechanism: Channel, n: npt.ArrayLike, counts: npt.ArrayLike, *, confidence: float = 0.95,
                       planned: int | None = None) -> Sequence:
     """Per-option fractions at each look from cumulative report counts: n (looks,) and counts (looks, k)
     (the reports of option j, or the 1-bits of bit j, among the first n[i]). All k intervals hold together
@@ -214,7 +236,7 @@ def fraction_sequence(mechanism: Mechanism, n: npt.ArrayLike, counts: npt.ArrayL
                     planned=planned, construction=CONSTRUCTION)
 
 
-def _debiased_ends(mechanism: Mechanism, n: npt.ArrayLike, counts: npt.ArrayLike, confidence: float,
+def _debiased_ends(mechanism: Channel, n: npt.ArrayLike, counts: npt.ArrayLike, confidence: float,
                    planned: int | None) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int, FloatArray,
                                                  FloatArray]:
     """(looks, counts, planning size, and the intervals' ends mapped through the debiasing, not clipped)."""
@@ -235,7 +257,7 @@ def _debiased_ends(mechanism: Mechanism, n: npt.ArrayLike, counts: npt.ArrayLike
     return looks, tally, planned, (low - q) / gap, (high - q) / gap
 
 
-def at_last_look(mechanism: Mechanism, estimate: Estimate, confidence: float, planned: int) -> Estimate:
+def at_last_look(mechanism: Channel, estimate: Estimate, confidence: float, planned: int) -> Estimate:
     """`estimate` (a fixed-n one: the same unbiased estimates and standard errors) with the sequence's intervals
     at its n, unclipped ends included, as `fraction_sequence` gives them at that look. With no reports the
     interval is everything, as the fixed-n one."""
@@ -254,7 +276,7 @@ def _floats(values: FloatArray) -> tuple[float, ...]:
     return tuple(float(v) for v in values)
 
 
-def anytime_respondents_needed(mechanism: Mechanism, margin: float, confidence: float = 0.95,
+def anytime_respondents_needed(mechanism: Channel, margin: float, confidence: float = 0.95,
                                expected: float | None = None) -> int:
     """Smallest n whose confidence sequence, planned for n, has half-width at most `margin` at n (worst case
     lambda = 1/2 unless `expected`): the interval then holds at every look, not only at n. Found by bisection
@@ -266,9 +288,7 @@ def anytime_respondents_needed(mechanism: Mechanism, margin: float, confidence: 
     >>> respondents_needed(qrr, 0.05), anytime_respondents_needed(qrr, 0.05)
     (1537, 3682)
     """
-    from ..mechanisms.grid import GridMechanism  # the grid imports estimates; keep this module's imports light
-
-    if isinstance(mechanism, GridMechanism):
+    if mechanism.estimates_mean:
         raise ValueError(f"{mechanism.name} estimates a mean: plan it with mean_respondents_needed")
     if not 0.0 < margin < 1.0:
         raise ValueError("margin must lie strictly between 0 and 1")

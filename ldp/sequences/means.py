@@ -24,23 +24,73 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from decimal import Decimal
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from ..mechanisms.base import Mechanism
-from ..mechanisms.dlaplace import DiscreteLaplace
-from ..mechanisms.onebit import OneBitMean
 from ..stats.estimates import MeanEstimate
 from ..stats.intervals import check_confidence
-from .fractions import FloatArray, Sequence, boundary, fraction_sequence
+from .fractions import Channel, FloatArray, Sequence, boundary, fraction_sequence
 
 LAPLACE_CONSTRUCTION = "discrete mixture of Laplace-Hoeffding supermartingales (Waudby-Smith, Wu & Ramdas 2023)"
 _NODES = 16
 _CLAMP = math.log1p(2.0**-60)
 
 
-def onebit_sequence(mechanism: OneBitMean, n: npt.ArrayLike, ones: npt.ArrayLike, *, confidence: float = 0.95,
+class MeanChannel(Channel, Protocol):
+    """What the 1-bit mean's sequence reads of its mechanism (`ldp.mechanisms.onebit`)."""
+
+    @property
+    def lo(self) -> Decimal: ...
+
+    @property
+    def width(self) -> float: ...
+
+
+class Sequenced(Protocol):
+    """A mechanism that says whether its mean has a sequence, and gives it (every `ldp.Mechanism`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def has_mean_sequence(self) -> bool: ...
+
+    def mean_sequence(self, n: npt.ArrayLike, sums: npt.ArrayLike, *, confidence: float = 0.95,
+                      planned: int | None = None) -> Sequence: ...
+
+
+class LaplaceNoise(Protocol):
+    """What the Laplace-Hoeffding sequence reads of a discrete Laplace mechanism (`ldp.mechanisms.dlaplace`)."""
+
+    @property
+    def lo(self) -> Decimal: ...
+
+    @property
+    def step(self) -> Decimal: ...
+
+    @property
+    def steps(self) -> int: ...
+
+    @property
+    def scale_num(self) -> int: ...
+
+    @property
+    def scale_den(self) -> int: ...
+
+    @property
+    def bound(self) -> int: ...
+
+    @property
+    def ratio(self) -> float: ...
+
+    @property
+    def noise_variance(self) -> float: ...
+
+
+def onebit_sequence(mechanism: MeanChannel, n: npt.ArrayLike, ones: npt.ArrayLike, *, confidence: float = 0.95,
                     planned: int | None = None) -> Sequence:
     """The mean in units at each look, from the cumulative count of reports equal to 1 among the first n."""
     looks = np.asarray(n, dtype=np.int64).reshape(-1)
@@ -53,9 +103,10 @@ def onebit_sequence(mechanism: OneBitMean, n: npt.ArrayLike, ones: npt.ArrayLike
                     confidence=confidence, planned=fractions.planned, construction=fractions.construction)
 
 
-def mixture(mechanism: DiscreteLaplace, planned: int, alpha: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+def mixture(mechanism: LaplaceNoise, planned: int, alpha: float) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(eta_j, ln w_j, psi(eta_j)): the mixture's points, log weights and cumulant bounds (module docstring).
 
+    >>> from ldp import DiscreteLaplace
     >>> eta, log_w, psi = mixture(DiscreteLaplace(1.0, "0", "10", "1"), 1000, 0.05)
     >>> eta.size, round(float(np.exp(log_w).sum()), 12), bool((psi > 0).all())
     (32, 1.0, True)
@@ -72,7 +123,7 @@ def mixture(mechanism: DiscreteLaplace, planned: int, alpha: float) -> tuple[Flo
     return eta, log_w, eta**2 * steps**2 / 8.0 + noise + _CLAMP
 
 
-def laplace_sequence(mechanism: DiscreteLaplace, n: npt.ArrayLike, totals: npt.ArrayLike, *,
+def laplace_sequence(mechanism: LaplaceNoise, n: npt.ArrayLike, totals: npt.ArrayLike, *,
                      confidence: float = 0.95, planned: int | None = None) -> Sequence:
     """The mean in units at each look, from the cumulative sum of the reports r (as sent, in grid steps)
     among the first n; `planned` (default: the last look) is where the interval is narrowest."""
@@ -103,23 +154,19 @@ def laplace_sequence(mechanism: DiscreteLaplace, n: npt.ArrayLike, totals: npt.A
                     construction=LAPLACE_CONSTRUCTION)
 
 
-def has_sequence(mechanism: Mechanism) -> bool:
-    """Whether the mechanism's mean has a confidence sequence here (a direct number's t interval and an
-    ordinal mean score have none: their fixed-n intervals stay, and say so)."""
-    return isinstance(mechanism, (OneBitMean, DiscreteLaplace))
+def has_sequence(mechanism: Sequenced) -> bool:
+    """Whether the mechanism's mean has a confidence sequence (`Mechanism.has_mean_sequence`)."""
+    return mechanism.has_mean_sequence
 
 
-def mean_at_last_look(mechanism: Mechanism, estimate: MeanEstimate, report_sum: float, *, confidence: float,
+def mean_at_last_look(mechanism: Sequenced, estimate: MeanEstimate, report_sum: float, *, confidence: float,
                       planned: int) -> MeanEstimate:
     """`estimate` (the fixed-n one) with the sequence's interval at its n, from the sum of its n reports as sent
-    (1-bit mean: the count of 1s; discrete Laplace: the sum of r)."""
+    (`GridMechanism.report_sum`: the 1-bit mean's count of 1s, discrete Laplace's sum of r)."""
     n = estimate.n
     if n == 0:
         return estimate
-    if isinstance(mechanism, OneBitMean):
-        found = onebit_sequence(mechanism, [n], [int(report_sum)], confidence=confidence, planned=planned)
-    elif isinstance(mechanism, DiscreteLaplace):
-        found = laplace_sequence(mechanism, [n], [report_sum], confidence=confidence, planned=planned)
-    else:
+    if not mechanism.has_mean_sequence:
         raise ValueError(f"{mechanism.name} has no confidence sequence for its mean")
+    found = mechanism.mean_sequence([n], [report_sum], confidence=confidence, planned=planned)
     return dataclasses.replace(estimate, ci_low=float(found.ci_low[0, 0]), ci_high=float(found.ci_high[0, 0]))

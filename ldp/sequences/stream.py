@@ -8,14 +8,19 @@ Each look counts the first n reports; the default looks are after every report.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 import numpy.typing as npt
 
-from ..mechanisms.base import Mechanism
-from ..mechanisms.dlaplace import DiscreteLaplace
-from ..mechanisms.onebit import OneBitMean
-from .fractions import Sequence, fraction_sequence
-from .means import laplace_sequence, onebit_sequence
+from .fractions import Channel, Sequence, fraction_sequence
+from .means import Sequenced
+
+
+class Reports(Channel, Sequenced, Protocol):
+    """What a stream's sequence reads of its mechanism (every `ldp.Mechanism`)."""
+
+    def report_range(self) -> tuple[int, int]: ...
 
 
 def check_looks(looks: npt.ArrayLike | None, reports: int) -> npt.NDArray[np.int64]:
@@ -32,7 +37,7 @@ def check_looks(looks: npt.ArrayLike | None, reports: int) -> npt.NDArray[np.int
     return chosen
 
 
-def stream_sequence(mechanism: Mechanism, reports: npt.ArrayLike, *, looks: npt.ArrayLike | None = None,
+def stream_sequence(mechanism: Reports, reports: npt.ArrayLike, *, looks: npt.ArrayLike | None = None,
                     confidence: float = 0.95, planned: int | None = None) -> Sequence:
     """The confidence sequence of `mechanism`'s reports in the order given, at `looks` (default: every report).
     One entry per option (bits for unary encodings and multi-select), or one for a numeric question's mean.
@@ -48,25 +53,15 @@ def stream_sequence(mechanism: Mechanism, reports: npt.ArrayLike, *, looks: npt.
         data = data.reshape(-1, mechanism.k)
     elif data.ndim != 1:
         raise ValueError("reports must be a flat array of one report per respondent")
-    if data.size and (data.min() < _low(mechanism) or data.max() > _high(mechanism)):
-        raise ValueError(f"reports must lie in [{_low(mechanism)}, {_high(mechanism)}]")
+    low, high = mechanism.report_range()
+    if data.size and (data.min() < low or data.max() > high):
+        raise ValueError(f"reports must lie in [{low}, {high}]")
     at = check_looks(looks, data.shape[0]) - 1
-    if isinstance(mechanism, DiscreteLaplace):
-        return laplace_sequence(mechanism, at + 1, np.cumsum(data)[at], confidence=confidence, planned=planned)
-    if isinstance(mechanism, OneBitMean):
-        return onebit_sequence(mechanism, at + 1, np.cumsum(data)[at], confidence=confidence, planned=planned)
+    if mechanism.has_mean_sequence:
+        return mechanism.mean_sequence(at + 1, np.cumsum(data)[at], confidence=confidence, planned=planned)
     if unary:
         counts = np.cumsum(data, axis=0)[at]
     else:
         counts = np.stack([np.cumsum(data == j)[at] for j in range(mechanism.k)], axis=1)
     return fraction_sequence(mechanism, at + 1, counts, confidence=confidence, planned=planned)
 
-
-def _low(mechanism: Mechanism) -> int:
-    return -mechanism.bound if isinstance(mechanism, DiscreteLaplace) else 0
-
-
-def _high(mechanism: Mechanism) -> int:
-    if isinstance(mechanism, DiscreteLaplace):
-        return mechanism.steps + mechanism.bound
-    return 1 if mechanism.encoding == "bits" else mechanism.k - 1

@@ -23,10 +23,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from secrets import randbelow
+from typing import assert_never
 
 import numpy as np
 import numpy.typing as npt
 from django.db import connection, transaction
+
+from ldp import Shape
 
 from . import pair_tallies, report_columns
 from .models import TALLY_SHARDS, CellKey, CellTally, CellWatch
@@ -39,9 +42,15 @@ def radix(question: PlannedQuestion) -> int | None:
     """How many stored values a key question can have (its cells along its axis): an index-coded answer of k options,
     k; a unary one, its 2^k bit patterns; None for a number, which keys no cell."""
     mechanism = question.mechanism
-    if mechanism.unary:
-        return 1 << mechanism.k
-    return mechanism.k if mechanism.one_of_k and not mechanism.estimates_mean else None
+    match mechanism.shape:
+        case Shape.BITS | Shape.TICKS:
+            return 1 << mechanism.k
+        case Shape.INDEX | Shape.DIRECT:
+            return mechanism.k
+        case Shape.MEAN_BIT | Shape.LAPLACE | Shape.NUMBER:
+            return None
+        case _:
+            assert_never(mechanism.shape)
 
 
 def can_key(keys: Sequence[PlannedQuestion]) -> bool:

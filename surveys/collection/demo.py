@@ -6,8 +6,6 @@ import math
 
 from django.db import transaction
 
-import ldp
-
 from . import builder
 from .builder import QuestionSpec
 from .demo_languages import CONSENT, TRANSLATIONS
@@ -22,10 +20,10 @@ TRUTH = {
 }
 DRUG_OPTIONS = ["Never", "Less than once a month", "Monthly", "Weekly or more"]
 QUESTIONS = [
-    QuestionSpec("Have you ever cheated on an exam?", ldp.QRandomizedResponse.name, q="0.5"),
-    QuestionSpec("In the past year, have you driven after drinking more than the legal limit?", ldp.BitFlip.name,
+    QuestionSpec("Have you ever cheated on an exam?", "qrr", q="0.5"),
+    QuestionSpec("In the past year, have you driven after drinking more than the legal limit?", "bitflip",
                  epsilon=math.log(3)),
-    QuestionSpec("How often do you use recreational drugs?", ldp.KaryRR.name, epsilon=1.0, options=DRUG_OPTIONS),
+    QuestionSpec("How often do you use recreational drugs?", "krr", epsilon=1.0, options=DRUG_OPTIONS),
 ]
 
 
@@ -55,15 +53,15 @@ SUBSTANCES = ["Tobacco", "Alcohol", "Cannabis", "Sleeping pills", "Prefer not to
 STRESS = ["Never", "Rarely", "Sometimes", "Often", "Always", "Prefer not to say"]
 AGE_EDGES = ["18", "25", "35", "50", "65"]
 TYPES_QUESTIONS = [
-    QuestionSpec("In the past month, which of these have you used? (at most two)", ldp.MultiSelect.name, epsilon=2.4,
+    QuestionSpec("In the past month, which of these have you used? (at most two)", "multiselect", epsilon=2.4,
                  kind="multi_select", options=SUBSTANCES, at_most=2),
-    QuestionSpec("How many hours a week do you spend online for leisure?", ldp.OneBitMean.name, epsilon=1.0,
+    QuestionSpec("How many hours a week do you spend online for leisure?", "onebit", epsilon=1.0,
                  kind="numeric", scale=("0", "80", "1")),
-    QuestionSpec("How many alcoholic drinks did you have last week?", ldp.DiscreteLaplace.name, epsilon=2.0,
+    QuestionSpec("How many alcoholic drinks did you have last week?", "dlaplace", epsilon=2.0,
                  kind="numeric", scale=("0", "30", "1")),
-    QuestionSpec("How old are you?", ldp.KaryRR.name, epsilon=2.0, kind="numeric", scale=("18", "90", "1"),
+    QuestionSpec("How old are you?", "krr", epsilon=2.0, kind="numeric", scale=("18", "90", "1"),
                  options=["18 to 24", "25 to 34", "35 to 49", "50 to 64", "65 to 90"], edges=AGE_EDGES),
-    QuestionSpec("How often do you feel stressed at work?", ldp.KaryRR.name, epsilon=2.0, kind="ordinal",
+    QuestionSpec("How often do you feel stressed at work?", "krr", epsilon=2.0, kind="ordinal",
                  options=STRESS, scores=["1", "2", "3", "4", "5", None]),
 ]
 

@@ -31,6 +31,8 @@ import ldp.planning.sizes
 from ldp.mechanisms import exact_q
 from ldp.planning.rounding import Loss, loss_of
 
+from .kinds import mechanism_names
+
 MARGIN = 0.05  # the planner's margin: ±5 points at 95% confidence
 CONFIDENCE = 0.95
 # Guidance, not a rule: the per-question epsilon up to which privacy reads as strong, then moderate.
@@ -50,8 +52,8 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
 
     A direct question (not randomized) has no epsilon, odds, best guess or strength (all None:
     JSON null, never Infinity) and is outside the survey's budget. A remembered question: `remembered`."""
-    if isinstance(mechanism, ldp.mechanisms.remembered.Composed):
-        return remembered(mechanism)
+    if (layers := ldp.mechanisms.remembered.layers_of(mechanism)) is not None:
+        return remembered(mechanism, layers)
     if not mechanism.randomized:
         figures: dict[str, Any] = {
             "mechanism": mechanism.name, "k": mechanism.k, "randomized": False, "epsilon": None,
@@ -87,19 +89,19 @@ def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any
     return figures
 
 
-def remembered(mechanism: ldp.mechanisms.remembered.Composed) -> dict[str, Any]:
+def remembered(mechanism: ldp.Mechanism, layers: ldp.mechanisms.remembered.Remembered) -> dict[str, Any]:
     """A question that remembers its randomization across waves: its instantaneous layer's figures (what the browser
     draws each wave and the budget counts), but the respondents of its reports as every reader debiases them, through
     both layers composed (the estimates and the dashboard plan with the same), and both layers' losses beside."""
-    figures = of(mechanism.instant)
+    figures = of(layers.instant)
     figures["respondents"] = ldp.respondents_needed(mechanism, MARGIN)
-    figures["wave_epsilon"] = mechanism.layers.wave_epsilon
-    figures["permanent_epsilon"] = mechanism.permanent.effective_epsilon
+    figures["wave_epsilon"] = layers.wave_epsilon
+    figures["permanent_epsilon"] = layers.permanent.effective_epsilon
     figures["summary"] = summary(figures) + _(
         "; remembered across waves through a permanent layer of ε = {permanent}: the respondents are for reports "
         "read through both layers, and one wave costs at most ε = {wave}").format(
-        permanent=str(loss_of(mechanism.permanent.sampler()).epsilon_up(4)),
-        wave=f"{math.ceil(mechanism.layers.wave_epsilon * 10000) / 10000:.4f}")
+        permanent=str(loss_of(layers.permanent.sampler()).epsilon_up(4)),
+        wave=f"{math.ceil(layers.wave_epsilon * 10000) / 10000:.4f}")
     return figures
 
 
@@ -179,12 +181,12 @@ def lowest_variance(mechanism: ldp.Mechanism, fitting: tuple[str, ...]) -> dict[
 def _compared(cls: type[ldp.Mechanism]) -> bool:
     """A channel for one of k options configured by epsilon and k (k-RR, SUE, OUE): the ones `lowest_variance`
     compares (not yes/no's, which have k = 2, nor a direct question's)."""
-    return cls.one_of_k and cls.randomized and not cls.yes_no
+    return cls.shape in (ldp.Shape.INDEX, ldp.Shape.BITS) and not cls.yes_no
 
 
 def particular(mechanism: ldp.Mechanism, margin: float) -> dict[str, Any]:
     """The figures particular to `mechanism` (none for the others); `margin` as a fraction of the range."""
-    if isinstance(mechanism, ldp.MultiSelect):
+    if mechanism.shape is ldp.Shape.TICKS:
         per_bit = per_bit_epsilon(mechanism)
         return {"per_bit_epsilon": per_bit, "differing_bits": round(mechanism.effective_epsilon / per_bit),
                 "at_most": mechanism.to_dict()["at_most"]}
@@ -202,15 +204,13 @@ def advice(figures: dict[str, Any]) -> str:
     best = figures.get("lowest_variance_mechanism")
     if best is None:
         return ""
-    names = {ldp.KaryRR: _("k-ary randomized response"), ldp.SymmetricUnary: _("the symmetric unary encoding"),
-             ldp.OptimizedUnary: _("the optimized unary encoding")}
     channel = ldp.MECHANISMS[best]
     if figures["variance_ratio"] <= 1:
         return _(". Lowest variance at this ε and number of options: this mechanism")
     why = (_("with few options, reporting the answer itself keeps the most of it") if channel.encoding == "index" else
            _("with many options, one bit per option keeps more of each answer than reporting one option"))
     return _(". Lower variance at this ε and number of options: {best}, {ratio} times less ({why})").format(
-        best=names[channel], ratio=f"{figures['variance_ratio']:.2f}", why=why)
+        best=mechanism_names.prose(best), ratio=f"{figures['variance_ratio']:.2f}", why=why)
 
 
 def particular_summary(figures: dict[str, Any]) -> str:
@@ -221,9 +221,8 @@ def particular_summary(figures: dict[str, Any]) -> str:
                                                        d=figures["differing_bits"])
     if "variances" in figures:
         v = figures["variances"]
-        onebit, dlaplace = v[ldp.OneBitMean.name], v[ldp.DiscreteLaplace.name]
-        lower = {ldp.OneBitMean.name: _("the 1-bit mean"),
-                 ldp.DiscreteLaplace.name: _("discrete Laplace")}[figures["lower_variance"]]
+        onebit, dlaplace = (v[name] for name in ldp.means.numeric.COMPARED)
+        lower = mechanism_names.prose(figures["lower_variance"])
         # xgettext:no-python-format  (a str.format string: its "%" is a percent sign)
         return _("; {respondents} respondents for ±{margin} (5% of the range) on the mean at 95%; variance of one "
                  "report: 1-bit mean {onebit}, discrete Laplace {dlaplace}: {lower} is lower at this ε and "

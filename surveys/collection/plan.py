@@ -192,7 +192,7 @@ def _planned(pk: int, fields: tuple, options: list[tuple[str, Decimal | None, De
         mechanism = kind.build(name, q, epsilon, len(options), scale=scale, at_most=at_most)
         if permanent_q is not None or permanent_epsilon is not None:  # each report is read through both layers
             permanent = kind.build(name, permanent_q, permanent_epsilon, len(options), scale=scale, at_most=at_most)
-            mechanism = remembered.Composed(remembered.Remembered(permanent=permanent, instant=mechanism))
+            mechanism = remembered.composed(remembered.Remembered(permanent=permanent, instant=mechanism))
     except (ValueError, TypeError) as error:
         raise Unavailable(f"question {order}: {error}") from None
     labels = tuple(label for label, *_ in options) if kind.has_options(name) else ()

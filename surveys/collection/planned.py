@@ -66,7 +66,7 @@ class PlannedQuestion:
 
     @property
     def given_number(self) -> bool:  # a number sent as given: exported as its value lo + step i, not its index i
-        return self.mean and not self.randomized
+        return self.mechanism.shape is ldp.Shape.NUMBER
 
     @property
     def histogram(self) -> bool:
@@ -81,7 +81,7 @@ class PlannedQuestion:
     @cached_property
     def relating(self) -> ldp.Mechanism:
         """The channel a cross-tab reads its cells with: its mechanism, or a direct number's bins as given (`cell`)."""
-        return ldp.Direct(len(self.edges)) if self.mean and self.edges else self.mechanism
+        return ldp.make("direct", k=len(self.edges)) if self.mean and self.edges else self.mechanism
 
     def cell(self, value: int) -> int:
         """The option a stored index-coded value counts for: itself, or a direct number's bin."""

@@ -22,11 +22,13 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 from django.db import connection, transaction
 from django.db.models import Count, F, Sum
+
+from ldp import Shape
 
 from . import answer_rows, cell_tallies, pair_tallies, plan
 from .models import TALLY_N_SLOT, TALLY_SHARDS, Report, Survey, Tally
@@ -44,7 +46,13 @@ class CountError(plan.Unavailable):
 def width(question: PlannedQuestion) -> int:
     """How many per-option counters a question has: k, or none for integer reports (discrete Laplace,
     whose k is the size of its grid; its estimate reads the histogram of stored values instead)."""
-    return 0 if question.mechanism.encoding == "integer" else question.mechanism.k
+    match question.mechanism.shape:
+        case Shape.LAPLACE | Shape.NUMBER:
+            return 0
+        case Shape.INDEX | Shape.DIRECT | Shape.BITS | Shape.TICKS | Shape.MEAN_BIT:
+            return question.mechanism.k
+        case _:
+            assert_never(question.mechanism.shape)
 
 
 # --- creating rows ---------------------------------------------------------------------

@@ -55,7 +55,7 @@ def _remembered(question: Question, instant: ldp.Mechanism) -> Way | None:
                                 scale=question.scale(), at_most=question.at_most)
     layers = ldp.mechanisms.remembered.Remembered(permanent=permanent, instant=instant)
     return Way(_up(layers.wave_epsilon), loss_of(permanent.sampler()).epsilon_up(3),
-               ldp.respondents_needed(ldp.mechanisms.remembered.Composed(layers), figures.MARGIN))
+               ldp.respondents_needed(ldp.mechanisms.remembered.composed(layers), figures.MARGIN))
 
 
 def of(survey: Survey) -> list[Cost]:

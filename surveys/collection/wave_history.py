@@ -24,9 +24,9 @@ def questions_of(survey_plan: plan.SurveyPlan, lineages: dict[int, str]) -> list
     found: list[dict[str, Any]] = []
     for question in survey_plan:
         mechanism = question.mechanism
-        if isinstance(mechanism, ldp.mechanisms.remembered.Composed):
-            found.append({"lineage": lineages[question.id], "sampler": mechanism.instant.sampler(),
-                          "permanent": mechanism.permanent.sampler()})
+        if (layers := ldp.mechanisms.remembered.layers_of(mechanism)) is not None:
+            found.append({"lineage": lineages[question.id], "sampler": layers.instant.sampler(),
+                          "permanent": layers.permanent.sampler()})
         else:
             found.append({"lineage": lineages[question.id], "sampler": mechanism.sampler(), "permanent": None})
     return found

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from ldp.mechanisms import exact_q
+from ldp.mechanisms.base import Shape
 from ldp.mechanisms.registry import by_sampler
 from ldp.planning.rounding import loss_of
 
@@ -121,10 +122,17 @@ def forced(mechanism: dict[str, Any]) -> Forced | None:
 
 def extra_words(sampler: dict[str, Any]) -> str | None:
     """Which words of its own a report's receipt needs, from what its mechanism is (None: the common ones)."""
-    cls = by_sampler(sampler)
-    if cls.keeps_bits:
-        return "boxes" if cls.encoding == "bits" else "bit"
-    return "noise" if cls.encoding == "integer" else None
+    match by_sampler(sampler).shape:
+        case Shape.TICKS:
+            return "boxes"
+        case Shape.MEAN_BIT:
+            return "bit"
+        case Shape.LAPLACE:
+            return "noise"
+        case Shape.INDEX | Shape.DIRECT | Shape.BITS | Shape.NUMBER:
+            return None
+        case _:
+            assert_never(by_sampler(sampler).shape)
 
 
 def of(mechanism: dict[str, Any]) -> QuestionWording:

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
+from ldp import Shape
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
 from . import direct_columns
@@ -68,7 +69,7 @@ class Column:
     def labels_a_bit(self) -> bool:
         """A mean's report that is one bit (the 1-bit mean's): its values are labelled by the end they lean to."""
         mechanism = None if self.question is None else self.question.mechanism
-        return mechanism is not None and mechanism.estimates_mean and mechanism.encoding == "index"
+        return mechanism is not None and mechanism.shape is Shape.MEAN_BIT
 
     @property
     def value_labels(self) -> dict[int, str]:
@@ -76,7 +77,7 @@ class Column:
             return {}
         if self.option is not None:
             return dict(BIT_LABELS)
-        if self.question.mean and not self.question.mechanism.randomized:  # a direct number: plain numbers
+        if self.question.given_number:  # a direct number: plain numbers
             return {}
         if self.labels_a_bit:
             scale = self.question.mechanism.describe()
@@ -86,7 +87,7 @@ class Column:
     @property
     def scale_note(self) -> str:
         """How a discrete Laplace report maps to the question's units, e.g. "value = -5 + 0.5 r"."""
-        if self.question is None or self.question.mechanism.encoding != "integer":
+        if self.question is None or self.question.mechanism.shape not in (Shape.LAPLACE, Shape.NUMBER):
             return ""
         d = self.question.mechanism.describe()
         if self.question.given_number and self.question.band:  # the file holds its band's lower end
@@ -101,24 +102,30 @@ class Column:
         question = self.question
         if question is None:
             return ""
-        mechanism, d = question.mechanism, question.mechanism.describe()
-        if mechanism.unary and not mechanism.one_of_k:  # one box per option, any number ticked
-            return (f"Multi-select: bit j is 1 if the report ticks option j (at most {d['parameters']['at_most']} "
-                    "ticked in a true answer)" if d["parameters"].get("at_most") else
-                    "Multi-select: bit j is 1 if the report ticks option j")
-        if self.labels_a_bit:
-            return (f"1-bit mean on {d['lo']} to {d['hi']} by {d['step']}: 1 leans toward hi = {d['hi']}, "
-                    f"0 toward lo = {d['lo']}")
-        if mechanism.encoding == "integer" and not mechanism.randomized:
-            bins = "; ".join(f"{edge} ({label})" for edge, label in zip(question.edges, question.options, strict=True))
-            return (f"Direct number on {d['lo']} to {d['hi']} by {d['step']}: the report i is the grid index as "
-                    f"given, the value {d['lo']} + {d['step']} i; i from 0 to {d['steps']}"
-                    + (f". In this file in bands of {_width(question)}: the lower end of its band"
-                       if question.band else "") + (f". Break-down bins by lower edge: {bins}" if bins else ""))
-        if mechanism.encoding == "integer":
-            return (f"Discrete Laplace on {d['lo']} to {d['hi']} by {d['step']}: the report r is the grid index "
-                    f"plus noise, the value {d['lo']} + {d['step']} r; r from {-d['bound']} to "
-                    f"{d['steps'] + d['bound']} (it may fall outside the range)")
+        d = question.mechanism.describe()
+        match question.mechanism.shape:
+            case Shape.TICKS:  # one box per option, any number ticked
+                return (f"Multi-select: bit j is 1 if the report ticks option j (at most {d['parameters']['at_most']} "
+                        "ticked in a true answer)" if d["parameters"].get("at_most") else
+                        "Multi-select: bit j is 1 if the report ticks option j")
+            case Shape.MEAN_BIT:
+                return (f"1-bit mean on {d['lo']} to {d['hi']} by {d['step']}: 1 leans toward hi = {d['hi']}, "
+                        f"0 toward lo = {d['lo']}")
+            case Shape.NUMBER:
+                bins = "; ".join(f"{edge} ({label})"
+                                 for edge, label in zip(question.edges, question.options, strict=True))
+                return (f"Direct number on {d['lo']} to {d['hi']} by {d['step']}: the report i is the grid index as "
+                        f"given, the value {d['lo']} + {d['step']} i; i from 0 to {d['steps']}"
+                        + (f". In this file in bands of {_width(question)}: the lower end of its band"
+                           if question.band else "") + (f". Break-down bins by lower edge: {bins}" if bins else ""))
+            case Shape.LAPLACE:
+                return (f"Discrete Laplace on {d['lo']} to {d['hi']} by {d['step']}: the report r is the grid index "
+                        f"plus noise, the value {d['lo']} + {d['step']} r; r from {-d['bound']} to "
+                        f"{d['steps'] + d['bound']} (it may fall outside the range)")
+            case Shape.INDEX | Shape.DIRECT | Shape.BITS:
+                pass
+            case _:
+                assert_never(question.mechanism.shape)
         if question.edges:
             return "Bins by lower edge: " + "; ".join(f"{edge} ({label})"
                                                        for edge, label in zip(question.edges, question.options,

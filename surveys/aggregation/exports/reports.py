@@ -58,13 +58,13 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from decimal import Decimal
-from typing import Any
+from typing import Any, assert_never
 
 from django.db.models import Q
 from django.urls import reverse
 
 import ldp
-from ldp.mechanisms.remembered import Composed
+from ldp.mechanisms.remembered import layers_of
 from ldp.sequences import fractions as sequences
 from ldp.sequences import means as mean_sequences
 from surveys.collection import integrity, plan
@@ -138,7 +138,7 @@ def wave_of(survey: Survey, current: SurveyPlan | None = None) -> dict[str, Any]
         lineages = dict(Question.objects.filter(survey=survey).values_list("pk", "lineage"))
         found["answered_an_earlier_wave"] = Response.objects.filter(survey=survey, earlier_wave=True).count()
         found["questions"] = {q.key: {"lineage": str(lineages[q.id]), "compared": q.mechanism.one_of_k,
-                                      "remembered": isinstance(q.mechanism, Composed)} for q in current}
+                                      "remembered": layers_of(q.mechanism) is not None} for q in current}
     return found
 
 
@@ -177,19 +177,23 @@ OTHER_KINDS = {  # the question kinds whose reading goes beyond their mechanism'
 def report_words(question: PlannedQuestion) -> str:
     """How a report travels in JSON, in words."""
     mechanism = question.mechanism
-    if mechanism.unary:
-        return f"a list of {mechanism.k} bits, bit j for option j"
-    if question.given_number:
-        d = mechanism.describe()
-        return (f"the number as given (not randomized), from {d['lo']} to {d['hi']} by {d['step']}: the value "
-                f"lo + i * step of its grid index i from 0 to {mechanism.k - 1}, which the debiasing counts")
-    if mechanism.encoding == "integer":
-        d = mechanism.describe()
-        return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
-                f"(the value lo + r * step; stored as r + {d['bound']})")
-    if mechanism.estimates_mean:  # an index report of a mean: the 1-bit mean's bit
-        return "the bit 0 or 1 (1 leans toward hi)"
-    return f"an integer option index from 0 to {mechanism.k - 1}"
+    match mechanism.shape:
+        case ldp.Shape.BITS | ldp.Shape.TICKS:
+            return f"a list of {mechanism.k} bits, bit j for option j"
+        case ldp.Shape.NUMBER:
+            d = mechanism.describe()
+            return (f"the number as given (not randomized), from {d['lo']} to {d['hi']} by {d['step']}: the value "
+                    f"lo + i * step of its grid index i from 0 to {mechanism.k - 1}, which the debiasing counts")
+        case ldp.Shape.LAPLACE:
+            d = mechanism.describe()
+            return (f"an integer r from {-d['bound']} to {d['steps'] + d['bound']}: the grid index plus noise "
+                    f"(the value lo + r * step; stored as r + {d['bound']})")
+        case ldp.Shape.MEAN_BIT:
+            return "the bit 0 or 1 (1 leans toward hi)"
+        case ldp.Shape.INDEX | ldp.Shape.DIRECT:
+            return f"an integer option index from 0 to {mechanism.k - 1}"
+        case _:
+            assert_never(mechanism.shape)
 
 
 def _question_entry(question: PlannedQuestion) -> dict[str, Any]:

@@ -26,8 +26,7 @@ from django.core.cache import cache
 import ldp
 from ldp import disclosure
 from ldp.disclosure import fitted, remembered
-from ldp.mechanisms.multiselect import MultiSelect
-from ldp.mechanisms.remembered import Composed
+from ldp.mechanisms.remembered import layers_of
 from surveys.collection.plan import PlannedQuestion
 
 NUMERIC_N = 20_000  # the numerical bound's n at most: ~0.5 s each (10^6 would take a minute)
@@ -71,9 +70,9 @@ def prior(question: PlannedQuestion, shares: Sequence[float] | None) -> list[Fra
         size = disclosure.answers(mechanism)
     except ValueError:
         return None
-    if isinstance(mechanism, MultiSelect):
+    if mechanism.shape is ldp.Shape.TICKS:  # any subset of the options, at most `at_most` of them
         inclusion = [min(max(Fraction(s), Fraction(0)), Fraction(1)) for s in shares] if shares else None
-        return disclosure.subsets_prior(inclusion or [Fraction(1, 2)] * mechanism.k, mechanism.at_most)
+        return disclosure.subsets_prior(inclusion or [Fraction(1, 2)] * mechanism.k, mechanism.to_dict()["at_most"])
     if shares is None or len(shares) != size:
         return [Fraction(1, size)] * size
     kept = [max(Fraction(share), Fraction(0)) for share in shares]
@@ -90,7 +89,8 @@ def breach(question: PlannedQuestion, pi: Sequence[Fraction] | None) -> Breach |
     mechanism = question.mechanism
     try:
         found = disclosure.breach(mechanism, pi)
-        every = remembered.accuracy(mechanism.layers, pi, None) if isinstance(mechanism, Composed) else None
+        layers = layers_of(mechanism)
+        every = None if layers is None else remembered.accuracy(layers, pi, None)
     except ValueError:
         return None
     return Breach(found.attacker_accuracy, found.baseline_accuracy, None if every is None else float(every))

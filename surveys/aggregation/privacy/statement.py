@@ -21,7 +21,8 @@ from django.db.models import Q
 
 from ldp.planning.rounding import loss_of, total_loss
 from surveys.collection import figures, plan, retention
-from surveys.collection.models import Question, Survey
+from surveys.collection.kinds import mechanism_names
+from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion
 from surveys.history.models import ConfigurationChange
 
@@ -135,8 +136,8 @@ def _shares(result: results.QuestionResult) -> list[float] | None:
 
 
 def _row(question: PlannedQuestion, pi: Any, n: int, delta: float, given: direct_prior.Given | None) -> Row:
-    words = str(Question.MechanismName(question.mechanism.name).label) \
-        if question.mechanism.name in Question.MechanismName.values else question.mechanism.label
+    name = question.mechanism.name
+    words = mechanism_names.choice(name) if name in mechanism_names.NAMES else question.mechanism.label
     said = figures.of(question.mechanism)["summary"]
     if not question.randomized:
         return Row(question, words, said, None, None, None, None)

@@ -7,11 +7,13 @@ against what its mechanism declares (`randomized`, `one_of_k`, `estimates_mean`)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import assert_never
 
 import numpy as np
 import numpy.typing as npt
 from django.utils.translation import gettext as _
 
+from ldp import Shape
 from surveys import refusals
 from surveys.collection import plan
 from surveys.collection.plan import PlannedQuestion
@@ -84,22 +86,28 @@ def outcome(questions: dict[int, PlannedQuestion], query: ModelQuery) -> tuple[P
 
 
 def outcome_kind(question: PlannedQuestion) -> str | None:
-    mechanism = question.mechanism
-    if not mechanism.randomized:
-        return None
-    if mechanism.estimates_mean:
-        return LINEAR
-    return LOGISTIC if mechanism.one_of_k else None
+    match question.mechanism.shape:
+        case Shape.MEAN_BIT | Shape.LAPLACE:
+            return LINEAR
+        case Shape.INDEX | Shape.BITS:
+            return LOGISTIC
+        case Shape.DIRECT | Shape.NUMBER | Shape.TICKS:
+            return None
+        case _:
+            assert_never(question.mechanism.shape)
 
 
 def covariate_numeric(question: PlannedQuestion) -> bool | None:
     """True for a direct number, False for a direct choice, None for anything that cannot be a covariate."""
-    mechanism = question.mechanism
-    if mechanism.randomized:
-        return None
-    if mechanism.estimates_mean:
-        return True
-    return False if mechanism.one_of_k else None
+    match question.mechanism.shape:
+        case Shape.NUMBER:
+            return True
+        case Shape.DIRECT:
+            return False
+        case Shape.INDEX | Shape.BITS | Shape.TICKS | Shape.MEAN_BIT | Shape.LAPLACE:
+            return None
+        case _:
+            assert_never(question.mechanism.shape)
 
 
 def covariates(questions: dict[int, PlannedQuestion], query: ModelQuery,

@@ -23,7 +23,6 @@ from dataclasses import replace
 import numpy as np
 
 import ldp
-from ldp.mechanisms.dlaplace import DiscreteLaplace
 from ldp.sequences.fractions import anytime_respondents_needed, at_last_look, binary_sequence, streams
 from ldp.sequences.means import has_sequence as has_mean_sequence
 from ldp.sequences.means import mean_at_last_look
@@ -69,12 +68,7 @@ def mean(mechanism: ldp.Mechanism, estimate: ldp.MeanEstimate, counts: np.ndarra
          histogram: tuple[np.ndarray, np.ndarray] | None, confidence: float, planned: int) -> ldp.MeanEstimate:
     """A numeric mean's estimate with the sequence's interval at its n, from the sum of its reports as sent
     (1-bit mean: the count of 1s; discrete Laplace: the sum of r, stored as r + R)."""
-    if not isinstance(mechanism, DiscreteLaplace):
-        report_sum = float(counts[1])
-    elif histogram is None:  # no reports: the interval is the range, as the fixed-n one
-        return replace(estimate, confidence=confidence)
-    else:
-        values, tally = histogram
-        report_sum = float(tally @ (values - mechanism.bound))
+    values, tally = histogram if histogram is not None else (np.arange(len(counts)), counts)  # 1-bit mean: tallies
+    report_sum = mechanism.report_sum(values, tally)  # type: ignore[attr-defined]
     found = mean_at_last_look(mechanism, estimate, report_sum, confidence=confidence, planned=planned)
     return replace(found, confidence=confidence)  # the sequence's level, not the fixed-n one it started from

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
+from ldp import Shape
 from surveys.collection.plan import SurveyPlan
 
 from ..exports.column_labels import BIT_LABELS, Column, columns
@@ -143,11 +144,15 @@ def _r_mean_variance(question: Any) -> str:
 def _report_range(mechanism: Any, described: dict[str, Any], given: bool) -> str:
     if given:  # a number sent as given: its value, lo to hi (on its grid: the reader checks)
         return f"c({r_number(described['lo'])}, {r_number(described['hi'])})"
-    if mechanism.unary:
-        return "c(0L, 1L)"
-    if mechanism.encoding == "integer" and mechanism.randomized:  # a direct number: its grid indexes
-        return f"c({-described['bound']}L, {described['steps'] + described['bound']}L)"
-    return f"c(0L, {mechanism.k - 1}L)"
+    match mechanism.shape:
+        case Shape.BITS | Shape.TICKS:
+            return "c(0L, 1L)"
+        case Shape.LAPLACE:  # r, the grid index plus noise, within the clamp
+            return f"c({-described['bound']}L, {described['steps'] + described['bound']}L)"
+        case Shape.INDEX | Shape.DIRECT | Shape.MEAN_BIT | Shape.NUMBER:
+            return f"c(0L, {mechanism.k - 1}L)"
+        case _:
+            assert_never(mechanism.shape)
 
 
 def _r_fraction(exact: str | None) -> str:

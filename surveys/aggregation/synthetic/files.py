@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.mechanisms.multiselect import MultiSelect
+from ldp import Shape
 from surveys.collection.models import Survey
 from surveys.collection.plan import PlannedQuestion, SurveyPlan
 
@@ -28,7 +28,7 @@ FILE_LABEL = "Synthetic respondents, not respondents: {title}"
 
 def _variables(question: PlannedQuestion, drawn: Any) -> list[tuple[str, str, Any, dict[int, str] | None]]:
     """The question's variables: (name, label, values, value labels), from `ldp.synthetic`'s answers."""
-    if isinstance(question.mechanism, MultiSelect):
+    if question.mechanism.shape is Shape.TICKS:
         bits = np.asarray(drawn, dtype=np.int32).reshape(len(drawn), question.mechanism.k)
         return [(f"{question.key}_{j}", f"{question.text}: {label}", bits[:, j], {0: "not ticked", 1: "ticked"})
                 for j, label in enumerate(question.options)]

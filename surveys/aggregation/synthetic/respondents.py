@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ldp.mechanisms.multiselect import MultiSelect
+from ldp import Shape
 from ldp.synthetic import Stored, synthesize
 from ldp.synthetic.quality import Quality, quality
 from surveys.collection import report_columns
@@ -90,7 +90,7 @@ def _answers(question: PlannedQuestion, answered: npt.NDArray[Any]) -> npt.NDArr
 
 
 def _answer(question: PlannedQuestion, value: int) -> str:
-    if isinstance(question.mechanism, MultiSelect):  # a bitmask: bit j, option j ticked
+    if question.mechanism.shape is Shape.TICKS:  # a bitmask: bit j, option j ticked
         return TICKED.join(label for j, label in enumerate(question.options) if value >> j & 1)
     if question.mean:
         assert question.scale is not None

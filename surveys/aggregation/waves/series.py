@@ -175,7 +175,7 @@ def series_results(survey: Survey, user: Any, options: ResultOptions,
     current = plans[survey.wave]
     trends = [_trend(question, survey.wave, plans, counted, layers, waves, (first, second), options)
               for question in current if question.mechanism.one_of_k]
-    not_compared = [question for question in current if not (question.mechanism.one_of_k or question.mean)]
+    not_compared = [question for question in current if question.mechanism.shape is ldp.Shape.TICKS]
     lineages = {pk: lineage for pk, (lineage, _remembered) in layers.items()}
     mean_trends = wave_means.trends(current, plans, counted, lineages, waves, (first, second), options)
     return SeriesResults(survey, survey.series, waves, options.confidence, first, second, trends, not_compared,
@@ -186,7 +186,7 @@ def _weights(wave: Survey, planned: plan.SurveyPlan) -> weighting.Weights:
     """The wave's responses raked to its own margins; a refusal that names the wave when they cannot be."""
     try:
         return weighting.weights(wave, {q.id: q for q in planned},
-                                 [q.id for q in planned if q.mechanism.one_of_k or q.mean])
+                                 [q.id for q in planned if q.mechanism.shape is not ldp.Shape.TICKS])
     except BadParameter as refusal:  # no margins
         raise BadParameter(refusal.field, _("Wave %(wave)s: %(reason)s") % {"wave": wave.wave,
                                                                            "reason": refusal.reason}) from None

@@ -35,7 +35,7 @@ FIELD = "margins"
 
 def direct_names() -> list[str]:
     """The mechanisms that send an answer as given, as one of its options."""
-    return [name for name, mechanism in ldp.MECHANISMS.items() if not mechanism.randomized and mechanism.one_of_k]
+    return [name for name, mechanism in ldp.MECHANISMS.items() if mechanism.shape is ldp.Shape.DIRECT]
 
 
 def is_direct(question: Question) -> bool:

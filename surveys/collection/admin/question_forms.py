@@ -178,7 +178,7 @@ def margin_of(question: Question) -> Any:
 def sent_as_given(name: str) -> bool:
     """Whether the mechanism sends one option as given: the only answers a margin can weight by."""
     mechanism = ldp.MECHANISMS.get(name)
-    return mechanism is not None and not mechanism.randomized and mechanism.one_of_k
+    return mechanism is not None and mechanism.shape is ldp.Shape.DIRECT
 
 
 def switch_refused(question: Question, margin: Any) -> str:

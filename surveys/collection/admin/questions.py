@@ -35,7 +35,7 @@ def describe(question: Question) -> str:
     and the dashboard will read its reports."""
     try:  # a remembered question's reports are read through both layers: its figures are theirs
         layers = question.remembered() if question.survey_id is not None else None
-        mechanism = ldp.mechanisms.remembered.Composed(layers) if layers is not None else question.mechanism()
+        mechanism = ldp.mechanisms.remembered.composed(layers) if layers is not None else question.mechanism()
     except (ValueError, TypeError) as error:
         return str(error)
     return format_html("{}", figures.of(mechanism, kinds.kind_of(question).mechanisms)["summary"])

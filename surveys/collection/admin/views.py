@@ -69,10 +69,8 @@ class FiguresQuery(forms.Form):
         parameter = mechanism.parameter
         if parameter is not None and data[parameter] is None:
             return parameter, _("required for this mechanism")
-        used = {parameter, *(("lo", "hi", "step") if mechanism.estimates_mean else ()),
-                *(("at_most",) if kind.many else ())}
-        for other in ("q", "epsilon", "at_most", "lo", "hi", "step"):
-            if other not in used and data[other] is not None:
+        for other in ("q", "epsilon", "at_most", "lo", "hi", "step"):  # the fields it takes: its declared keys
+            if other not in mechanism.keys and data[other] is not None:
                 return other, _("not used by this mechanism")
         problem = _shape_problem(mechanism, kind, data)
         if problem:
@@ -93,7 +91,7 @@ class FiguresQuery(forms.Form):
         try:
             permanent = kind.build(data["mechanism"], data["permanent_q"], data["permanent_epsilon"], data["k"] or 2,
                                    scale=scale, at_most=data["at_most"])
-            return remembered.Composed(remembered.Remembered(permanent=permanent, instant=instant))
+            return remembered.composed(remembered.Remembered(permanent=permanent, instant=instant))
         except (ValueError, TypeError) as error:
             return field, str(error)
 

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 import ldp
 from ldp.mechanisms import exact_q
 from ldp.mechanisms.exact_q import QValue
+from ldp.mechanisms.fields import build
 
 from .. import scales
 from ..scales import Scale
@@ -106,20 +107,21 @@ class Kind:
                 raise ValueError("only single-choice questions can be asked directly (not randomized)")
             if q is not None or epsilon is not None:
                 raise ValueError("a direct question takes neither q nor epsilon: it is not randomized")
-            return ldp.make(name, k=k)
+            return build(name, k=k)
         if mechanism is None or not self.fits(name):
             raise ValueError(self.words)
         if mechanism.parameter == "q":
             if q is None:
                 raise ValueError(f"{mechanism.label} needs q")
-            return ldp.make(name, q=exact_q.typed(q))  # exactly as stored, or refused: never rounded
+            return build(name, q=exact_q.typed(q))  # exactly as stored, or refused: never rounded
         if epsilon is None:
             raise ValueError(f"{name} needs epsilon")
         if mechanism.estimates_mean:
             if scale is None:
                 raise ValueError("a numeric question needs lo, hi and step")
-            return ldp.make(name, epsilon=epsilon, lo=scale.lo, hi=scale.hi, step=scale.step)
-        return ldp.make(name, k=k, epsilon=epsilon, at_most=at_most if self.many else None)
+            return build(name, epsilon=epsilon, lo=scale.lo, hi=scale.hi, step=scale.step)
+        return build(name, k=k if "k" in mechanism.keys else None,  # a yes/no mechanism's two answers are fixed
+                     epsilon=epsilon, at_most=at_most if self.many else None)
 
     def mismatch(self, name: str) -> str | None:
         """The admin's error when `name` does not fit this kind, or None."""

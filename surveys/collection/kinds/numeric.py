@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy
 
 import ldp
 from ldp.mechanisms.exact_q import QValue
+from ldp.mechanisms.fields import build
 
 from .. import scales
 from ..scales import Scale
@@ -55,18 +56,18 @@ class Numeric(Kind):
 
     def relatable(self, mechanism: ldp.Mechanism) -> bool:
         """A randomized mean has no answers to count; a direct number relates in its bins."""
-        return not (mechanism.estimates_mean and mechanism.randomized)
+        return mechanism.shape not in (ldp.Shape.MEAN_BIT, ldp.Shape.LAPLACE)
 
     def build(self, name: str, q: QValue | None, epsilon: float | None, options: int, *,
               scale: Scale | None = None, at_most: int | None = None) -> ldp.Mechanism:
         mechanism = ldp.MECHANISMS.get(name)
-        if mechanism is None or mechanism.randomized or not mechanism.estimates_mean:
+        if mechanism is None or mechanism.shape is not ldp.Shape.NUMBER:
             return super().build(name, q, epsilon, options, scale=scale, at_most=at_most)
         if q is not None or epsilon is not None:  # a direct number: its grid only
             raise ValueError("a direct question takes neither q nor epsilon: it is not randomized")
         if scale is None:
             raise ValueError("a numeric question needs lo, hi and step")
-        return ldp.make(name, lo=scale.lo, hi=scale.hi, step=scale.step)
+        return build(name, lo=scale.lo, hi=scale.hi, step=scale.step)
 
     def no_options(self) -> str:
         return _("Leave the options empty for a numeric question asked for its mean (for bins, choose k-ary "

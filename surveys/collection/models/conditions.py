@@ -40,7 +40,8 @@ def configured_by(parameter: str | None, **rest: Any) -> models.Q:
 # of k),
 # by the parameter that sets it.
 REMEMBERED_BY = {parameter: [name for name, mechanism in ldp.MECHANISMS.items()
-                             if mechanism.one_of_k and mechanism.randomized and mechanism.parameter == parameter]
+                             if mechanism.shape in (ldp.Shape.INDEX, ldp.Shape.BITS)
+                             and mechanism.parameter == parameter]
                  for parameter in ("q", "epsilon")}
 
 

@@ -22,6 +22,7 @@ from ldp.mechanisms.remembered import Remembered
 
 from .. import kinds, relevance, scales, variable_names
 from ..kinds import KINDS, build_mechanism, yes_no
+from ..kinds.mechanism_names import NAMES  # the translated mechanism names, one table
 from . import remembering
 from .conditions import question_constraints
 from .exact_q import ExactQField
@@ -169,16 +170,16 @@ class Survey(models.Model):
 
 class Question(models.Model):
     class MechanismName(models.TextChoices):
-        QRR = "qrr", _("q-randomized response (yes/no)")
-        BITFLIP = "bitflip", _("Epsilon bit flip (yes/no)")
-        KRR = "krr", _("k-ary randomized response (single choice, ordinal levels, numeric bins)")
-        SUE = "sue", _("Symmetric unary encoding (single choice, ordinal levels)")
-        OUE = "oue", _("Optimized unary encoding (single choice, ordinal levels)")
-        DIRECT = "direct", _("Not randomized (direct)")
-        MULTISELECT = "multiselect", _("Multi-select bits (multi-select)")
-        ONEBIT = "onebit", _("1-bit mean (numeric: the mean)")
-        DLAPLACE = "dlaplace", _("Discrete Laplace (numeric: the mean)")
-        DIRECT_NUMBER = "direct_number", _("Not randomized (direct)")
+        QRR = "qrr", NAMES["qrr"].choice
+        BITFLIP = "bitflip", NAMES["bitflip"].choice
+        KRR = "krr", NAMES["krr"].choice
+        SUE = "sue", NAMES["sue"].choice
+        OUE = "oue", NAMES["oue"].choice
+        DIRECT = "direct", NAMES["direct"].choice
+        MULTISELECT = "multiselect", NAMES["multiselect"].choice
+        ONEBIT = "onebit", NAMES["onebit"].choice
+        DLAPLACE = "dlaplace", NAMES["dlaplace"].choice
+        DIRECT_NUMBER = "direct_number", NAMES["direct_number"].choice
 
     FROZEN_FIELDS = ("survey_id", "order", "text", "kind", "mechanism_name", "q", "epsilon", "lo", "hi", "step",
                      "at_most", "permanent_q", "permanent_epsilon", "lineage", "relevant")
