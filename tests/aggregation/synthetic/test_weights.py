@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from surveys.aggregation import synthetic
 from surveys.aggregation.models import PreparedExport
+from surveys.aggregation.synthetic import respondents as synthetic
 from surveys.collection import builder, plan
 from surveys.collection.builder import QuestionSpec
 from surveys.collection.models import Survey
