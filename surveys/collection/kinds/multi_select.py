@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy
 from .base import Kind
 
 
-class MultiSelect(Kind):
+class MultiSelectKind(Kind):
     name = "multi_select"
     label = gettext_lazy("Multi-select (check all that apply)")
     mechanisms = ("multiselect",)
@@ -31,4 +31,4 @@ class MultiSelect(Kind):
         return found + super().option_problems(question, options)
 
 
-KIND = MultiSelect()
+KIND = MultiSelectKind()

@@ -27,7 +27,7 @@ from ..scales import Scale
 from .base import Kind, Row
 
 
-class Numeric(Kind):
+class NumericKind(Kind):
     name = "numeric"
     label = gettext_lazy("Numeric (a number from lo to hi)")
     mechanisms = ("onebit", "dlaplace", "krr", "direct_number")
@@ -109,4 +109,4 @@ def _bin_line(scale: Scale | None, edges: list[Decimal], j: int, option: Any) ->
     return str(edge) if automatic else f"{edge}: {option.label}"
 
 
-KIND = Numeric()
+KIND = NumericKind()

@@ -15,7 +15,7 @@ from ..scales import Scale
 from .base import Kind, Row
 
 
-class Ordinal(Kind):
+class OrdinalKind(Kind):
     name = "ordinal"
     label = gettext_lazy("Ordinal (levels with scores)")
     mechanisms = ("krr", "sue", "oue")
@@ -46,4 +46,4 @@ class Ordinal(Kind):
         return found
 
 
-KIND = Ordinal()
+KIND = OrdinalKind()

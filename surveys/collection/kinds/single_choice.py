@@ -11,7 +11,7 @@ from .base import Kind
 from .yes_no import YES_NO_OR_SINGLE_CHOICE
 
 
-class SingleChoice(Kind):
+class SingleChoiceKind(Kind):
     name = "single_choice"
     label = gettext_lazy("Single choice")
     mechanisms = ("krr", "sue", "oue", "direct")
@@ -30,4 +30,4 @@ class SingleChoice(Kind):
         return _("A single-choice question needs at least two options before its survey can open.")
 
 
-KIND = SingleChoice()
+KIND = SingleChoiceKind()

@@ -12,7 +12,7 @@ YES_NO_OR_SINGLE_CHOICE = ("Yes/no questions use q-randomized response or the ep
                            "questions use k-ary randomized response, a unary encoding, or no randomization (direct).")
 
 
-class YesNo(Kind):
+class YesNoKind(Kind):
     name = "yes_no"
     label = gettext_lazy("Yes / no")
     mechanisms = ("qrr", "bitflip")
@@ -29,4 +29,4 @@ class YesNo(Kind):
         return _("Leave the options empty for a yes/no question: its answers are No and Yes.")
 
 
-KIND = YesNo()
+KIND = YesNoKind()
