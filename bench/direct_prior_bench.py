@@ -6,7 +6,7 @@ and 10^6 responses.
 
 The survey of bench/uniqueness_bench.py (one randomized question, an age in years 18..99, sex, region of 10: 1,640
 combinations of direct answers), filled the same way on a scratch database (removed afterwards); per size, the time
-of the one grouped read (`direct_prior.counted`) and of the whole figure (`direct_prior.of`: the read, the fit of
+of the one grouped read (`direct_prior.counted`) and of the whole figure (`direct_prior.fitted`: the read, the fit of
 every combination's prior, the exact sums).
 """
 
@@ -61,13 +61,13 @@ def main() -> None:
             counted = direct_prior.counted(survey, current.direct, questions)
             read = time.perf_counter() - start
             start = time.perf_counter()
-            found = direct_prior.of(survey, current)
+            found = direct_prior.computed(survey, current)
             whole = time.perf_counter() - start
             assert found is not None and counted is not None
             rows = sum(len(values) for cells in counted.values() for values in cells.values())
             figure = next(iter(found.breaches.values()))
             print(f"{connection.vendor} n={size:,}: the grouped read {read:.2f} s ({rows:,} rows), "
-                  f"direct_prior.of {whole:.2f} s; {found.combinations:,} combinations, accuracy "
+                  f"direct_prior.computed {whole:.2f} s; {found.combinations:,} combinations, accuracy "
                   f"{100 * figure.attacker:.1f}% (without the report {100 * figure.baseline:.1f}%)", flush=True)
     finally:
         scratch.remove(False)

@@ -4,7 +4,7 @@
     DATABASE_URL=postgres://... python bench/uniqueness_bench.py --sizes 1000000
 
 A survey of one randomized question and three direct ones (an age in years 18..99, sex, region of 10), on a
-scratch database (bench/scratch.py, removed afterwards); per size, the time of `uniqueness.of` (the
+scratch database (bench/scratch.py, removed afterwards); per size, the time of `uniqueness.counted` (the
 combination, each question alone, the age in three band widths, all from one grouped read) and of one count grouped
 in SQL (its path past MOST_GROUPS combinations).
 """
@@ -91,11 +91,11 @@ def main() -> None:
             fill(scratch, survey, size - have, rng)
             have = size
             start = time.perf_counter()
-            found = uniqueness.of(survey)
+            found = uniqueness.measured(survey)
             whole = time.perf_counter() - start
             assert found.combination is not None and found.combination.respondents == size
             combination = timed(lambda: uniqueness.count(survey, plan.of(survey).direct, listed=uniqueness.LISTED), 1)
-            print(f"{connection.vendor} n={size:,}: uniqueness.of {whole:.2f} s, the combination alone "
+            print(f"{connection.vendor} n={size:,}: uniqueness.measured {whole:.2f} s, the combination alone "
                   f"{combination:.2f} s; unique {found.combination.unique:,}, below k {found.combination.below_k:,}",
                   flush=True)
     finally:

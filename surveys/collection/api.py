@@ -73,7 +73,7 @@ def survey_detail(request: Request, slug: str) -> Response:
         raise Refusal("lang", _("this survey is not offered in that language"))
     language = languages.choose(survey, asked, request)
     with translation.override(language):
-        found = SurveyDefinitionSerializer(definition.of(survey, language)).data
+        found = SurveyDefinitionSerializer(definition.read(survey, language)).data
     return Response(found, headers={"Content-Language": language})
 
 

@@ -61,7 +61,7 @@ def exclusive_of(survey: Survey) -> dict[int, tuple[int, ...]]:
     return {pk: tuple(j for j, flag in enumerate(flags) if flag) for pk, flags in found.items() if any(flags)}
 
 
-def of(survey: Survey, language: str | None = None) -> Definition:
+def read(survey: Survey, language: str | None = None) -> Definition:
     """In `language` (one the survey offers; default: its own)."""
     return Definition(survey, plan.of(survey), languages.texts(survey, language or survey.language))
 

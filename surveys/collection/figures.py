@@ -46,7 +46,7 @@ def strength(epsilon: float) -> str:
     return "strong" if epsilon <= STRONG else "moderate" if epsilon <= MODERATE else "weak"
 
 
-def of(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any]:
+def describe(mechanism: ldp.Mechanism, fitting: tuple[str, ...] = ()) -> dict[str, Any]:
     """The figures of one mechanism: effective epsilon, q of q-RR with the same channel (yes/no
     only), the odds factor, the best guess from one report (%), respondents for ±5 points.
 
@@ -93,7 +93,7 @@ def remembered(mechanism: ldp.Mechanism, layers: ldp.mechanisms.remembered.Remem
     """A question that remembers its randomization across waves: its instantaneous layer's figures (what the browser
     draws each wave and the budget counts), but the respondents of its reports as every reader debiases them, through
     both layers composed (the estimates and the dashboard plan with the same), and both layers' losses beside."""
-    figures = of(layers.instant)
+    figures = describe(layers.instant)
     figures["respondents"] = ldp.respondents_needed(mechanism, MARGIN)
     figures["wave_epsilon"] = layers.wave_epsilon
     figures["permanent_epsilon"] = layers.permanent.effective_epsilon

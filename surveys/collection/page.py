@@ -150,14 +150,14 @@ def _name(code: str) -> str:
 def context(survey: Survey, preview: bool, language: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the template's context, the client's data without where to post) for the page of `survey`,
     its texts in `language` (one it offers; default: its own)."""
-    published = SurveyDefinitionSerializer(definition.of(survey, language)).data
+    published = SurveyDefinitionSerializer(definition.read(survey, language)).data
     # The page features whose modules the page loads (surveys.collection.integrity.FEATURES), and nothing of them
     # (modules, words, lineages) on the others' pages.
     features = [name for name, wanted in (("waves", published["series"] is not None),
                                           ("conditions", any(q["relevant"] for q in published["questions"])))
                 if wanted]
     lineages = wave_history.lineages_of([survey.pk]) if "waves" in features else {}
-    questions = [{**q, "wording": wording.of(q["mechanism"]), "template": kinds.named(q["kind"]).template,
+    questions = [{**q, "wording": wording.for_mechanism(q["mechanism"]), "template": kinds.named(q["kind"]).template,
                   "input_mode": input_mode(q["scale"]) if q["scale"] else None,
                   "remembered_figures": remembered_figures(q, published["series"])} for q in published["questions"]]
     client: dict[str, Any] = {  # all respond.js needs: where to post, and each question's exact sampler

@@ -58,7 +58,7 @@ def _remembered(question: Question, instant: ldp.Mechanism) -> Way | None:
                ldp.respondents_needed(ldp.mechanisms.remembered.composed(layers), figures.MARGIN))
 
 
-def of(survey: Survey) -> list[Cost]:
+def costs(survey: Survey) -> list[Cost]:
     """Each question's cost both ways, in order; a question whose layers cannot be built is left out (the survey
     cannot be opened until it is fixed)."""
     found = []

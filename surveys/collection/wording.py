@@ -135,7 +135,7 @@ def extra_words(sampler: dict[str, Any]) -> str | None:
             assert_never(by_sampler(sampler).shape)
 
 
-def of(mechanism: dict[str, Any]) -> QuestionWording:
+def for_mechanism(mechanism: dict[str, Any]) -> QuestionWording:
     """From a mechanism as `ldp.Mechanism.describe()` (and so the definition API) describes it."""
     sampler = mechanism["sampler"]
     if not by_sampler(sampler).randomized:  # sent as given

@@ -29,7 +29,7 @@ class Recording:
     def watch(self, survey_id: int | None) -> None:
         """Remember the survey as it is now (the first time it is watched)."""
         if survey_id is not None and survey_id not in self.before:
-            self.before[survey_id] = snapshot.of(survey_id)
+            self.before[survey_id] = snapshot.current(survey_id)
 
     def watch_new(self, survey_id: int | None) -> None:
         """A survey that did not exist before this change."""
@@ -39,7 +39,7 @@ class Recording:
     def record(self) -> list[ConfigurationChange]:
         made = []
         for survey_id, before in self.before.items():
-            after = snapshot.of(survey_id)
+            after = snapshot.current(survey_id)
             found = snapshot.changes(before, after)
             if found:
                 action = (ConfigurationChange.Action.CREATED if before is None

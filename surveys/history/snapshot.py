@@ -30,7 +30,7 @@ QUESTION_FIELDS = ("order", "text", "kind", "mechanism_name", "q", "epsilon")
 Snapshot = dict[str, Any]  # {"survey": {field: text}, "questions": {id: {field: text}}}
 
 
-def of(survey_id: int) -> Snapshot | None:
+def current(survey_id: int) -> Snapshot | None:
     """The survey's configuration now, or None if there is no such survey."""
     survey = Survey.objects.filter(pk=survey_id).prefetch_related(
         "researchers", "translations", "questions__translations", "questions__options__translations",

@@ -375,7 +375,7 @@ def test_the_access_field_says_plainly_that_the_questions_are_public(admin_clien
 def test_the_admin_figures_round_epsilon_odds_and_guess_up_never_to_nearest():
     from surveys.collection import figures
 
-    said = figures.of(ldp.BitFlip(1.1))  # epsilon 1.09999999997, e^eps 3.0042, guess 75.03%
+    said = figures.describe(ldp.BitFlip(1.1))  # epsilon 1.09999999997, e^eps 3.0042, guess 75.03%
     assert said["shown"] == {"epsilon": "1.1000", "odds": "3.01", "guess": "75.1"}
     assert "at most 3.01:1" in said["summary"] and "at most 75.1% of the time" in said["summary"]
 

@@ -21,7 +21,7 @@ EXPECTED = {  # fixture question order -> the ldp mechanism its fields describe,
 
 
 def survey_definition(survey) -> dict:
-    return SurveyDefinitionSerializer(definition.of(survey)).data
+    return SurveyDefinitionSerializer(definition.read(survey)).data
 
 
 def test_it_describes_the_survey_and_its_privacy_cost(survey):

@@ -45,7 +45,7 @@ def test_the_odds_of_epsilon_1_1_are_shown_as_3_01_not_3_00():
 
 
 def test_a_mechanism_is_worded_from_its_own_description():
-    said = wording.of(ldp.make("oue", k=4, epsilon=1.0).describe())
+    said = wording.for_mechanism(ldp.make("oue", k=4, epsilon=1.0).describe())
     assert said.unary and (said.true.n, said.true.m) == (1, 2) and (said.other.n, said.other.m) == (1, 4)
-    said = wording.of(ldp.QRandomizedResponse("0.5").describe())
+    said = wording.for_mechanism(ldp.QRandomizedResponse("0.5").describe())
     assert not said.unary and (said.true.n, said.true.m) == (3, 4) and said.odds == Decimal("3.00")

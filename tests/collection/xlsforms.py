@@ -81,7 +81,7 @@ def described(survey: Survey) -> dict[str, Any]:
     without the ids, slug and version that differ between two surveys), with what the definition leaves out."""
     found: dict[str, Any] = {}
     for language in languages.offered(survey):
-        data = dict(SurveyDefinitionSerializer(definition.of(survey, language)).data)
+        data = dict(SurveyDefinitionSerializer(definition.read(survey, language)).data)
         data.pop("slug")
         data.pop("version")  # a digest of the question ids too
         data["questions"] = [{key: value for key, value in q.items() if key != "id"} for q in data["questions"]]

@@ -119,7 +119,7 @@ def _steps(current: SurveyPlan, widths: list[str], survey: Survey) -> dict[int, 
         asked[numbers[key].id] = _width(text)
     missing = [q for q in numbers.values() if q.id not in asked]
     if missing:
-        tried = defaults(uniqueness.of(survey, current=current))
+        tried = defaults(uniqueness.measured(survey, current=current))
         for question in missing:
             if question.id not in tried:
                 raise params.BadParameter(BAND, _("give a width for %(key)s, such as %(key)s:10")

@@ -44,7 +44,7 @@ def covered(question: PlannedQuestion) -> bool:
     return question.randomized and not question.mean
 
 
-def of(survey: Survey, current: plan.SurveyPlan | None = None) -> Given | None:
+def computed(survey: Survey, current: plan.SurveyPlan | None = None) -> Given | None:
     """None without direct questions or covered questions, or past MOST_ROWS."""
     current = current or plan.of(survey)
     direct = tuple(current.direct)

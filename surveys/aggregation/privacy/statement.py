@@ -2,7 +2,8 @@
 what is collected and stored, what it costs each respondent, who sees the results, when the responses go, what a
 stolen database reveals (`disclosure`), what an open release costs, and what singles a respondent out
 (`uniqueness`). The figures are the ones the rest of the app shows, computed by the same functions: each question's
-epsilon as the admin's line (`figures.of`, rounded up to 4 decimals), its odds as the respondent's page (rounded up
+epsilon as the admin's line (`figures.describe`, rounded up to 4 decimals), its odds as the respondent's page (rounded
+up
 to 2), the total both ways.
 
 Pinned to a version: the plan's (`mechanism_version`, what every response and the codebook carry) and the last
@@ -97,7 +98,7 @@ class Statement:
         return tuple(row for row in self.rows if not row.question.randomized)
 
 
-def of(survey: Survey, chosen_delta: float | None = None,
+def generated(survey: Survey, chosen_delta: float | None = None,
        chosen: tuple[PlannedQuestion, ...] | None = None) -> Statement:
     """The statement; `chosen_delta` the open release's delta (default: min(1/n^1.1, 1e-6)), `chosen` the shuffled
     release's questions (default: every randomized one)."""
@@ -107,8 +108,8 @@ def of(survey: Survey, chosen_delta: float | None = None,
     priors = {q.id: disclosure.prior(q, shares.get(q.id)) for q in current if q.randomized}
     n = found.responses or survey.planned_size or 0
     delta = disclosure.delta(n) if chosen_delta is None else chosen_delta
-    given = direct_prior.of(survey, current) if found.responses else None
-    singled = uniqueness.of(survey, current=current)
+    given = direct_prior.computed(survey, current) if found.responses else None
+    singled = uniqueness.measured(survey, current=current)
     widths = direct_columns.defaults(singled)
     rows = tuple(_row(q, priors.get(q.id), n, delta, given) for q in current)
     randomized = [q for q in current if q.randomized]
@@ -138,7 +139,7 @@ def _shares(result: results.QuestionResult) -> list[float] | None:
 def _row(question: PlannedQuestion, pi: Any, n: int, delta: float, given: direct_prior.Given | None) -> Row:
     name = question.mechanism.name
     words = mechanism_names.choice(name) if name in mechanism_names.NAMES else question.mechanism.label
-    said = figures.of(question.mechanism)["summary"]
+    said = figures.describe(question.mechanism)["summary"]
     if not question.randomized:
         return Row(question, words, said, None, None, None, None)
     loss = loss_of(question.mechanism.sampler())

@@ -76,7 +76,7 @@ class Uniqueness:
         return self.combination is not None and self.combination.below_k > 0
 
 
-def of(survey: Survey, k: int = K, current: plan.SurveyPlan | None = None) -> Uniqueness:
+def measured(survey: Survey, k: int = K, current: plan.SurveyPlan | None = None) -> Uniqueness:
     current = current or plan.of(survey)
     direct = tuple(current.direct)
     if not direct:

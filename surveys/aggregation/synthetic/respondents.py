@@ -64,7 +64,7 @@ def synthetic_data(survey: Survey, current: SurveyPlan, rows: int | None = None,
     responses = len(stored[0]) if stored else 0
     rows = responses if rows is None else rows
     header = [q.key for q in questions]
-    weights = synthetic_weights.of(survey, current, stored)
+    weights = synthetic_weights.for_rows(survey, current, stored)
     if responses == 0 or rows == 0:
         return SyntheticData(header, [[] for _ in questions], rows if responses else 0, Quality([]),
                              [[] for _ in questions], weights.statement)

@@ -33,7 +33,7 @@ class Weights:
     statement: dict[str, Any] | None
 
 
-def of(survey: Survey, current: SurveyPlan, columns: list[report_columns.Column]) -> Weights:
+def for_rows(survey: Survey, current: SurveyPlan, columns: list[report_columns.Column]) -> Weights:
     """The weights of the responses whose stored reports are `columns` (one per question of `current`, aligned)."""
     with translation.override("en"):  # the codebook's words; the page says them again in its own language
         try:

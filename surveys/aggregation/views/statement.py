@@ -26,7 +26,7 @@ def statement_page(request: HttpRequest, slug: str) -> HttpResponse:
     # The shuffled release's questions, checked as the release checks them (a 400 naming `questions`).
     chosen = release.chosen(plan.of(survey), request.GET.getlist(release.PARAMETER)) \
         if release.PARAMETER in request.GET else None
-    found = statement.of(survey, delta(request.GET), chosen)
+    found = statement.generated(survey, delta(request.GET), chosen)
     return render(request, "aggregation/statement.html", {"survey": survey, "statement": found,
                                                           "generated": timezone.now()})
 

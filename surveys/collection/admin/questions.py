@@ -38,7 +38,7 @@ def describe(question: Question) -> str:
         mechanism = ldp.mechanisms.remembered.composed(layers) if layers is not None else question.mechanism()
     except (ValueError, TypeError) as error:
         return str(error)
-    return format_html("{}", figures.of(mechanism, kinds.kind_of(question).mechanisms)["summary"])
+    return format_html("{}", figures.describe(mechanism, kinds.kind_of(question).mechanisms)["summary"])
 
 
 FROZEN_FIELDS = ("position", "text", "kind", "settings", "privacy")

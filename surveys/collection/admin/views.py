@@ -133,7 +133,7 @@ def answered_in_json(model_admin: admin.ModelAdmin, view: AdminEndpoint) -> Call
 
 
 def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
-    """GET: the figures of one mechanism (surveys.collection.figures.of) or 400 {"error": {field, reason}}."""
+    """GET: the figures of one mechanism (surveys.collection.figures.describe) or 400 {"error": {field, reason}}."""
     if request.method != "GET":
         return JsonResponse(body("method_not_allowed", "request", _("GET only")), status=405,
                             headers={"Allow": "GET"})
@@ -141,7 +141,7 @@ def privacy_figures(model_admin: admin.ModelAdmin, request: HttpRequest) -> Http
     found = query.mechanism_or_error()
     if isinstance(found, tuple):
         return JsonResponse(body(refusals.INVALID, *found), status=400)
-    return JsonResponse(figures.of(found, _mechanisms_of(query.cleaned_data["kind"])))
+    return JsonResponse(figures.describe(found, _mechanisms_of(query.cleaned_data["kind"])))
 
 
 def privacy_total(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
@@ -252,7 +252,7 @@ def new_wave(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str
         problem = request.method == "POST"
         return TemplateResponse(request, "admin/collection/survey/new_wave.html", {
             **model_admin.admin_site.each_context(request), "opts": model_admin.model._meta, "survey": survey,
-            "costs": wave_costs.of(survey), "problem": problem, "title": _("Run %(survey)s again as a new wave") % {
+            "costs": wave_costs.costs(survey), "problem": problem, "title": _("Run %(survey)s again as a new wave") % {
                 "survey": survey}}, status=400 if problem else 200)
     with recorder.recording(request.user, survey.pk) as recording:
         wave = waves.run_again(survey, remembered=chosen if survey.series is None else None)

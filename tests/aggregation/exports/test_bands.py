@@ -122,7 +122,7 @@ def test_without_a_width_it_takes_the_narrowest_band_that_leaves_nobody_alone(cl
     expected = next((w for w in (5, 10, 20) if alone[w] == 0), 20)
     in_bands = list(csv.reader(io.StringIO(fetch(client, people, "csv", "?direct=bands")[0].decode())))
     assert [row[age] for row in in_bands[1:]] == [str(banded(row[age], expected)) for row in whole[1:]]
-    assert dict(statement.of(people).bands)[list(plan.of(people))[1]] == expected
+    assert dict(statement.generated(people).bands)[list(plan.of(people))[1]] == expected
 
 
 @pytest.mark.parametrize("query", [
@@ -150,7 +150,7 @@ def test_the_statement_says_exports_can_band_the_number_and_links_it(client, peo
     page = parse(client.get(reverse("aggregation:statement", args=[people.slug])).content)
     link = page.by_id("statement-bands").find("a")
     assert link.attrs["href"] == reverse("aggregation:export-reports-csv", args=[people.slug]) + "?direct=bands"
-    width = dict(statement.of(people).bands)[list(plan.of(people))[1]]
+    width = dict(statement.generated(people).bands)[list(plan.of(people))[1]]
     assert page.by_id("statement-bands").text.startswith("An export can instead carry each number sent as given in "
                                                          "bands, the lower end of its band in place of its value")
     assert f"Question 2 (Age in years?, key {age_key(people)}): bands of {width} unless another width is given." \

@@ -134,7 +134,7 @@ def test_the_statement_offers_it_and_states_the_chosen_questions_central_epsilon
     assert [(box.attrs["value"], "checked" in box.attrs) for box in form.find_all("input")] == [(qrr.key, True),
                                                                                            (krr.key, True)]
     assert form.find_all("button")[1].attrs["formaction"] == url(answered)
-    whole = statement.of(answered)
+    whole = statement.generated(answered)
     assert page.by_id("statement-chosen").text == (
         f"The release of the chosen questions (2): 1, 3: ε = {whole.record_central_text}")
     one = parse(client.get(reverse("aggregation:statement", args=[answered.slug]) + f"?questions={krr.key}").content)

@@ -62,7 +62,7 @@ def python_cells(survey, question):
 def test_each_questions_figure_is_the_fitted_prior_breach_of_the_stored_reports(owner_client, direct_survey):
     answered(direct_survey, 600, seed=44)
     soup = parse(owner_client.get(url(direct_survey)).content)
-    found = statement.of(direct_survey)
+    found = statement.generated(direct_survey)
     assert found.given is not None and found.given.combinations == 12
     for question in plan.of(direct_survey):
         if not question.randomized:
@@ -90,15 +90,15 @@ def test_before_any_response_it_says_when_it_will_be_stated(owner_client, direct
 def test_past_the_rows_it_reads_at_most_it_is_not_stated(owner_client, direct_survey, monkeypatch):
     answered(direct_survey, 60, seed=1)
     monkeypatch.setattr(direct_prior, "MOST_ROWS", 5)
-    assert direct_prior.of(direct_survey) is None
-    assert statement.of(direct_survey).given is None
+    assert direct_prior.computed(direct_survey) is None
+    assert statement.generated(direct_survey).given is None
 
 
 def test_its_read_is_one_query(direct_survey, django_assert_num_queries):
     answered(direct_survey, 50, seed=2)
     current = plan.of(direct_survey)
     with django_assert_num_queries(1):
-        direct_prior.of(direct_survey, current)
+        direct_prior.computed(direct_survey, current)
 
 
 def test_a_remembered_question_states_one_wave_and_every_wave(client, owner):
@@ -109,7 +109,7 @@ def test_a_remembered_question_states_one_wave_and_every_wave(client, owner):
     survey = surveys[0]
     html = client.get(url(survey)).content
     soup = parse(html)
-    found = statement.of(survey)
+    found = statement.generated(survey)
     for order in (1, 2):
         row = next(r for r in found.rows if r.question.order == order)
         layers = row.question.mechanism.layers

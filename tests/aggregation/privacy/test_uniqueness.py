@@ -50,7 +50,7 @@ def test_it_counts_and_names_the_small_groups_on_the_direct_answers(direct_surve
         for _ in range(times):
             submit(direct_survey, {2: age, 4: region})
     current = plan.of(direct_survey)
-    found = uniqueness.of(direct_survey, current=current)
+    found = uniqueness.measured(direct_survey, current=current)
     assert found.combination == Count(current.direct, 10, 1, 4, 2, (Group(("55+", "West"), 1),
                                                                      Group(("35-54", "East"), 3)))
     assert found.alone == (Count(current.direct[:1], 10, 1, 4, 2), Count(current.direct[1:], 10, 1, 4, 2))
@@ -60,8 +60,8 @@ def test_it_counts_and_names_the_small_groups_on_the_direct_answers(direct_surve
 def test_k_is_the_size_a_group_must_reach(direct_survey):
     for _ in range(5):
         submit(direct_survey, {2: 0, 4: 0})
-    assert figures(uniqueness.of(direct_survey).combination) == (5, 0, 0, 0)
-    assert figures(uniqueness.of(direct_survey, k=6).combination) == (5, 0, 5, 1)
+    assert figures(uniqueness.measured(direct_survey).combination) == (5, 0, 0, 0)
+    assert figures(uniqueness.measured(direct_survey, k=6).combination) == (5, 0, 5, 1)
 
 
 def test_its_counts_equal_a_count_in_python_of_the_stored_answers_and_bands(people):
@@ -72,7 +72,7 @@ def test_its_counts_equal_a_count_in_python_of_the_stored_answers_and_bands(peop
             rng.randrange(3), rng.choice([0, 0, 0, 1, 2, 3])
         rows.append((age, band, region))
         submit(people, {AGE: age - 18, BAND: band, REGION: region})
-    found = uniqueness.of(people)
+    found = uniqueness.measured(people)
     assert figures(found.combination) == reference(rows, 5)
     assert [figures(count) for count in found.alone] == [reference([(row[i],) for row in rows], 5) for i in range(3)]
     expected_bands = {width: reference([((age - 18) // width, band, region) for age, band, region in rows], 5)
@@ -89,7 +89,7 @@ def test_its_counts_equal_a_count_in_python_of_the_stored_answers_and_bands(peop
 def test_it_suggests_the_narrowest_band_that_leaves_nobody_below_k(people):
     for age in (18, 19, 20, 21, 22) * 2:  # every year twice; in 5-year bands from 18 (lo), 10 together
         submit(people, {AGE: age - 18, BAND: 0, REGION: 0})
-    found = uniqueness.of(people, k=5)
+    found = uniqueness.measured(people, k=5)
     assert figures(found.combination) == (10, 0, 10, 5)
     (suggested,) = found.suggested
     assert (suggested.question.order, suggested.width, figures(suggested.count)) == (AGE, Decimal(5), (10, 0, 0, 0))
@@ -98,7 +98,7 @@ def test_it_suggests_the_narrowest_band_that_leaves_nobody_below_k(people):
 
 def test_a_survey_without_direct_questions_stores_nothing_that_singles_out(survey):
     submit(survey)
-    found = uniqueness.of(survey)
+    found = uniqueness.measured(survey)
     assert (found.combination, found.alone, found.singles_out) == (None, (), False)
 
 
@@ -106,7 +106,7 @@ def test_past_the_groups_it_holds_every_count_is_grouped_in_the_database_with_th
     rng = random.Random(7)
     for _ in range(60):
         submit(people, {AGE: rng.randrange(30), BAND: rng.randrange(3), REGION: rng.randrange(4)})
-    held = uniqueness.of(people)
+    held = uniqueness.measured(people)
     monkeypatch.setattr(uniqueness, "MOST_GROUPS", 1)
     assert uniqueness.table(people, plan.of(people).direct) is None
-    assert uniqueness.of(people) == held
+    assert uniqueness.measured(people) == held

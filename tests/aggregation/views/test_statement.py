@@ -51,7 +51,7 @@ def test_each_questions_epsilon_and_odds_are_the_admins_and_the_respondent_pages
 
     for q in plan.of(every_mechanism_survey):
         cells = [td.text for td in soup.by_id(f"question-{q.order}").find_all("td")]
-        shown = figures.of(q.mechanism)["shown"]
+        shown = figures.describe(q.mechanism)["shown"]
         odds = next(r["wording"].odds for r in respondent["questions"] if r["order"] == q.order)
         assert (cells[3], cells[4]) == (shown["epsilon"], f"{odds} to 1")
     admin_total = SurveyAdmin.epsilon_summary(None, every_mechanism_survey).split(" ")[0]
@@ -72,7 +72,7 @@ def test_the_breach_before_any_report_takes_every_answer_as_equally_likely(owner
 
 def test_with_reports_the_breach_takes_the_estimated_shares_and_the_release_is_stated_for_n(owner_client, survey):
     add_responses(survey, 80, seed=3)
-    found = statement.of(survey)
+    found = statement.generated(survey)
     from surveys.aggregation.results.service import survey_results
 
     shares = {r.question.id: list(r.estimate.simplex) for r in survey_results(survey).questions}
@@ -92,7 +92,7 @@ def test_with_reports_the_breach_takes_the_estimated_shares_and_the_release_is_s
 
 def test_the_uniqueness_counts_are_the_services(owner_client, direct_survey):
     add_responses(direct_survey, 30, seed=1)
-    counted = uniqueness.of(direct_survey).combination
+    counted = uniqueness.measured(direct_survey).combination
     soup = parse(owner_client.get(url(direct_survey)).content)
     assert text_of(soup, "statement-unique") == (
         f"On the combination of their answers to the 2 questions sent as given, {counted.unique} of the 30 "
