@@ -24,8 +24,8 @@ from . import joint as joint_cli
 from . import multiselect_and_numeric as cli_ticks_and_numbers
 from . import regress as regress_cli
 from . import sequence as sequence_cli
+from . import simulate_waves as waves_cli
 from . import synthesize as synthesizing
-from . import waves as waves_cli
 from .args import Parser, apportion, number_in, positive_int, seed
 
 

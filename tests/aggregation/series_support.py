@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ldp.cli.waves import panel
+from ldp.cli.simulate_waves import panel
 from ldp.mechanisms.remembered import Remembered
 from surveys.collection import builder
 from surveys.collection.builder import QuestionSpec

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.cli.waves import panel
+from ldp.cli.simulate_waves import panel
 from ldp.mechanisms.remembered import Remembered, channel, difference
 
 LAYERS = {
