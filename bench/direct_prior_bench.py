@@ -6,7 +6,7 @@ and 10^6 responses.
 
 The survey of bench/uniqueness_bench.py (one randomized question, an age in years 18..99, sex, region of 10: 1,640
 combinations of direct answers), filled the same way on a scratch database (removed afterwards); per size, the time
-of the one grouped read (`direct_prior.counted`) and of the whole figure (`direct_prior.fitted`: the read, the fit of
+of the one grouped read (`direct_prior.counted`) and of the whole figure (`direct_prior.computed`: the read, the fit of
 every combination's prior, the exact sums).
 """
 
@@ -30,12 +30,10 @@ import numpy as np  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from scratch import scratch_for  # noqa: E402
-from uniqueness_bench import fill  # noqa: E402
+from uniqueness_bench import bench_survey, fill  # noqa: E402
 
 from surveys.aggregation.privacy import direct_prior  # noqa: E402
-from surveys.collection import builder, plan  # noqa: E402
-from surveys.collection.builder import QuestionSpec  # noqa: E402
-from surveys.collection.models import Survey  # noqa: E402
+from surveys.collection import plan  # noqa: E402
 
 
 def main() -> None:
@@ -45,12 +43,7 @@ def main() -> None:
     try:
         scratch.create()
         call_command("migrate", verbosity=0, interactive=False)
-        survey = builder.create_survey("bench", "Bench", [
-            QuestionSpec("Smoked?", "qrr", q="0.5"),
-            QuestionSpec("Age?", "direct_number", kind="numeric", scale=("18", "99", "1")),
-            QuestionSpec("Sex?", "direct", options=["Female", "Male"]),
-            QuestionSpec("Region?", "direct", options=[f"Region {j}" for j in range(10)]),
-        ], status=Survey.Status.OPEN, retention_days=30)
+        survey = bench_survey()
         rng, have = np.random.default_rng(0), 0
         for size in sizes:
             fill(scratch, survey, size - have, rng)

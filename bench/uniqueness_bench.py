@@ -4,7 +4,7 @@
     DATABASE_URL=postgres://... python bench/uniqueness_bench.py --sizes 1000000
 
 A survey of one randomized question and three direct ones (an age in years 18..99, sex, region of 10), on a
-scratch database (bench/scratch.py, removed afterwards); per size, the time of `uniqueness.counted` (the
+scratch database (bench/scratch.py, removed afterwards); per size, the time of `uniqueness.measured` (the
 combination, each question alone, the age in three band widths, all from one grouped read) and of one count grouped
 in SQL (its path past MOST_GROUPS combinations).
 """
@@ -41,6 +41,16 @@ from surveys.collection.models.keys import KEY_BITS  # noqa: E402
 BATCH = 25_000
 RESPONSE_COLUMNS = ("id", "survey_id", "mechanism_version", "submitted_on", "submission_key", "answers")
 REPORT_COLUMNS = ("id", "response_id", "question_id", "value")
+
+
+def bench_survey() -> Survey:
+    """One randomized question and three direct ones: an age in years 18..99, sex, a region of 10."""
+    return builder.create_survey("bench", "Bench", [
+        QuestionSpec("Smoked?", "qrr", q="0.5"),
+        QuestionSpec("Age?", "direct_number", kind="numeric", scale=("18", "99", "1")),
+        QuestionSpec("Sex?", "direct", options=["Female", "Male"]),
+        QuestionSpec("Region?", "direct", options=[f"Region {j}" for j in range(10)]),
+    ], status=Survey.Status.OPEN, retention_days=30)
 
 
 def fill(scratch: Scratch, survey: Survey, count: int, rng: np.random.Generator) -> None:
@@ -80,12 +90,7 @@ def main() -> None:
     try:
         scratch.create()
         call_command("migrate", verbosity=0, interactive=False)
-        survey = builder.create_survey("bench", "Bench", [
-            QuestionSpec("Smoked?", "qrr", q="0.5"),
-            QuestionSpec("Age?", "direct_number", kind="numeric", scale=("18", "99", "1")),
-            QuestionSpec("Sex?", "direct", options=["Female", "Male"]),
-            QuestionSpec("Region?", "direct", options=[f"Region {j}" for j in range(10)]),
-        ], status=Survey.Status.OPEN, retention_days=30)
+        survey = bench_survey()
         rng, have = np.random.default_rng(0), 0
         for size in sizes:
             fill(scratch, survey, size - have, rng)
