@@ -112,16 +112,17 @@ class Anytime:
         return question_needed(question, self.options.margin, self.options.confidence)
 
     def answer(self, question: PlannedQuestion, counts: np.ndarray, n: int, histogram: Histogram | None) -> Answer:
-        """The fixed-n answer with the sequence's intervals, level and margin in place of its own, where `ldp` has
-        a sequence (a numeric mean's margin reached stays the fixed-n worst case, at the sequence's level)."""
-        fixed = self.fixed.answer(question, counts, n, histogram)
-        mechanism, at, planned = question.mechanism, self.sequence_confidence, self.planned
-        if fixed.estimate is not None:
-            return replace(fixed, estimate=fractions(mechanism, fixed.estimate, at, planned),
-                           level=level(mechanism, at), margin_now=margin_at(mechanism, n, at, planned),
-                           needed=self.needed(question), interval=self.interval,
-                           planner_level=level(mechanism, self.options.confidence))
-        if fixed.mean is None or not has_mean_sequence(mechanism):
-            return fixed
-        return replace(fixed, mean=mean(mechanism, fixed.mean, counts, histogram, at, planned), level=at,
-                       margin_now=means.margin_at(question, n, at), interval=self.interval)
+        """The fixed-n estimates with the sequence's intervals, level and margin, where `ldp` has a sequence."""
+        estimate, found = self.fixed.estimates(question, counts, n, histogram)
+        mechanism, at, planned, options = question.mechanism, self.sequence_confidence, self.planned, self.options
+        if estimate is not None:  # the options' fractions (and a mean score, which keeps its fixed-n interval)
+            return Answer(estimate=fractions(mechanism, estimate, at, planned), mean=found, level=level(mechanism, at),
+                          margin_now=margin_at(mechanism, n, at, planned), margin=options.margin,
+                          needed=self.needed(question), interval=self.interval,
+                          planner_level=level(mechanism, options.confidence))
+        if found is None or not has_mean_sequence(mechanism):  # a direct number's t interval
+            return self.fixed.answer_for(question, n, estimate, found)
+        # A numeric mean's margin reached is the fixed-n worst case (as its planner), at the sequence's level.
+        return Answer(estimate=None, mean=mean(mechanism, found, counts, histogram, at, planned), level=at,
+                      margin_now=means.margin_at(question, n, at), margin=means.units(question, options.margin),
+                      needed=self.needed(question), interval=self.interval, planner_level=options.confidence)

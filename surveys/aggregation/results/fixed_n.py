@@ -40,16 +40,28 @@ class FixedN:
         return ldp.respondents_needed(question.mechanism, options.margin, self.level(question))
 
     def answer(self, question: PlannedQuestion, counts: np.ndarray, n: int, histogram: Histogram | None) -> Answer:
+        return self.answer_for(question, n, *self.estimates(question, counts, n, histogram))
+
+    def answer_for(self, question: PlannedQuestion, n: int, estimate: ldp.Estimate | None,
+                   mean: ldp.MeanEstimate | None) -> Answer:
+        """The fixed-n answer for these `estimates` from n reports (no fractions: a numeric mean)."""
         options, level = self.options, self.level(question)
-        if question.mean:
-            return Answer(estimate=None, mean=means.numeric_mean(question, counts, histogram, level), level=level,
-                          margin_now=means.margin_at(question, n, level), margin=means.units(question, options.margin),
-                          needed=self.needed(question), interval=self.interval, planner_level=level)
-        mechanism = question.mechanism
-        estimate = mechanism.estimate(counts, n, confidence=options.confidence, interval=self.interval,
-                                      simultaneous=options.simultaneous)
-        # An ordinal question's mean score comes with its fractions, at the confidence asked for under either policy
-        # (`ldp` has no sequence for it).
-        score = means.mean_score(question, counts, n, options.confidence) if question.scores else None
-        return Answer(estimate=estimate, mean=score, level=level, margin_now=ldp.margin_at(mechanism, n, level),
+        if estimate is None:
+            return Answer(estimate=None, mean=mean, level=level, margin_now=means.margin_at(question, n, level),
+                          margin=means.units(question, options.margin), needed=self.needed(question),
+                          interval=self.interval, planner_level=level)
+        return Answer(estimate=estimate, mean=mean, level=level, margin_now=ldp.margin_at(question.mechanism, n, level),
                       margin=options.margin, needed=self.needed(question), interval=self.interval)
+
+    def estimates(self, question: PlannedQuestion, counts: np.ndarray, n: int,
+                  histogram: Histogram | None) -> tuple[ldp.Estimate | None, ldp.MeanEstimate | None]:
+        """The options' fractions with the fixed-n intervals asked for, and an ordinal question's mean score; or a
+        numeric question's mean. The anytime policy starts from these too: the estimates and standard errors are the
+        same under both, and a mean score keeps its fixed-n interval at the confidence asked for (`ldp` has no
+        sequence for it)."""
+        options = self.options
+        if question.mean:
+            return None, means.numeric_mean(question, counts, histogram, options.confidence)
+        estimate = question.mechanism.estimate(counts, n, confidence=options.confidence, interval=self.interval,
+                                               simultaneous=options.simultaneous)
+        return estimate, means.mean_score(question, counts, n, options.confidence) if question.scores else None
