@@ -13,6 +13,9 @@ sequence is narrowest there.
 - Discrete Laplace mean: `ldp.sequences.means.laplace_sequence` from the sum of the reports.
 - Where `ldp` has no sequence (an ordinal question's mean score, the cross-tab) the fixed-n interval stays,
   and the page says so.
+
+`Anytime` is this policy for a whole survey (policy.py): it starts from the fixed-n figures (fixed_n.py) and
+puts the sequences' intervals, level and margin in place of theirs.
 """
 
 from __future__ import annotations
@@ -26,8 +29,15 @@ import ldp
 from ldp.sequences.fractions import anytime_respondents_needed, at_last_look, binary_sequence, streams
 from ldp.sequences.means import has_sequence as has_mean_sequence
 from ldp.sequences.means import mean_at_last_look
+from surveys.collection.plan import PlannedQuestion
 
-__all__ = ["fractions", "has_mean_sequence", "level", "margin_at", "mean", "needed"]
+from .. import params
+from ..params import ResultOptions
+from . import means
+from .fixed_n import FixedN
+from .policy import Answer, Histogram
+
+__all__ = ["Anytime", "fractions", "has_mean_sequence", "level", "margin_at", "mean", "needed", "question_needed"]
 _REMEMBERED = 4096  # planner answers kept per process (a few hundred bytes each)
 _NEEDED: dict[tuple[object, ...], int] = {}
 
@@ -72,3 +82,41 @@ def mean(mechanism: ldp.Mechanism, estimate: ldp.MeanEstimate, counts: np.ndarra
     report_sum = mechanism.report_sum(values, tally)  # type: ignore[attr-defined]
     found = mean_at_last_look(mechanism, estimate, report_sum, confidence=confidence, planned=planned)
     return replace(found, confidence=confidence)  # the sequence's level, not the fixed-n one it started from
+
+
+def question_needed(question: PlannedQuestion, margin: float, confidence: float) -> int:
+    """The planner's respondents for a question whose intervals hold at every look: a numeric mean has no such
+    planner in `ldp`, and takes its fixed-n one."""
+    if question.mean:
+        return means.needed(question, margin, confidence)
+    return needed(question.mechanism, margin, confidence)
+
+
+class Anytime:
+    """Intervals valid however often you look, at the sequences' level `sequence_confidence` and planned size;
+    the planner stays at the confidence asked for."""
+
+    interval = params.ANYTIME
+
+    def __init__(self, options: ResultOptions, planned: int, sequence_confidence: float) -> None:
+        self.options, self.planned, self.sequence_confidence = options, planned, sequence_confidence
+        self.fixed = FixedN(options)  # the estimates and standard errors are the fixed-n ones
+
+    def needed(self, question: PlannedQuestion) -> int:
+        return question_needed(question, self.options.margin, self.options.confidence)
+
+    def answer(self, question: PlannedQuestion, counts: np.ndarray, n: int, histogram: Histogram | None) -> Answer:
+        """The fixed-n estimates with the sequence's intervals, level and margin, where `ldp` has a sequence."""
+        estimate, found = self.fixed.estimates(question, counts, n, histogram)
+        mechanism, at, planned, options = question.mechanism, self.sequence_confidence, self.planned, self.options
+        if estimate is not None:  # the options' fractions (and a mean score, which keeps its fixed-n interval)
+            return Answer(estimate=fractions(mechanism, estimate, at, planned), mean=found, level=level(mechanism, at),
+                          margin_now=margin_at(mechanism, n, at, planned), margin=options.margin,
+                          needed=self.needed(question), interval=self.interval,
+                          planner_level=level(mechanism, options.confidence))
+        if found is None or not has_mean_sequence(mechanism):  # a direct number's t interval
+            return self.fixed.answer_for(question, n, estimate, found)
+        # A numeric mean's margin reached is the fixed-n worst case (as its planner), at the sequence's level.
+        return Answer(estimate=None, mean=mean(mechanism, found, counts, histogram, at, planned), level=at,
+                      margin_now=means.margin_at(question, n, at), margin=means.units(question, options.margin),
+                      needed=self.needed(question), interval=self.interval, planner_level=options.confidence)

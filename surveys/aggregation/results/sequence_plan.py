@@ -18,7 +18,7 @@ from surveys.collection.models import Survey
 from surveys.collection.plan import SurveyPlan
 
 from ..params import DEFAULTS
-from . import anytime, means
+from . import anytime
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,7 @@ class SequencePlan:
 def planner_figure(current: SurveyPlan, confidence: float = DEFAULTS.confidence) -> int:
     """The planner's respondents for the default margin at `confidence`, holding at every look: the most any
     question needs (a numeric mean: its fixed-n planner, as `results.needed` says)."""
-    return max([means.needed(q, DEFAULTS.margin, confidence) if q.mean
-                else anytime.needed(q.mechanism, DEFAULTS.margin, confidence) for q in current] or [1])
+    return max([anytime.question_needed(q, DEFAULTS.margin, confidence) for q in current] or [1])
 
 
 def of(survey: Survey, current: SurveyPlan) -> SequencePlan:

@@ -15,14 +15,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
 from django.utils.translation import gettext as _
 
 import ldp
 from surveys.collection import plan, skip_logic, tallies
 from surveys.collection.models import TALLY_N_SLOT, Survey, Tally
-from surveys.collection.plan import PlannedQuestion, Unavailable
+from surveys.collection.plan import PlannedQuestion, SurveyPlan, Unavailable
 
 __all__ = ["QuestionResult", "SurveyResults", "SurveySummary", "Unavailable", "overview", "survey_results"]
 
@@ -33,6 +32,9 @@ from ..templatetags.results_format import plusminus, points
 from ..weighting import weights as weighting
 from . import anytime, means, sequence_plan, versions
 from . import too_few as rule
+from .anytime import Anytime
+from .fixed_n import FixedN
+from .policy import Policy
 
 SAME = 1e-9  # a post-processed value this close to the unbiased one is not a different figure
 
@@ -206,30 +208,40 @@ def _differs(post_processed: tuple[float, ...], unbiased: tuple[float, ...]) -> 
 
 
 def survey_results(survey: Survey, options: ResultOptions = DEFAULTS) -> SurveyResults:
-    """Debiased estimates, intervals and the sample-size planner for every question. Without an interval
-    asked for: intervals valid however often you look while the survey is open, fixed-n ones once closed."""
+    """Debiased estimates, intervals and the sample-size planner for every question, under one interval policy
+    for the whole survey (`policy`): without an interval asked for, intervals valid however often you look while
+    the survey is open, fixed-n ones once closed."""
     options = options.resolved(survey.status == Survey.Status.OPEN)
     current = plan.of(survey)
     versions.check(survey, current)
     counted = tallies.read(current)
     found = means.histograms(current)
-    sequences = sequence_plan.of_plan(current) if options.interval == params.ANYTIME else None
-    planned, at = (None, None) if sequences is None else (sequences.size, sequences.level(options.confidence))
-    questions = [_mean_result(q, *counted[q.id], found.get(q.id), options, planned, at) if q.mean
-                 else _question_result(q, *counted[q.id], options, planned, at) for q in current]
-    questions = [replace(result, asked_of=skip_logic.words(result.question, current)) for result in questions]
+    chosen = policy(options, current)
+    questions = [QuestionResult(question=q, **vars(chosen.answer(q, *counted[q.id], found.get(q.id))),
+                                asked_of=skip_logic.words(q, current)) for q in current]
     weights = None
     if options.weighted:
         weights = weighting.weights(survey, {q.id: q for q in current}, [q.id for q in current])
         questions = [_weighted(result, weights, options.confidence) for result in questions]
     return SurveyResults(survey=survey, options=options, responses=_responses(counted),
-                         epsilon_total=current.epsilon_total, questions=questions, planned=planned,
-                         sequence_confidence=at, weights=weights)
+                         epsilon_total=current.epsilon_total, questions=questions, planned=chosen.planned,
+                         sequence_confidence=chosen.sequence_confidence, weights=weights)
+
+
+def policy(options: ResultOptions, current: SurveyPlan) -> Policy:
+    """The interval policy `options` ask for (resolved): the sequences' at their stored plan, or fixed-n."""
+    if options.interval != params.ANYTIME:
+        return FixedN(options)
+    sequences = sequence_plan.of_plan(current)
+    return Anytime(options, sequences.size, sequences.level(options.confidence))
 
 
 def needed(question: PlannedQuestion, options: ResultOptions) -> int:
-    """The planner's respondents for one question under `options` (what its too-few rule compares n with)."""
-    return _needed(question, options)
+    """The planner's respondents for one question under `options` (what its too-few rule compares n with); for
+    intervals valid at any time, a margin that holds at every look."""
+    if options.interval == params.ANYTIME:
+        return anytime.question_needed(question, options.margin, options.confidence)
+    return FixedN(options).needed(question)
 
 
 def _weighted(result: QuestionResult, weights: weighting.Weights, confidence: float) -> QuestionResult:
@@ -241,58 +253,6 @@ def _responses(counted: tallies.Counted) -> int:
     """Every response has exactly one report per question (submission and demo enforce it),
     so the number of responses is the questions' n, read from the tallies in constant time."""
     return max((n for _, n in counted.values()), default=0)
-
-
-def _needed(question: PlannedQuestion, options: ResultOptions) -> int:
-    """The planner's respondents for this question; for intervals valid at any time, a margin that holds at
-    every look (a numeric mean has no such planner in `ldp`: its fixed-n one)."""
-    mechanism = question.mechanism
-    if question.mean:
-        return means.needed(question, options.margin, options.confidence)
-    if options.interval == params.ANYTIME:
-        return anytime.needed(mechanism, options.margin, options.confidence)
-    level = 1.0 - (1.0 - options.confidence) / mechanism.k if options.simultaneous else options.confidence
-    return ldp.respondents_needed(mechanism, options.margin, level)
-
-
-def _question_result(question: PlannedQuestion, counts: np.ndarray, n: int, options: ResultOptions,
-                     planned: int | None, at: float | None) -> QuestionResult:
-    """One question's figures; with a planned size, the sequences' intervals at their level `at` (the planner
-    stays at the confidence asked for)."""
-    mechanism = question.mechanism
-    fixed = options.fixed
-    estimate = mechanism.estimate(counts, n, confidence=options.confidence, interval=fixed,
-                                  simultaneous=options.simultaneous)
-    score = means.mean_score(question, counts, n, options.confidence) if question.scores else None
-    if planned is not None and at is not None:  # the sequence's intervals; the estimates and standard errors are
-        return QuestionResult(  # the fixed-n ones
-            question=question, estimate=anytime.fractions(mechanism, estimate, at, planned),
-            level=anytime.level(mechanism, at), margin_now=anytime.margin_at(mechanism, n, at, planned),
-            margin=options.margin, needed=_needed(question, options), mean=score, interval=params.ANYTIME,
-            planner_level=anytime.level(mechanism, options.confidence))
-    # The planner speaks of the same intervals the table shows, Bonferroni share included.
-    level = 1.0 - (1.0 - options.confidence) / mechanism.k if options.simultaneous else options.confidence
-    return QuestionResult(
-        question=question, estimate=estimate, level=level, margin_now=ldp.margin_at(mechanism, n, level),
-        margin=options.margin, needed=_needed(question, options), mean=score, interval=fixed,
-    )
-
-
-def _mean_result(question: PlannedQuestion, counts: np.ndarray, n: int, histogram: means.Histogram | None,
-                 options: ResultOptions, planned: int | None, at: float | None) -> QuestionResult:
-    """A numeric question asked for its mean: one interval (no Bonferroni share), a margin in its units; with a
-    sequence, at its level `at`."""
-    level = options.confidence
-    mean = means.numeric_mean(question, counts, histogram, level)
-    interval = options.fixed
-    if planned is not None and at is not None and anytime.has_mean_sequence(question.mechanism):
-        mean, interval = anytime.mean(question.mechanism, mean, counts, histogram, at, planned), params.ANYTIME
-    shown = at if interval == params.ANYTIME and at is not None else level
-    return QuestionResult(
-        question=question, estimate=None, level=shown, margin_now=means.margin_at(question, n, shown),
-        margin=means.units(question, options.margin), needed=_needed(question, options), mean=mean,
-        interval=interval, planner_level=level,
-    )
 
 
 @dataclass(frozen=True)

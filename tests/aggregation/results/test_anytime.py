@@ -13,7 +13,7 @@ import pytest
 from django.urls import reverse
 
 import ldp
-from ldp.sequences.fractions import anytime_respondents_needed, fraction_sequence
+from ldp.sequences.fractions import anytime_respondents_needed, binary_sequence, fraction_sequence, streams
 from ldp.sequences.means import laplace_sequence, onebit_sequence
 from surveys.aggregation.api.serializers import SurveyEstimatesSerializer
 from surveys.aggregation.params import ResultOptions
@@ -99,6 +99,21 @@ def test_the_early_results_rule_waits_for_the_anytime_planner(survey):
     assert not results.survey_results(survey, options).questions[0].enough
     add_responses(survey, 1, seed=46)
     assert results.survey_results(survey, options).questions[0].enough
+
+
+def test_the_margin_reached_while_open_is_the_sequences_worst_case_wider_than_the_fixed_n_one(survey):
+    add_responses(survey, 400, seed=49)
+    found = results.survey_results(survey)
+    fixed = results.survey_results(survey, ResultOptions(interval="wilson"))
+    for result, at_fixed_n in zip(found.questions, fixed.questions, strict=True):
+        mechanism = result.mechanism
+        # The worst case is a report rate of 1/2: the sequence's half-width there, at the question's share of 5%
+        # and the survey's planned size, in fractions of the population.
+        low, high = binary_sequence([200.0], [400], 0.05 / streams(mechanism), found.planned)
+        worst = float(high[0] - low[0]) / (2 * (mechanism.p - mechanism.q_other))
+        assert result.margin_now == pytest.approx(worst, rel=1e-9)
+        assert result.margin_now > ldp.margin_at(mechanism, 400, result.level)  # valid at every look: wider
+        assert result.margin_now > at_fixed_n.margin_now
 
 
 def test_numeric_means_get_their_sequences_and_a_mean_score_keeps_its_fixed_n_interval(all_kinds_survey):

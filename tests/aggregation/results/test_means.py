@@ -139,6 +139,19 @@ def test_the_ordinal_question_of_the_survey_has_per_level_fractions_and_a_mean_s
     assert result.estimate.n == result.mean.n == 500
 
 
+def test_a_mean_keeps_the_confidence_asked_for_when_the_options_share_it(kinds_survey):
+    builder.simulate_responses(kinds_survey, 500, {}, seed=11)
+    found = results.survey_results(kinds_survey, ResultOptions(confidence=0.9, interval="exact", simultaneous=True))
+    current = plan.of(kinds_survey)
+    onebit, dlaplace, ordinal = found.questions[1], found.questions[2], found.questions[4]
+    for result, question in ((onebit, current.questions[1]), (dlaplace, current.questions[2])):
+        # One interval: no Bonferroni share, and the margin reached and the planner at that level.
+        assert (result.level, result.mean.confidence, result.planner_at) == (0.9, 0.9, 0.9)
+        assert result.margin_now == pytest.approx(means.margin_at(question, 500, 0.9), rel=1e-12)
+    # The options of the ordinal question take their share (1 - 0.1 / 4), their mean score the whole level.
+    assert ordinal.level == pytest.approx(1 - 0.1 / 4) and ordinal.mean.confidence == 0.9
+
+
 def test_a_multi_select_has_no_simplex_projection(kinds_survey):
     builder.simulate_responses(kinds_survey, 300, {}, seed=10)
     result = results.survey_results(kinds_survey).questions[0]

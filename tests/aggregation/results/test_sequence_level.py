@@ -85,6 +85,20 @@ def test_the_means_sequences_are_at_the_planned_confidence_and_a_mean_score_at_t
     assert ordinal.mean.confidence == 0.99
 
 
+def test_a_means_margin_reached_is_at_the_sequences_level_and_its_planner_at_the_box(kinds_survey):
+    builder.simulate_responses(opened_at_90(kinds_survey), N, {}, seed=79)
+    found = results.survey_results(kinds_survey, ResultOptions(confidence=0.99, margin=0.1))
+    by_order = {r.question.order: r for r in found.questions}
+    current = plan.of(kinds_survey)
+    for order in (2, 3):  # the 1-bit mean, the discrete Laplace mean
+        result, question = by_order[order], current.questions[order - 1]
+        # `ldp` has no sequence planner for a mean: the worst-case margin of the fixed-n formula, spoken of at the
+        # level its interval is shown at; the respondents needed at the box's.
+        assert result.margin_now == pytest.approx(means.margin_at(question, N, LEVEL), rel=1e-12)
+        assert result.margin_now < means.margin_at(question, N, 0.99)
+        assert (result.needed, result.margin) == (means.needed(question, 0.1, 0.99), means.units(question, 0.1))
+
+
 def estimates(client, owner, survey, query=""):
     client.force_login(owner)
     response = client.get(reverse("aggregation:api-estimates", args=[survey.slug]) + query)
