@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bench.server import HOST, free_port, production_env, start_gunicorn, stop, wait_healthy
+from tests.collected_static import collect_into
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,13 +45,13 @@ def production_server(directory: Path, tamper: Callable[[Path], None] | None = N
                       collect: bool = True) -> Iterator[str]:
     """Yields the demo survey's URL on a production-mode server (prepared in `directory`, once). Each start
     collects the static files from the sources, then tampers; `collect=False` starts on the files an earlier,
-    untampered start collected (collectstatic costs about 6 CPU-s)."""
+    untampered start collected (tests/collected_static.py: copied from the files collected once)."""
     env = production_env(directory, f"sqlite:///{directory / 'db.sqlite3'}")
     if not (directory / "db.sqlite3").exists():
         manage(env, "migrate", "--verbosity", "0")
         manage(env, "demo", "--responses", "0")
     if collect or not (directory / "static" / "staticfiles.json").exists():
-        manage(env, "collectstatic", "--noinput", "--verbosity", "0")
+        collect_into(env, Path(env["DJANGO_STATIC_ROOT"]))
     if tamper is not None:
         tamper(directory)
     port = free_port()
