@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bench.server import HOST, free_port, production_env, start_gunicorn, stop, wait_healthy
 from tests.collected_static import collect_into
+from tests.migrated_database import migrated_into
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,7 +49,7 @@ def production_server(directory: Path, tamper: Callable[[Path], None] | None = N
     untampered start collected (tests/collected_static.py: copied from the files collected once)."""
     env = production_env(directory, f"sqlite:///{directory / 'db.sqlite3'}")
     if not (directory / "db.sqlite3").exists():
-        manage(env, "migrate", "--verbosity", "0")
+        migrated_into(env)  # migrate's database, made once (tests/migrated_database.py)
         manage(env, "demo", "--responses", "0")
     if collect or not (directory / "static" / "staticfiles.json").exists():
         collect_into(env, Path(env["DJANGO_STATIC_ROOT"]))
