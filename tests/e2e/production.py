@@ -7,8 +7,6 @@ it was built with would: the module hashes the page pins are then computed from 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,14 +14,6 @@ from pathlib import Path
 from bench.server import HOST, free_port, production_env, start_gunicorn, stop, wait_healthy
 from tests.collected_static import collect_into
 from tests.migrated_database import migrated_into
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def manage(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def collected(directory: Path, name: str) -> Path:
@@ -49,8 +39,7 @@ def production_server(directory: Path, tamper: Callable[[Path], None] | None = N
     untampered start collected (tests/collected_static.py: copied from the files collected once)."""
     env = production_env(directory, f"sqlite:///{directory / 'db.sqlite3'}")
     if not (directory / "db.sqlite3").exists():
-        migrated_into(env)  # migrate's database, made once (tests/migrated_database.py)
-        manage(env, "demo", "--responses", "0")
+        migrated_into(env, ("demo", "--responses", "0"))  # made once (tests/migrated_database.py)
     if collect or not (directory / "static" / "staticfiles.json").exists():
         collect_into(env, Path(env["DJANGO_STATIC_ROOT"]))
     if tamper is not None:
