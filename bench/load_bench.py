@@ -2,16 +2,16 @@
 driven by the compiled load generator wrk.
 
     python bench/load_bench.py [--duration S] [--rounds R] [--connections C] [--threads T]
-                               [--workers W] [--bodies N] [--postgres]
+                               [--workers W] [--bodies N] [--postgres] [--static-from DIR]
 
 Builds a scratch database: SQLite in a temporary directory; or, if DATABASE_URL names a
 PostgreSQL server (or --postgres, which asks .ci/postgres for one), a scratch database
 created beside the configured one and dropped at the end, whose commits wait for the disk
 (synchronous_commit = on, as in production, even for a role that turns it off). Migrates,
-creates the demo survey, collects static files into a temporary STATIC_ROOT, starts gunicorn on a free
-127.0.0.1 port, checks that the survey page loads hashed static modules, warms every worker
-up, then runs wrk (bench/load_bench.lua; installed with apt-get if missing) in R rounds (default
-3) of two phases, each bounded by S seconds and C connections over T threads:
+creates the demo survey, collects static files into a temporary STATIC_ROOT (or copies those collected
+in DIR), starts gunicorn on a free 127.0.0.1 port, checks that the survey page loads hashed static
+modules, warms every worker up, then runs wrk (bench/load_bench.lua; installed with apt-get if
+missing) in R rounds (default 3) of two phases, each bounded by S seconds and C connections over T threads:
 
 1. GET /healthz                                -> requests/s
 2. POST /api/v1/surveys/demo/responses/        -> submissions/s
@@ -40,6 +40,7 @@ import argparse
 import http.client
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 import time
@@ -89,6 +90,7 @@ class Options:
     postgres: bool
     py_spy: Path | None
     keep_log: bool
+    static_from: Path | None = None
 
 
 def parse_args(argv: list[str] | None) -> Options:
@@ -110,6 +112,9 @@ def parse_args(argv: list[str] | None) -> Options:
                         help="record the gunicorn workers with py-spy during the POST phase into FILE "
                              "(collapsed stacks; needs py-spy beside this Python: pip install py-spy)")
     parser.add_argument("--keep-log", action="store_true", help="print gunicorn's log even if it is empty")
+    parser.add_argument("--static-from", metavar="DIR", type=Path,
+                        help="copy the static files from DIR, collected already under production settings, instead "
+                             "of running collectstatic (about 11 CPU-s; the tests share one collection)")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -120,7 +125,7 @@ def parse_args(argv: list[str] | None) -> Options:
     workers = args.workers or (2 * CORES + 1 if postgres else CORES + 1)
     return Options(duration=args.duration, connections=args.connections, threads=args.threads,
                    workers=workers, rounds=args.rounds, bodies=args.bodies, postgres=args.postgres, py_spy=args.py_spy,
-                   keep_log=args.keep_log)
+                   keep_log=args.keep_log, static_from=args.static_from)
 
 
 def run_rounds(args: Options, wrk: str, port: int, gunicorn_pid: int, bodies: Path,
@@ -193,7 +198,10 @@ def bench(args: Options, wrk: str, env: dict[str, str], tmp: Path, scratch: Scra
     started = time.perf_counter()
     call_command("migrate", verbosity=0)
     survey, _ = create_demo_survey()
-    call_command("collectstatic", interactive=False, verbosity=0)
+    if args.static_from:
+        shutil.copytree(args.static_from, env["DJANGO_STATIC_ROOT"], dirs_exist_ok=True)
+    else:
+        call_command("collectstatic", interactive=False, verbosity=0)
     database = "SQLite scratch file"
     if scratch:
         with connections["default"].cursor() as cursor:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.collected_static import collect_into
+from tests.migrated_database import migrated_into
 from tests.servers import HOST, free_port, running
 from tests.test_deploy import production_env
 from tests.test_reverse_proxy import DOCUMENTED, PUBLIC_HOST, answer
@@ -38,9 +40,10 @@ def stack(tmp_path_factory):
     directory = tmp_path_factory.mktemp("timeout")
     environment = production_env(directory, DJANGO_SECURE_SSL_REDIRECT="false", DJANGO_EXPORT_WAIT="0",
                                  DJANGO_EXPORT_DIR=str(directory / "exports"))
-    for step in (["migrate"], ["collectstatic", "--noinput"]):  # as on every release (README, "Deployment")
-        subprocess.run([sys.executable, "manage.py", *step, "--verbosity", "0"], cwd=ROOT, env=environment,
-                       check=True, timeout=120)
+    # As on every release (README, "Deployment"): migrate, collectstatic (each made once: tests/migrated_database.py,
+    # tests/collected_static.py).
+    migrated_into(environment)
+    collect_into(environment, Path(environment["DJANGO_STATIC_ROOT"]))
     made = subprocess.run([sys.executable, "-m", "tests.large_survey", str(directory), str(1.5 * TIMEOUT)], cwd=ROOT,
                           env=environment, capture_output=True, text=True, timeout=300, check=False)
     assert made.returncode == 0, made.stderr

@@ -11,7 +11,6 @@ import http.client
 import re
 import shlex
 import socket
-import subprocess
 import sys
 import time
 from contextlib import ExitStack, contextmanager
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.migrated_database import migrated_into
 from tests.servers import HOST, free_port, nginx_server, running
 from tests.test_deploy import production_env
 
@@ -43,8 +43,7 @@ def app(tmp_path_factory):
     port = free_port()
     command = [sys.executable, "-m", *shlex.split(DOCUMENTED.replace("127.0.0.1:8000", f"{HOST}:{port}"))]
     environment = production_env(directory, DJANGO_SECURE_SSL_REDIRECT="false", DJANGO_SUBMISSION_RATE="off")
-    subprocess.run([sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=ROOT, env=environment,
-                   check=True, timeout=120)
+    migrated_into(environment)  # migrate's database, made once (tests/migrated_database.py)
     with running(command, port, directory, "gunicorn", cwd=ROOT, env=environment):
         assert up(port)
         yield port

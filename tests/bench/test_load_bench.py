@@ -10,19 +10,21 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bench.server import ScratchPostgres
+from bench.server import ScratchPostgres, production_env
 from tests.bench.engines import ROOT, SUITE_URL, PostgreSQL
+from tests.collected_static import collect_into
 
 pytestmark = pytest.mark.engine  # runs on the suite's database engine, each of them
 
 
 @pytest.mark.slow
-def test_it_alternates_the_phases_and_every_round_stores_new_submissions():
+def test_it_alternates_the_phases_and_every_round_stores_new_submissions(tmp_path):
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     if SUITE_URL.startswith(("postgres://", "postgresql://")):
         env["DATABASE_URL"] = SUITE_URL  # its scratch database is created beside this one
+    collect_into(production_env(tmp_path, f"sqlite:///{tmp_path / 'unused.sqlite3'}"), tmp_path / "static")
     done = subprocess.run([sys.executable, "bench/load_bench.py", "--duration", "1", "--rounds", "2", "--workers", "2",
-                           "--connections", "4", "--bodies", "50"],
+                           "--connections", "4", "--bodies", "50", "--static-from", str(tmp_path / "static")],
                           cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"}, text=True, capture_output=True,
                           timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -15,8 +15,10 @@ import pytest
 from django.contrib.staticfiles import finders
 from django.urls import reverse
 
+from bench.server import production_env
 from surveys.collection import integrity, waves
 from surveys.collection.models import Survey
+from tests.collected_static import collect_into
 from tests.collection import skip_logic_survey
 
 
@@ -178,14 +180,13 @@ def test_the_codebook_publishes_the_same_hashes(client, owner, survey):
 @pytest.mark.slow
 def test_in_production_the_hashes_are_of_the_collected_hashed_files(settings, tmp_path):
     """ManifestStaticFilesStorage: the URL is the hashed name and the hash is of that file (whose import
-    lines the storage rewrote), not of the source."""
-    from django.core.management import call_command
-
+    lines the storage rewrote), not of the source. The files are collectstatic's under production settings, made once
+    for the suite (tests/collected_static.py)."""
     settings.STATIC_ROOT = tmp_path
     settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": "surveys.storage.StaticFilesStorage"}}
     integrity.modules.cache_clear()
     try:
-        call_command("collectstatic", interactive=False, verbosity=0)
+        collect_into(production_env(tmp_path / "env", "sqlite:///unused.sqlite3"), tmp_path)
         modules = {module.name: module for module in integrity.modules()}
         randomizer = modules["js/randomizer.js"]
         assert re.fullmatch(r"/static/js/randomizer\.[0-9a-f]{12}\.js", randomizer.url)

@@ -7,21 +7,13 @@ it was built with would: the module hashes the page pins are then computed from 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from bench.server import HOST, free_port, production_env, start_gunicorn, stop, wait_healthy
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def manage(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
+from tests.collected_static import collect_into
+from tests.migrated_database import migrated_into
 
 
 def collected(directory: Path, name: str) -> Path:
@@ -44,13 +36,12 @@ def production_server(directory: Path, tamper: Callable[[Path], None] | None = N
                       collect: bool = True) -> Iterator[str]:
     """Yields the demo survey's URL on a production-mode server (prepared in `directory`, once). Each start
     collects the static files from the sources, then tampers; `collect=False` starts on the files an earlier,
-    untampered start collected (collectstatic costs about 6 CPU-s)."""
+    untampered start collected (tests/collected_static.py: copied from the files collected once)."""
     env = production_env(directory, f"sqlite:///{directory / 'db.sqlite3'}")
     if not (directory / "db.sqlite3").exists():
-        manage(env, "migrate", "--verbosity", "0")
-        manage(env, "demo", "--responses", "0")
+        migrated_into(env, ("demo", "--responses", "0"))  # made once (tests/migrated_database.py)
     if collect or not (directory / "static" / "staticfiles.json").exists():
-        manage(env, "collectstatic", "--noinput", "--verbosity", "0")
+        collect_into(env, Path(env["DJANGO_STATIC_ROOT"]))
     if tamper is not None:
         tamper(directory)
     port = free_port()
