@@ -58,7 +58,7 @@ SAME_ON_EVERY_ENGINE = {
     "tests/aggregation/scripts/test_waves.py",
     "tests/aggregation/scripts/test_weighted.py",
     "tests/aggregation/charts/test_bars.py",
-    "tests/aggregation/test_model_charts.py",
+    "tests/aggregation/charts/test_coefficients.py",
     "tests/aggregation/charts/test_numeric.py",
     "tests/aggregation/exports/test_stata_spss.py",
     "tests/aggregation/exports/test_stata_spss_value_labels.py",

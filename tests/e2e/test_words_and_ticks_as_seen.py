@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from surveys.aggregation.charts.coefficients import forest_chart
 from surveys.aggregation.regression.questions import LOGISTIC
 from surveys.collection import demo
-from tests.aggregation.test_model_charts import fitted
+from tests.aggregation.charts.test_coefficients import fitted
 from tests.e2e.test_accessibility import log_in
 from tests.factories import PASSWORD
 
