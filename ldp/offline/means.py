@@ -1,7 +1,7 @@
 """`ldp.offline.analyze` for the kinds with a mean: a numeric question's mean (1-bit mean, discrete Laplace) and an
 ordinal question's mean score, from an exported file's reports and its codebook.
 
-The mechanism is rebuilt from the codebook's parameters (`ldp.from_dict`) and used only if its sampler's
+The mechanism is rebuilt from the codebook's parameters (`ldp.mechanisms.fields.build`) and used only if its sampler's
 integers are the codebook's, exactly: the reports are always read with the channel they were made with.
 Then the app's own estimators give the numbers:
 
@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 from ..means.ordinal import scored_mean
 from ..mechanisms.base import Mechanism
+from ..mechanisms.fields import FieldRefusal, build
 from ..mechanisms.grid import GridMechanism
 from ..mechanisms.registry import from_dict
 from ..stats.estimates import MeanEstimate
@@ -26,9 +27,16 @@ from .codebook import CodebookQuestion, ExportError
 
 
 def rebuilt(design: CodebookQuestion) -> Mechanism:
-    """The mechanism the codebook describes, checked against its sampler's integers."""
+    """The mechanism the codebook describes, built from its fields as the command line and the app build one
+    (`fields.build`: a field it does not take, lacks or cannot take is named), checked against its sampler's
+    integers. A remembered question's two layers are read back by `from_dict`."""
     try:
-        mechanism = from_dict(design.described["parameters"])
+        parameters = dict(design.described["parameters"])
+        mechanism = from_dict(parameters) if "permanent" in parameters else build(parameters.pop("mechanism"),
+                                                                                    **parameters)
+    except FieldRefusal as refusal:
+        raise ExportError(f"{design.key}: cannot rebuild the mechanism from the codebook ({refusal.field}: "
+                          f"{refusal})") from None
     except (KeyError, TypeError, ValueError) as error:
         raise ExportError(f"{design.key}: cannot rebuild the mechanism from the codebook ({error})") from None
     if mechanism.sampler() != design.described.get("sampler"):

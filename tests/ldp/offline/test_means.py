@@ -73,3 +73,16 @@ def test_a_codebook_whose_integers_are_not_its_parameters_is_refused():
     tally = analyze.count_csv(io.StringIO(text(*made(10))), analyze.designs(book))
     with pytest.raises(analyze.ExportError, match="q1: the codebook's sampler integers are not those its parameters"):
         analyze.estimate(tally)
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (lambda p: p.update(k=3), "k"),  # a field the 1-bit mean does not take
+    (lambda p: p.pop("step"), "step"),  # one it needs
+    (lambda p: p.update(step="3"), "step"),  # one its constructor refuses: 4 is not a whole number of 3s
+])
+def test_a_codebooks_mechanism_is_built_from_its_fields_and_a_bad_one_named(change, field):
+    book = codebook()
+    change(book["questions"][1]["mechanism"]["parameters"])
+    tally = analyze.count_csv(io.StringIO(text(*made(10))), analyze.designs(book))
+    with pytest.raises(analyze.ExportError, match=f"q2: cannot rebuild the mechanism from the codebook \\({field}: "):
+        analyze.estimate(tally)
