@@ -3,7 +3,8 @@ question (multi-select, 1-bit mean, discrete Laplace, numeric bins, ordinal leve
 one the server computes; run in a process of its own, as an auditor would.
 
 Both runs are honest pages; what they must show is a pass and the server's epsilon. The draws' conformity bar (10^5
-draws per truth, and planted sampler bugs caught) is test_audit_of_tick_and_number_samplers.py's; here 2,000 draws
+draws per truth, and planted sampler bugs caught) is test_audit_of_multiselect_onebit_and_dlaplace_samplers.py's; here
+2,000 draws
 per truth at the command's alpha of 10^-6 fail an honest page with probability below 10^-6 (Bonferroni over exact
 intervals). Through the form, 24 forms (8 per truth, 6 for the 4-option questions; family 329 cells at alpha 10^-3)
 fail it with probability at most 8.0e-5 (exact binomial tails summed over the cells; 1.2e-4 at the earlier 72),
