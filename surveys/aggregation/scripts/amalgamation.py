@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent / "python"
-# In dependency order: a module comes after every sibling it imports (tests/aggregation/scripts/test_amalgamation.py).
+# In dependency order: a module comes after every sibling it imports
+# (tests/aggregation/scripts/python/test_amalgamation.py).
 BODY = ("shapes", "tails", "intervals", "debiasing", "anytime", "raking", "reading", "estimates", "crosstab_cells",
         "relation", "crosstab", "formulas", "fitting", "models", "model_output", "waves", "waves_output", "cli")
 

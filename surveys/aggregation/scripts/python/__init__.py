@@ -1,0 +1,1 @@
+"""The generated analysis.py's body: modules checked and tested here, concatenated into the script (amalgamation.py)."""
