@@ -26,44 +26,29 @@ import django  # noqa: E402
 
 django.setup()
 
-import numpy as np  # noqa: E402
-from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
-from scratch import scratch_for  # noqa: E402
-from uniqueness_bench import bench_survey, fill  # noqa: E402
+from uniqueness_bench import filled  # noqa: E402
 
 from surveys.aggregation.privacy import direct_prior  # noqa: E402
 from surveys.collection import plan  # noqa: E402
 
 
 def main() -> None:
-    sizes = [int(size) for size in (sys.argv[sys.argv.index("--sizes") + 1] if "--sizes" in sys.argv
-                                    else "100000,1000000").split(",")]
-    scratch = scratch_for(connection.vendor)(None)
-    try:
-        scratch.create()
-        call_command("migrate", verbosity=0, interactive=False)
-        survey = bench_survey()
-        rng, have = np.random.default_rng(0), 0
-        for size in sizes:
-            fill(scratch, survey, size - have, rng)
-            have = size
-            current = plan.of(survey)
-            questions = [q for q in current if direct_prior.covered(q)]
-            start = time.perf_counter()
-            counted = direct_prior.counted(survey, current.direct, questions)
-            read = time.perf_counter() - start
-            start = time.perf_counter()
-            found = direct_prior.computed(survey, current)
-            whole = time.perf_counter() - start
-            assert found is not None and counted is not None
-            rows = sum(len(values) for cells in counted.values() for values in cells.values())
-            figure = next(iter(found.breaches.values()))
-            print(f"{connection.vendor} n={size:,}: the grouped read {read:.2f} s ({rows:,} rows), "
-                  f"direct_prior.computed {whole:.2f} s; {found.combinations:,} combinations, accuracy "
-                  f"{100 * figure.attacker:.1f}% (without the report {100 * figure.baseline:.1f}%)", flush=True)
-    finally:
-        scratch.remove(False)
+    for survey, size in filled("100000,1000000"):
+        current = plan.of(survey)
+        questions = [q for q in current if direct_prior.covered(q)]
+        start = time.perf_counter()
+        counted = direct_prior.counted(survey, current.direct, questions)
+        read = time.perf_counter() - start
+        start = time.perf_counter()
+        found = direct_prior.computed(survey, current)
+        whole = time.perf_counter() - start
+        assert found is not None and counted is not None
+        rows = sum(len(values) for cells in counted.values() for values in cells.values())
+        figure = next(iter(found.breaches.values()))
+        print(f"{connection.vendor} n={size:,}: the grouped read {read:.2f} s ({rows:,} rows), "
+              f"direct_prior.computed {whole:.2f} s; {found.combinations:,} combinations, accuracy "
+              f"{100 * figure.attacker:.1f}% (without the report {100 * figure.baseline:.1f}%)", flush=True)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,9 +84,10 @@ def timed(call: Callable[[], object], repeat: int = 3) -> float:
     return statistics.median(found)
 
 
-def main() -> None:
+def filled(default_sizes: str) -> Iterator[tuple[Survey, int]]:
+    """The bench survey on a scratch database (removed afterwards), filled up to each of --sizes in turn."""
     sizes = [int(size) for size in (sys.argv[sys.argv.index("--sizes") + 1] if "--sizes" in sys.argv
-                                    else "1000,1000000").split(",")]
+                                    else default_sizes).split(",")]
     scratch = scratch_for(connection.vendor)(None)
     try:
         scratch.create()
@@ -95,16 +97,21 @@ def main() -> None:
         for size in sizes:
             fill(scratch, survey, size - have, rng)
             have = size
-            start = time.perf_counter()
-            found = uniqueness.measured(survey)
-            whole = time.perf_counter() - start
-            assert found.combination is not None and found.combination.respondents == size
-            combination = timed(lambda: uniqueness.count(survey, plan.of(survey).direct, listed=uniqueness.LISTED), 1)
-            print(f"{connection.vendor} n={size:,}: uniqueness.measured {whole:.2f} s, the combination alone "
-                  f"{combination:.2f} s; unique {found.combination.unique:,}, below k {found.combination.below_k:,}",
-                  flush=True)
+            yield survey, size
     finally:
         scratch.remove(False)
+
+
+def main() -> None:
+    for survey, size in filled("1000,1000000"):
+        start = time.perf_counter()
+        found = uniqueness.measured(survey)
+        whole = time.perf_counter() - start
+        assert found.combination is not None and found.combination.respondents == size
+        combination = timed(partial(uniqueness.count, survey, plan.of(survey).direct, listed=uniqueness.LISTED), 1)
+        print(f"{connection.vendor} n={size:,}: uniqueness.measured {whole:.2f} s, the combination alone "
+              f"{combination:.2f} s; unique {found.combination.unique:,}, below k {found.combination.below_k:,}",
+              flush=True)
 
 
 if __name__ == "__main__":
