@@ -71,7 +71,7 @@ def counted(survey: Survey, direct: Sequence[PlannedQuestion],
             questions: Sequence[PlannedQuestion]) -> dict[int, dict[Combination, dict[int, int]]] | None:
     """{question id: {combination of direct values: {stored value: reports}}}, one grouped query; None past
     MOST_ROWS."""
-    joins, values, params = uniqueness._joined(direct, {})
+    joins, values, params = uniqueness.direct_joins(direct, {})
     response = connection.ops.quote_name(Response._meta.db_table)
     report = connection.ops.quote_name(Report._meta.db_table)
     marks = ", ".join(["%s"] * len(questions))

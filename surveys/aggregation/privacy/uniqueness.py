@@ -105,7 +105,7 @@ def measured(survey: Survey, k: int = K, current: plan.SurveyPlan | None = None)
 
 def table(survey: Survey, questions: Sequence[PlannedQuestion]) -> dict[tuple[int | None, ...], int] | None:
     """Every combination of these questions' stored values and its respondents, or None past MOST_GROUPS."""
-    joins, values, params = _joined(questions, {})
+    joins, values, params = direct_joins(questions, {})
     response = connection.ops.quote_name(Response._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {', '.join(values)}, COUNT(*) FROM {response} r {' '.join(joins)} "
@@ -152,7 +152,7 @@ def count(survey: Survey, questions: Sequence[PlannedQuestion], k: int = K, list
     """The counts on these direct questions' answers; `banded` maps a question id to grid steps per band (its
     stored index divided by it: bands start at lo)."""
     banded = banded or {}
-    joins, values, params = _joined(questions, banded)
+    joins, values, params = direct_joins(questions, banded)
     response = connection.ops.quote_name(Response._meta.db_table)
     named = ", ".join(f"{value} AS v{i}" for i, value in enumerate(values))
     grouped = (f"SELECT {named}, COUNT(*) AS size FROM {response} r {' '.join(joins)} "
@@ -171,7 +171,10 @@ def count(survey: Survey, questions: Sequence[PlannedQuestion], k: int = K, list
                  sum(groups for size, groups in sizes.items() if size < k), tuple(small))
 
 
-def _joined(questions: Sequence[PlannedQuestion], banded: dict[int, int]) -> tuple[list[str], list[str], list[int]]:
+def direct_joins(questions: Sequence[PlannedQuestion],
+                 banded: dict[int, int]) -> tuple[list[str], list[str], list[int]]:
+    """Each direct question's answer joined to its response (banded to `banded` grid steps where given): the joins,
+    the selected value expressions and their parameters; the uniqueness counts and the direct prior group by them."""
     report = connection.ops.quote_name(Report._meta.db_table)
     joins, values, params = [], [], []
     for i, question in enumerate(questions):
